@@ -1,0 +1,52 @@
+# mklcore: two commands do everything (see README.md)
+#   make reproduce   run every paper notebook in full mode (writes figures/<paper_id>/)
+#   make test        unit tests + notebooks in quick mode (nbval)
+
+PY ?= python3
+VENV ?= .venv
+PYTHON := $(VENV)/bin/python
+STAMP := $(VENV)/.mklcore-installed
+export TQDM_DISABLE ?=
+export MPLBACKEND := Agg
+export PYTHONHASHSEED := 0
+NOTEBOOKS := $(wildcard notebooks/*.ipynb)
+NBVAL := --nbval-lax --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
+STRIP := nbstripout --keep-count --extra-keys "metadata.papermill cell.metadata.papermill"
+
+.PHONY: install test unit notebooks reproduce strip verify-strip bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PYTHON) || $(PY) -m venv $(VENV)
+	$(PYTHON) -m pip install --quiet --upgrade pip
+	$(PYTHON) -m pip install --quiet -e ".[notebooks,test]"
+	$(PYTHON) -m ipykernel install --sys-prefix --name python3 > /dev/null
+	touch $(STAMP)
+
+install: $(STAMP)
+
+test: install verify-strip
+	TQDM_DISABLE=1 $(PYTHON) -m pytest tests $(NBVAL) notebooks -p no:cacheprovider -q
+
+unit: install
+	TQDM_DISABLE=1 $(PYTHON) -m pytest tests -p no:cacheprovider -q
+
+notebooks: install
+	TQDM_DISABLE=1 $(PYTHON) -m pytest $(NBVAL) notebooks -p no:cacheprovider -q
+
+reproduce: install
+	$(PYTHON) scripts/run_notebooks.py --full $(NOTEBOOKS)
+
+reproduce-%: install
+	$(PYTHON) scripts/run_notebooks.py --full notebooks/$*.ipynb
+
+strip: install
+	$(VENV)/bin/$(STRIP) $(NOTEBOOKS)
+
+verify-strip: install
+	$(VENV)/bin/$(STRIP) --verify $(NOTEBOOKS)
+
+bench: install
+	for f in benchmarks/bench_*.py; do echo "== $$f"; $(PYTHON) $$f --quick || exit 1; done
+
+clean:
+	rm -rf build .pytest_cache

@@ -1,0 +1,284 @@
+"""Input checks with uniform, explicit error messages.
+
+Every solver and estimator validates its inputs here so that a user gets the same
+kind of message everywhere: it names the parameter, the owner (estimator or
+function), the allowed range and the value received.
+"""
+
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "Interval", "Options", "validate_params", "check_kernel_stack", "check_binary_labels",
+    "check_finite", "check_psd", "smallest_eigenvalue", "PSD_TOL",
+]
+
+#: relative tolerance for the smallest eigenvalue of a kernel, as a multiple of its trace
+PSD_TOL = 1e-8
+
+
+class Interval:
+    """A numeric constraint ``left <= value <= right`` (open ends with ``closed=``).
+
+    Parameters
+    ----------
+    kind : {"real", "int"}
+    left, right : float or None
+        Bounds; ``None`` means unbounded.
+    closed : {"both", "left", "right", "neither"}, default="both"
+    """
+
+    def __init__(self, kind, left, right, *, closed="both"):
+        self.kind, self.left, self.right, self.closed = kind, left, right, closed
+
+    def __contains__(self, value):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            return False
+        if self.kind == "int" and not isinstance(value, numbers.Integral):
+            return False
+        if np.isnan(value):
+            return False
+        if self.left is not None:
+            if value < self.left or (value == self.left and self.closed in ("right", "neither")):
+                return False
+        if self.right is not None:
+            if value > self.right or (value == self.right and self.closed in ("left", "neither")):
+                return False
+        return True
+
+    def __str__(self):
+        lo = "-inf" if self.left is None else f"{self.left:g}"
+        hi = "inf" if self.right is None else f"{self.right:g}"
+        lb = "[" if self.closed in ("both", "left") and self.left is not None else "("
+        rb = "]" if self.closed in ("both", "right") and self.right is not None else ")"
+        what = "an int" if self.kind == "int" else "a float"
+        return f"{what} in the range {lb}{lo}, {hi}{rb}"
+
+
+class Options:
+    """A constraint ``value in {options}``."""
+
+    def __init__(self, *options):
+        self.options = options
+
+    def __contains__(self, value):
+        try:
+            return any(value == o and type(value) is type(o) or value is o for o in self.options)
+        except (TypeError, ValueError):
+            return False
+
+    def __str__(self):
+        return "one of {" + ", ".join(repr(o) for o in self.options) + "}"
+
+
+def _describe(constraints):
+    parts = []
+    for c in constraints:
+        if c is None:
+            parts.append("None")
+        elif c is callable:
+            parts.append("a callable")
+        elif isinstance(c, type):
+            parts.append(f"an instance of {c.__name__}")
+        else:
+            parts.append(str(c))
+    return " or ".join(parts)
+
+
+def _satisfies(value, c):
+    if c is None:
+        return value is None
+    if c is callable:
+        return callable(value)
+    if isinstance(c, type):
+        return isinstance(value, c)
+    return value in c
+
+
+def validate_params(owner, constraints, params):
+    """Check ``params`` against ``constraints`` and raise a clear error.
+
+    Parameters
+    ----------
+    owner : str
+        Name of the estimator or function, used in the message.
+    constraints : dict
+        ``{name: [constraint, ...]}``; a constraint is an :class:`Interval`, an
+        :class:`Options`, ``None`` (the value may be None), ``callable`` or a type.
+    params : dict
+        ``{name: value}``; names missing from ``constraints`` are not checked.
+
+    Raises
+    ------
+    ValueError
+        ``The 'C' parameter of SumKernelSVC must be a float in the range (0, inf). Got -1 instead.``
+    """
+    for name, value in params.items():
+        if name not in constraints:
+            continue
+        allowed = constraints[name]
+        if any(_satisfies(value, c) for c in allowed):
+            continue
+        raise ValueError(
+            f"The {name!r} parameter of {owner} must be {_describe(allowed)}. "
+            f"Got {value!r} instead.")
+
+
+def check_finite(array, name):
+    """Raise ``ValueError`` if ``array`` contains NaN or infinity, naming it."""
+    array = np.asarray(array)
+    if array.dtype.kind in "fc" and not np.all(np.isfinite(array)):
+        n_bad = int(np.size(array) - np.count_nonzero(np.isfinite(array)))
+        raise ValueError(f"{name} contains NaN or infinity ({n_bad} entries); "
+                         f"remove or impute them first.")
+    return array
+
+
+#: above this size the smallest eigenvalue is found by Lanczos iteration instead of a full
+#: eigendecomposition (O(n^2) per iteration instead of O(n^3))
+_DENSE_EIG_MAX = 400
+
+
+def smallest_eigenvalue(K):
+    """Smallest eigenvalue of the symmetric matrix ``K`` (Lanczos for large ``K``)."""
+    n = K.shape[0]
+    if n <= _DENSE_EIG_MAX:
+        return float(np.linalg.eigvalsh(K)[0])
+    from scipy.sparse.linalg import ArpackNoConvergence, eigsh
+
+    try:
+        v0 = np.ones(n) / np.sqrt(n)  # deterministic start
+        return float(eigsh(K, k=1, which="SA", tol=1e-6, v0=v0, maxiter=20 * n,
+                           return_eigenvectors=False)[0])
+    except ArpackNoConvergence:  # pragma: no cover - fall back to the dense solver
+        return float(np.linalg.eigvalsh(K)[0])
+
+
+def check_psd(K, *, index=None, n_kernels=None, description=None, tol=PSD_TOL):
+    """Raise ``ValueError`` if the symmetric matrix ``K`` has an eigenvalue below ``-tol * trace``.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+    index, n_kernels : int, optional
+        Used only in the message ("Kernel 3 of 12").
+    description : str, optional
+        Kernel description for the message.
+    tol : float, default=1e-8
+        Allowed relative negative eigenvalue.
+    """
+    K = np.asarray(K, dtype=float)
+    if K.shape[0] == 0:
+        return
+    smallest = smallest_eigenvalue(K)
+    scale = max(float(np.trace(K)), np.finfo(float).tiny)
+    if smallest < -tol * scale:
+        where = "Kernel" if index is None else f"Kernel {index} of {n_kernels}"
+        if description:
+            where += f" ({description})"
+        raise ValueError(
+            f"{where} is not positive semidefinite: smallest eigenvalue {smallest:.2e} "
+            f"(allowed: -{tol:g} * trace = {-tol * scale:.2e}). Indefinite kernels (e.g. sigmoid) "
+            f"make MKL problems non-convex; change their parameters or drop them.")
+
+
+def check_kernel_stack(K, y=None, *, check_psd_=True, psd_tol=PSD_TOL, square=True,
+                       symmetric_tol=1e-8, descriptions=None, dtype=(np.float64, np.float32)):
+    """Validate a stack of Gram matrices and return it as an ndarray.
+
+    Parameters
+    ----------
+    K : array-like of shape (n_kernels, n_samples, n_samples) or list of such matrices
+        A single (n, n) matrix is accepted and promoted to a stack of one.
+    y : array-like of shape (n_samples,), optional
+        If given, its length must match the kernels.
+    check_psd_ : bool, default=True
+        Check positive semidefiniteness (an eigendecomposition per kernel).
+    psd_tol : float, default=1e-8
+    square : bool, default=True
+        Require square, symmetric kernels (training stacks). Set False for test stacks.
+    symmetric_tol : float, default=1e-8
+        Allowed ``max|K - K^T|`` relative to ``max|K|``.
+    descriptions : list of str, optional
+        Kernel descriptions used in messages.
+
+    Returns
+    -------
+    K : ndarray of shape (n_kernels, n_rows, n_cols)
+    """
+    if isinstance(K, (list, tuple)):
+        if len(K) == 0:
+            raise ValueError("The kernel list is empty: give at least one kernel.")
+        K = np.stack([np.asarray(k) for k in K])
+    K = np.asarray(K)
+    if K.dtype not in dtype:
+        K = K.astype(np.float64)
+    if K.ndim == 2:
+        K = K[None]
+    if K.ndim != 3:
+        raise ValueError(f"K must have shape (n_kernels, n_samples, n_samples); got {K.shape}.")
+    if K.shape[0] == 0:
+        raise ValueError("The kernel list is empty: give at least one kernel.")
+    check_finite(K, "K")
+    if square:
+        if K.shape[1] != K.shape[2]:
+            raise ValueError(
+                f"Training kernels must be square; got shape {K.shape} "
+                f"(n_kernels, n_rows, n_cols).")
+        scale = max(float(np.max(np.abs(K))), np.finfo(float).tiny)
+        asym = np.max(np.abs(K - K.transpose(0, 2, 1)), axis=(1, 2))
+        bad = np.flatnonzero(asym > symmetric_tol * scale)
+        if bad.size:
+            m = int(bad[0])
+            raise ValueError(
+                f"Kernel {m} of {K.shape[0]} is not symmetric: max |K - K^T| = {asym[m]:.2e}. "
+                f"Training kernels must be symmetric; pass (K + K^T)/2 if this is round-off.")
+        if check_psd_:
+            for m in range(K.shape[0]):
+                desc = descriptions[m] if descriptions is not None else None
+                check_psd(K[m], index=m, n_kernels=K.shape[0], description=desc, tol=psd_tol)
+    if y is not None:
+        n_y = np.shape(y)[0]
+        if K.shape[-1] != n_y or (square and K.shape[1] != n_y):
+            raise ValueError(
+                f"K and y do not match: the kernels are {K.shape[1]} x {K.shape[2]} "
+                f"but y has {n_y} entries.")
+    return K
+
+
+def check_binary_labels(y, owner="this method"):
+    """Map binary labels to {-1, +1}.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+    owner : str
+        Used in the message.
+
+    Returns
+    -------
+    y_pm : ndarray of shape (n_samples,) with values in {-1.0, +1.0}
+        ``classes[1]`` maps to +1.
+    classes : ndarray of shape (2,)
+        The sorted original labels.
+    """
+    y = np.asarray(y)
+    if y.ndim != 1:
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y.ravel()
+        else:
+            raise ValueError(f"y must be one-dimensional; got shape {y.shape}.")
+    if y.dtype.kind in "fc":
+        check_finite(y, "y")
+    classes = np.unique(y)
+    if classes.size < 2:
+        raise ValueError(
+            f"y has a single class ({classes[0] if classes.size else 'none'}); "
+            f"{owner} needs two classes.")
+    if classes.size > 2:
+        raise ValueError(
+            f"y has {classes.size} classes; {owner} is binary-only. Use "
+            f"sklearn.multiclass.OneVsRestClassifier for more classes.")
+    y_pm = np.where(y == classes[1], 1.0, -1.0)
+    return y_pm, classes
