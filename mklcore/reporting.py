@@ -1,0 +1,481 @@
+"""Paper-vs-ours tables, claim verdicts, ``summary.csv`` and ``REPORT.md``.
+
+Each notebook section ends with a comparison of the paper's numbers and ours::
+
+    rows = [
+        {"item": "ionosphere accuracy, SimpleMKL", "paper": 0.92, "ours": acc,
+         "atol": 0.02, "source": "Table 2, p. 2510"},
+    ]
+    table = compare(rows)          # item, paper, ours, diff, verdict, note, source
+
+and the notebook ends with :func:`write_summary` and :func:`write_report`. The
+verdicts are descriptive: this module never asserts; the notebook decides which
+checks must hold.
+"""
+
+import importlib.metadata
+import math
+import numbers
+import os
+import platform
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "DEFAULT_RTOL", "verdict", "compare", "Claim", "claims_table", "write_summary",
+    "environment_info", "markdown_table", "write_report",
+]
+
+#: relative tolerance used by :func:`verdict` when neither ``rtol`` nor ``atol`` is given
+DEFAULT_RTOL = 0.05
+
+_COMPARE_COLUMNS = ["item", "paper", "ours", "diff", "verdict", "note", "source"]
+_ROW_KEYS = {"item", "paper", "ours", "rtol", "atol", "close_factor", "note", "source"}
+
+
+def _is_missing(value):
+    if value is None:
+        return True
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):
+        return False
+
+
+def _is_number(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def verdict(paper, ours, *, rtol=None, atol=None, close_factor=3.0):
+    """Compare one number of the paper with ours.
+
+    The tolerance is ``tol = atol + rtol * |paper|`` (as in ``numpy.isclose``; a
+    missing one counts as 0, and when both are missing ``rtol=DEFAULT_RTOL`` = 5 %).
+
+    Parameters
+    ----------
+    paper : float or str or bool or None
+        The paper's value. ``None``/NaN (the paper gives no number) gives ``"n/a"``.
+    ours : float or str or bool or None
+        Our value. ``None``/NaN (we have no number) gives ``"differs"``: a missing
+        result never counts as reproduced.
+    rtol : float, default=None
+        Relative tolerance, >= 0.
+    atol : float, default=None
+        Absolute tolerance, >= 0 (e.g. ``0.01`` for accuracies printed with two digits).
+    close_factor : float, default=3.0
+        ``"close"`` means within ``close_factor * tol``; must be >= 1.
+
+    Returns
+    -------
+    verdict : {"match", "close", "differs", "n/a"}
+        Non-numeric values (strings, bools) match when equal and differ otherwise.
+
+    Examples
+    --------
+    >>> from mklcore.reporting import verdict
+    >>> verdict(0.90, 0.905, atol=0.01), verdict(0.90, 0.92, atol=0.01), verdict(0.90, 0.95, atol=0.01)
+    ('match', 'close', 'differs')
+    """
+    for name, value in (("rtol", rtol), ("atol", atol)):
+        if value is not None and (not _is_number(value) or not value >= 0):
+            raise ValueError(f"The '{name}' parameter must be a float >= 0 or None. "
+                             f"Got {value!r} instead.")
+    if not _is_number(close_factor) or not close_factor >= 1:
+        raise ValueError(f"The 'close_factor' parameter must be a float >= 1. "
+                         f"Got {close_factor!r} instead.")
+    if _is_missing(paper):
+        return "n/a"
+    if _is_missing(ours):
+        return "differs"
+    if not (_is_number(paper) and _is_number(ours)):
+        return "match" if paper == ours else "differs"
+    if rtol is None and atol is None:
+        rtol = DEFAULT_RTOL
+    paper, ours = float(paper), float(ours)
+    if math.isinf(paper) or math.isinf(ours):
+        return "match" if paper == ours else "differs"
+    tol = (atol or 0.0) + (rtol or 0.0) * abs(paper)
+    diff = abs(ours - paper)
+    # boundaries are inclusive up to floating-point noise (0.91 - 0.90 > 0.01 in floats)
+    slack = 1e-9 * tol + 4 * np.finfo(float).eps * max(abs(paper), abs(ours))
+    if diff <= tol + slack:
+        return "match"
+    if diff <= close_factor * (tol + slack):
+        return "close"
+    return "differs"
+
+
+def compare(rows):
+    """Paper-vs-ours table with a verdict per row.
+
+    Parameters
+    ----------
+    rows : iterable of dict or pandas.DataFrame
+        One dict (or DataFrame row) per compared number with keys ``item`` (what is compared),
+        ``paper``, ``ours`` (required), and optionally ``rtol``, ``atol``,
+        ``close_factor`` (see :func:`verdict`), ``note`` (e.g. why it differs) and
+        ``source`` (where the paper's number is, e.g. ``"Table 1, p. 6"``).
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        Columns ``item, paper, ours, diff, verdict, note, source``, in the order of
+        ``rows``; ``diff = ours - paper`` (NaN when either is not a number).
+
+    Raises
+    ------
+    ValueError
+        If a row lacks ``item``, ``paper`` or ``ours``, or has an unknown key (a
+        typo such as ``"rtl"`` would otherwise silently use the default tolerance).
+
+    Examples
+    --------
+    >>> from mklcore.reporting import compare
+    >>> compare([{"item": "acc", "paper": 0.9, "ours": 0.91, "atol": 0.02,
+    ...           "source": "Table 1, p. 6"}])[["item", "verdict", "source"]]
+      item verdict         source
+    0  acc   match  Table 1, p. 6
+    """
+    if isinstance(rows, pd.DataFrame):
+        rows = rows.to_dict("records")
+    out = []
+    for i, row in enumerate(rows):
+        if not isinstance(row, dict):
+            raise TypeError(f"Row {i} must be a dict; got {type(row).__name__}.")
+        missing = [k for k in ("item", "paper", "ours") if k not in row]
+        if missing:
+            raise ValueError(f"Row {i} ({row.get('item', '?')!r}) lacks {missing}.")
+        unknown = sorted(set(row) - _ROW_KEYS)
+        if unknown:
+            raise ValueError(f"Row {i} ({row['item']!r}) has unknown keys {unknown}; allowed: "
+                             f"{sorted(_ROW_KEYS)}.")
+        paper, ours = row["paper"], row["ours"]
+        if isinstance(paper, np.generic):
+            paper = paper.item()
+        if isinstance(ours, np.generic):
+            ours = ours.item()
+        v = verdict(paper, ours, rtol=row.get("rtol"), atol=row.get("atol"),
+                    close_factor=row.get("close_factor", 3.0))
+        if _is_number(paper) and _is_number(ours):
+            diff = float(ours) - float(paper)
+        else:
+            diff = float("nan")
+        out.append({"item": row["item"], "paper": paper, "ours": ours, "diff": diff,
+                    "verdict": v, "note": row.get("note", ""), "source": row.get("source", "")})
+    return pd.DataFrame(out, columns=_COMPARE_COLUMNS)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A qualitative claim of a paper and whether our run supports it.
+
+    Parameters
+    ----------
+    id : str
+        Short identifier, e.g. ``"C1"``.
+    text : str
+        The claim, in the paper's words where possible (with its location).
+    holds : bool or None
+        ``True`` if our results support it, ``False`` if not, ``None`` if not tested.
+    evidence : str, default=""
+        The numbers behind ``holds`` (printed from code, not typed).
+    hard : bool, default=True
+        ``True`` for a central claim the reproduction must support; ``False`` for a
+        secondary observation.
+    """
+
+    id: str
+    text: str
+    holds: object
+    evidence: str = ""
+    hard: bool = True
+
+
+def _claim_verdict(holds):
+    if holds is None or _is_missing(holds):
+        return "n/a"
+    return "PASS" if bool(holds) else "NOT REPRODUCED"
+
+
+def claims_table(claims):
+    """Table of claims with a verdict column.
+
+    Parameters
+    ----------
+    claims : iterable of Claim or dict
+        Claims (dicts with the fields of :class:`Claim` are accepted).
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        Columns ``id, claim, hard, holds, verdict, evidence``; ``verdict`` is
+        ``"PASS"`` (holds), ``"NOT REPRODUCED"`` (does not hold) or ``"n/a"`` (not
+        tested). Nothing is asserted here.
+    """
+    rows = []
+    for c in claims:
+        if isinstance(c, dict):
+            c = Claim(**c)
+        if not isinstance(c, Claim):
+            raise TypeError(f"claims must be Claim objects or dicts; got {type(c).__name__}.")
+        holds = None if c.holds is None else bool(c.holds)
+        rows.append({"id": str(c.id), "claim": c.text, "hard": bool(c.hard), "holds": holds,
+                     "verdict": _claim_verdict(holds), "evidence": c.evidence})
+    return pd.DataFrame(rows, columns=["id", "claim", "hard", "holds", "verdict", "evidence"])
+
+
+def write_summary(df, out_dir, *, filename="summary.csv", float_format="%.6g"):
+    """Write the summary table to ``out_dir/summary.csv``, byte-identically across runs.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One row per reproduced item (e.g. ``item, paper, ours, verdict``).
+    out_dir : str or Path
+        Output folder, created if needed.
+    filename : str, default="summary.csv"
+        File name.
+    float_format : str, default="%.6g"
+        Format of floating-point numbers (6 significant digits hides last-bit noise).
+
+    Returns
+    -------
+    path : Path
+        The file written (UTF-8, ``\\n`` line endings, no index column).
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"df must be a pandas DataFrame; got {type(df).__name__}.")
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / filename
+    text = df.to_csv(index=False, float_format=float_format, lineterminator="\n")
+    path.write_bytes(text.encode("utf-8"))
+    return path
+
+
+_PACKAGES = ["numpy", "scipy", "scikit-learn", "pandas", "cvxpy", "matplotlib", "seaborn",
+             "joblib", "mklcore"]
+
+
+def _git_commit():
+    try:
+        from ._paths import project_root
+
+        root = project_root()
+    except Exception:
+        root = Path(__file__).resolve().parent.parent
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
+                             text=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    commit = out.stdout.strip()
+    if out.returncode != 0 or len(commit) != 40:
+        return "unknown"  # no git, not a repository, or no commit yet
+    return commit
+
+
+def environment_info():
+    """Versions and machine facts for the notebook's environment cell and REPORT.md.
+
+    Package versions are read from the installed distributions (nothing is imported,
+    so this is fast even for cvxpy).
+
+    Returns
+    -------
+    info : dict of {str: str or int}
+        Keys ``python``, ``numpy``, ``scipy``, ``scikit-learn``, ``pandas``, ``cvxpy``,
+        ``matplotlib``, ``seaborn``, ``joblib``, ``mklcore`` (``"not installed"`` if
+        absent), ``platform``, ``n_cpus`` and ``git_commit`` (``"unknown"`` outside a
+        git checkout or before the first commit).
+    """
+    info = {"python": platform.python_version()}
+    for name in _PACKAGES:
+        try:
+            info[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            info[name] = "not installed"
+    if info["mklcore"] == "not installed":
+        from . import __version__
+
+        info["mklcore"] = __version__
+    info["platform"] = platform.platform()
+    info["n_cpus"] = os.cpu_count() or 1
+    info["git_commit"] = _git_commit()
+    return info
+
+
+def _cell(value, float_format):
+    if value is None:
+        return ""
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        if math.isnan(value):
+            return "nan"
+        return float_format % value
+    if isinstance(value, np.generic):
+        value = value.item()
+    text = str(value)
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r\n", "<br>") \
+        .replace("\n", "<br>")
+
+
+def markdown_table(df, *, float_format="%.4g"):
+    """Render a DataFrame as a GitHub-flavoured Markdown table (no ``tabulate`` needed).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The table; a non-default index is written as leading column(s).
+    float_format : str, default="%.4g"
+        Format of floating-point cells; NaN is written ``nan``, ``None`` as empty.
+
+    Returns
+    -------
+    text : str
+        Header, alignment row (numbers right-aligned) and one line per row, no
+        trailing newline. ``|`` in cells is escaped, line breaks become ``<br>``.
+    """
+    if not isinstance(df, pd.DataFrame):
+        df = pd.DataFrame(df)
+    if not (isinstance(df.index, pd.RangeIndex) and df.index.start == 0
+            and df.index.step == 1 and df.index.name is None):
+        df = df.reset_index()
+    header = [_cell(c, "%s") for c in df.columns]
+    align = []
+    for col in df.columns:
+        numeric = pd.api.types.is_numeric_dtype(df[col]) and \
+            not pd.api.types.is_bool_dtype(df[col])
+        align.append("---:" if numeric else "---")
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |"]
+    for row in df.itertuples(index=False, name=None):
+        lines.append("| " + " | ".join(_cell(v, float_format) for v in row) + " |")
+    return "\n".join(lines)
+
+
+def _pairs(items):
+    """Normalise ``[x, (caption, x), ...]`` to a list of (caption or None, x)."""
+    out = []
+    for item in items:
+        if isinstance(item, tuple) and len(item) == 2:
+            out.append(item)
+        else:
+            out.append((None, item))
+    return out
+
+
+_IMAGE_SUFFIXES = {".png", ".svg", ".jpg", ".jpeg", ".gif", ".webp"}
+
+
+def _figure_link(path, out_dir):
+    path = Path(path)
+    if path.suffix.lower() not in _IMAGE_SUFFIXES:
+        path = path.with_name(path.name + ".png")
+    out_abs = out_dir.resolve()
+    if not path.is_absolute():
+        candidate = path.resolve()  # relative to the working directory?
+        if out_abs in candidate.parents or candidate.exists():
+            path = candidate
+        else:
+            return path.as_posix()  # taken as relative to out_dir
+    try:
+        rel = os.path.relpath(path, out_abs)
+    except ValueError:  # another drive on Windows
+        rel = str(path)
+    return Path(rel).as_posix()
+
+
+def write_report(out_dir, *, title, intro="", sections=(), figures=(), tables=(), claims=None,
+                 env=None, runtime=None, filename="REPORT.md", float_format="%.4g"):
+    """Write ``out_dir/REPORT.md``: a Markdown record of one notebook run.
+
+    Layout: ``# title``, intro, the free-text sections, ``## Tables``, ``## Figures``,
+    ``## Claims``, ``## Runtime``, ``## Environment``. The output depends only on
+    the arguments (no timestamps are added).
+
+    Parameters
+    ----------
+    out_dir : str or Path
+        Output folder, created if needed.
+    title : str
+        Report title (the only H1).
+    intro : str, default=""
+        Markdown paragraph(s) under the title.
+    sections : sequence of (heading, markdown) or str, default=()
+        Free-text sections; a bare string is a paragraph without a heading.
+    figures : sequence of path or (caption, path), default=()
+        Image files, embedded as ``![caption](relative/path.png)``. Absolute paths,
+        and relative paths that point into ``out_dir`` from the working directory, are
+        made relative to ``out_dir``; other relative paths are taken as relative to
+        ``out_dir`` already. A path without an image suffix (as given to
+        :func:`mklcore.plotting.savefig`) gets ``.png``. The caption defaults to the
+        file name.
+    tables : sequence of DataFrame or (caption, DataFrame), default=()
+        Tables rendered with :func:`markdown_table`, each under a ``###`` caption.
+    claims : sequence of Claim or DataFrame, default=None
+        Claims (rendered through :func:`claims_table` unless already a DataFrame).
+    env : dict or False, default=None
+        Environment facts; ``None`` collects :func:`environment_info`, ``False``
+        leaves the section out.
+    runtime : float or str, default=None
+        Wall-clock time of the run, in seconds if a number.
+    filename : str, default="REPORT.md"
+        File name.
+    float_format : str, default="%.4g"
+        Format of floating-point table cells.
+
+    Returns
+    -------
+    path : Path
+        The file written (UTF-8, ``\\n`` line endings).
+    """
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    parts = [f"# {title}"]
+    if intro:
+        parts.append(str(intro).strip())
+    for section in sections:
+        if isinstance(section, tuple) and len(section) == 2:
+            heading, body = section
+            parts.append(f"## {heading}")
+            if body:
+                parts.append(str(body).strip())
+        else:
+            parts.append(str(section).strip())
+    tables = _pairs(tables)
+    if tables:
+        parts.append("## Tables")
+        for k, (caption, table) in enumerate(tables, start=1):
+            parts.append(f"### {caption if caption else f'Table {k}'}")
+            parts.append(markdown_table(table, float_format=float_format))
+    figures = _pairs(figures)
+    if figures:
+        parts.append("## Figures")
+        for caption, fig_path in figures:
+            link = _figure_link(fig_path, out_dir)
+            text = caption if caption else Path(link).stem
+            parts.append(f"![{text}]({link})")
+    if claims is not None:
+        table = claims if isinstance(claims, pd.DataFrame) else claims_table(claims)
+        parts.append("## Claims")
+        parts.append(markdown_table(table, float_format=float_format))
+    if runtime is not None:
+        parts.append("## Runtime")
+        if _is_number(runtime):
+            parts.append(f"{float(runtime):.1f} s ({float(runtime) / 60:.1f} min)")
+        else:
+            parts.append(str(runtime))
+    if env is not False:
+        info = environment_info() if env is None else dict(env)
+        parts.append("## Environment")
+        parts.append(markdown_table(pd.DataFrame(
+            {"item": list(info), "value": [str(v) for v in info.values()]})))
+    text = "\n\n".join(parts) + "\n"
+    path = out_dir / filename
+    path.write_bytes(text.encode("utf-8"))
+    return path

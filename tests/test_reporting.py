@@ -1,0 +1,163 @@
+"""Tests of mklcore.reporting: verdicts, comparison tables, summary.csv and REPORT.md."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mklcore.reporting import (
+    DEFAULT_RTOL, Claim, claims_table, compare, environment_info, markdown_table, verdict,
+    write_report, write_summary,
+)
+
+
+@pytest.mark.parametrize("paper, ours, kwargs, expected", [
+    (0.90, 0.905, {"atol": 0.01}, "match"),
+    (0.90, 0.91, {"atol": 0.01}, "match"),       # on the boundary
+    (0.90, 0.92, {"atol": 0.01}, "close"),
+    (0.90, 0.93, {"atol": 0.01}, "close"),       # 3 x tol
+    (0.90, 0.94, {"atol": 0.01}, "differs"),
+    (0.90, 0.94, {"atol": 0.01, "close_factor": 5.0}, "close"),
+    (100.0, 104.0, {"rtol": 0.05}, "match"),
+    (100.0, 110.0, {"rtol": 0.05}, "close"),
+    (100.0, 120.0, {"rtol": 0.05}, "differs"),
+    (100.0, 100.0 * (1 + DEFAULT_RTOL), {}, "match"),  # default tolerance
+    (1.0, 1.02, {"rtol": 0.01, "atol": 0.01}, "match"),  # tol = atol + rtol * |paper|
+    (np.nan, 0.5, {"atol": 0.1}, "n/a"),
+    (None, 0.5, {"atol": 0.1}, "n/a"),
+    (0.5, np.nan, {"atol": 0.1}, "differs"),
+    ("SimpleMKL", "SimpleMKL", {}, "match"),
+    (True, False, {}, "differs"),
+])
+def test_verdict_thresholds(paper, ours, kwargs, expected):
+    assert verdict(paper, ours, **kwargs) == expected
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"rtol": -0.1}, "rtol"), ({"atol": "x"}, "atol"), ({"close_factor": 0.5}, "close_factor"),
+])
+def test_verdict_bad_tolerances(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        verdict(1.0, 1.0, **kwargs)
+
+
+def test_compare_columns_and_values():
+    table = compare([
+        {"item": "acc iono", "paper": 0.92, "ours": np.float64(0.93), "atol": 0.02,
+         "source": "Table 2, p. 2510"},
+        {"item": "n kernels", "paper": 10, "ours": 10, "rtol": 0.0, "atol": 0.0},
+        {"item": "time", "paper": np.nan, "ours": 3.2, "note": "paper gives no number"},
+    ])
+    assert list(table.columns) == ["item", "paper", "ours", "diff", "verdict", "note", "source"]
+    assert table["verdict"].tolist() == ["match", "match", "n/a"]
+    assert table["diff"].iloc[0] == pytest.approx(0.01)
+    assert table["source"].tolist() == ["Table 2, p. 2510", "", ""]
+    assert table["note"].iloc[2] == "paper gives no number"
+    with pytest.raises(ValueError, match="unknown keys.*rtl"):
+        compare([{"item": "x", "paper": 1, "ours": 1, "rtl": 0.1}])
+    with pytest.raises(ValueError, match="lacks"):
+        compare([{"item": "x", "paper": 1}])
+
+
+def test_claims_table_verdicts():
+    claims = [
+        Claim("C1", "SimpleMKL is faster than SILP", holds=np.bool_(True), evidence="3.1x"),
+        Claim("C2", "Sparse weights", holds=False, evidence="12 of 20 nonzero", hard=False),
+        {"id": "C3", "text": "Scales to 1e6 samples", "holds": None},
+    ]
+    table = claims_table(claims)
+    assert list(table.columns) == ["id", "claim", "hard", "holds", "verdict", "evidence"]
+    assert table["verdict"].tolist() == ["PASS", "NOT REPRODUCED", "n/a"]
+    assert table["hard"].tolist() == [True, False, True]
+
+
+def _summary():
+    return pd.DataFrame({"item": ["acc", "weights"], "paper": [0.9, 0.123456789],
+                         "ours": [1 / 3, 0.2], "verdict": ["differs", "close"]})
+
+
+def test_write_summary_byte_identical(tmp_path):
+    path = write_summary(_summary(), tmp_path / "out")
+    assert path == tmp_path / "out" / "summary.csv"
+    data = path.read_bytes()
+    assert data == (b"item,paper,ours,verdict\n"
+                    b"acc,0.9,0.333333,differs\n"
+                    b"weights,0.123457,0.2,close\n")
+    assert write_summary(_summary(), tmp_path / "out").read_bytes() == data
+
+
+def test_markdown_table_escapes_and_aligns():
+    df = pd.DataFrame({"name": ["a|b", "line\nbreak"], "x": [0.123456, np.nan],
+                       "ok": [True, None]})
+    text = markdown_table(df)
+    lines = text.split("\n")
+    assert lines[0] == "| name | x | ok |"
+    assert lines[1] == "| --- | ---: | --- |"
+    assert lines[2] == "| a\\|b | 0.1235 | True |"
+    assert lines[3] == "| line<br>break | nan |  |"
+    grouped = markdown_table(df.set_index("name"))
+    assert grouped.split("\n")[0] == "| name | x | ok |"
+
+
+def test_write_report_contents(tmp_path):
+    out = tmp_path / "report"
+    fig = out / "fig3_weights_vs_C"  # as passed to savefig (no suffix)
+    claims = [Claim("C1", "SimpleMKL converges", True, "gap 1e-4"),
+              Claim("C2", "Beats uniform", False, "0.81 vs 0.82")]
+    env = {"python": "3.11.7", "numpy": "2.4.0", "git_commit": "unknown"}
+    kwargs = dict(title="SimpleMKL (Rakotomamonjy et al., 2008): reproduction",
+                  intro="We reproduce Table 2.",
+                  sections=[("Deviations", "Fewer repeats in quick mode."), "Free text."],
+                  figures=[("Weights vs C", fig), out / "fig4.svg"],
+                  tables=[("Table 2: paper vs ours", compare([
+                      {"item": "acc", "paper": 0.9, "ours": 0.91, "atol": 0.02}])),
+                      _summary()],
+                  claims=claims, env=env, runtime=75.0)
+    path = write_report(out, **kwargs)
+    assert path == out / "REPORT.md"
+    text = path.read_text()
+    assert text.startswith("# SimpleMKL (Rakotomamonjy et al., 2008): reproduction\n\n"
+                           "We reproduce Table 2.\n")
+    assert text.count("\n# ") == 0  # the only H1 is the title
+    assert "## Deviations\n\nFewer repeats in quick mode." in text
+    assert "### Table 2: paper vs ours" in text and "### Table 2\n" in text
+    assert "| item | paper | ours | diff | verdict | note | source |" in text
+    assert "| acc | 0.9 | 0.91 | 0.01 | match |  |  |" in text
+    assert "![Weights vs C](fig3_weights_vs_C.png)" in text
+    assert "![fig4](fig4.svg)" in text
+    assert "## Claims" in text and "| C2 | Beats uniform | True | False | NOT REPRODUCED |" in text
+    assert "PASS" in text
+    assert "75.0 s (1.2 min)" in text
+    assert "| python | 3.11.7 |" in text and "| git_commit | unknown |" in text
+    assert text.endswith("\n") and not text.endswith("\n\n")
+    first = path.read_bytes()
+    assert write_report(out, **kwargs).read_bytes() == first  # deterministic
+
+
+def test_write_report_without_env(tmp_path):
+    text = write_report(tmp_path, title="T", env=False).read_text()
+    assert text == "# T\n"
+
+
+def test_environment_info_keys():
+    info = environment_info()
+    for key in ("python", "numpy", "scipy", "scikit-learn", "pandas", "cvxpy", "matplotlib",
+                "mklcore", "platform", "n_cpus", "git_commit"):
+        assert key in info
+    assert info["numpy"] == np.__version__
+    assert isinstance(info["n_cpus"], int) and info["n_cpus"] >= 1
+    commit = info["git_commit"]
+    assert commit == "unknown" or (len(commit) == 40 and int(commit, 16) >= 0)
+
+
+def test_write_report_relative_paths(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    out = "build/quick/paper"  # relative, as in a notebook's QUICK_OUT_DIR
+    text = write_report(out, title="T", env=False,
+                        figures=[f"{out}/fig1", "fig2.png"]).read_text()
+    assert "![fig1](fig1.png)" in text  # cwd-relative path into out_dir
+    assert "![fig2](fig2.png)" in text  # already relative to out_dir
+
+
+def test_compare_accepts_dataframe():
+    rows = pd.DataFrame([{"item": "a", "paper": 1.0, "ours": 1.5, "atol": 0.1}])
+    assert compare(rows)["verdict"].tolist() == ["differs"]

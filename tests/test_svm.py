@@ -1,0 +1,210 @@
+"""Tests of the inner SVM, the result type and the input validation."""
+
+import numpy as np
+import pytest
+from sklearn.svm import SVC
+
+from mklcore._result import History, MKLResult, decision
+from mklcore._validation import (Interval, Options, check_binary_labels, check_kernel_stack,
+                                 check_psd, smallest_eigenvalue, validate_params)
+from mklcore.svm import (available_backends, combine_kernels, kernel_quadratic_terms,
+                         register_backend, svm_solve)
+
+# LIBSVM stops at a KKT violation of `tol`; decision values then agree to about tol/10
+DECISION_ATOL = 1e-6
+
+
+@pytest.fixture
+def toy():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 4))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 - 0.5 + 0.3 * rng.normal(size=50) > 0, 1.0, -1.0)
+    D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    K = np.stack([np.exp(-D / 2.0), np.exp(-D / 8.0), X @ X.T])
+    return K, y
+
+
+def test_svm_matches_sklearn_svc(toy):
+    K, y = toy
+    weights = np.array([0.5, 0.2, 0.3])
+    res = svm_solve(K, y, weights=weights, C=2.0, tol=1e-8)
+    K_theta = np.tensordot(weights, K, axes=1)
+    svc = SVC(kernel="precomputed", C=2.0, tol=1e-8).fit(K_theta, y)
+    f = K_theta @ res.dual_coef + res.intercept
+    np.testing.assert_allclose(f, svc.decision_function(K_theta), atol=DECISION_ATOL)
+    # box and equality constraints of the dual
+    assert np.all(res.alpha >= 0) and np.all(res.alpha <= 2.0)
+    assert abs(res.alpha @ y) < 1e-8
+    np.testing.assert_allclose(res.decision_train, f)
+
+
+def test_per_kernel_terms_and_certificate(toy):
+    K, y = toy
+    weights = np.array([1.0, 0.0, 0.5])
+    res = svm_solve(K, y, weights=weights, C=1.0, tol=1e-8)
+    c = res.alpha * y
+    expected = np.array([c @ K[m] @ c for m in range(3)])
+    np.testing.assert_allclose(res.q, expected, rtol=1e-10)
+    # dual value = 1'alpha - 1/2 sum_m theta_m q_m; the SVM gap closes at tol 1e-8
+    np.testing.assert_allclose(res.dual_objective, res.alpha.sum() - 0.5 * weights @ expected)
+    assert res.primal_objective >= res.dual_objective - 1e-9
+    assert 0 <= res.gap < 1e-5
+
+
+def test_quadratic_terms_sparse_and_dense_paths_agree(toy):
+    K, _ = toy
+    rng = np.random.default_rng(1)
+    dense = rng.normal(size=K.shape[1])
+    sparse = dense * (rng.random(K.shape[1]) < 0.2)
+    for coef in (dense, sparse):
+        expected = np.maximum([coef @ K[m] @ coef for m in range(K.shape[0])], 0)
+        np.testing.assert_allclose(kernel_quadratic_terms(K, coef), expected, rtol=1e-10)
+    assert np.all(kernel_quadratic_terms(K, np.zeros(K.shape[1])) == 0)
+
+
+def test_combine_kernels_skips_zero_weights(toy):
+    K, _ = toy
+    K_bad = K.copy()
+    K_bad[1] = np.nan  # a zero weight must not touch this kernel
+    out = combine_kernels(K_bad, [1.0, 0.0, 2.0])
+    np.testing.assert_allclose(out, K[0] + 2 * K[2])
+
+
+def test_backend_registry(toy):
+    K, y = toy
+    calls = []
+
+    def fake(Kc, yy, C, tol, alpha0, max_iter):
+        calls.append(alpha0)
+        svc = SVC(kernel="precomputed", C=C, tol=tol).fit(Kc, yy)
+        alpha = np.zeros(len(yy))
+        alpha[svc.support_] = np.abs(svc.dual_coef_[0])
+        return alpha, float(svc.intercept_[0]), 0
+
+    register_backend("fake-warm", fake)
+    assert "fake-warm" in available_backends()
+    start = np.full(len(y), 0.1)
+    res = svm_solve(K, y, backend="fake-warm", alpha0=start)
+    assert calls and calls[0] is start and res.backend == "fake-warm"
+    with pytest.raises(ValueError, match="Unknown SVM backend 'nope'"):
+        svm_solve(K, y, backend="nope")
+    with pytest.raises(TypeError, match="callable"):
+        register_backend("x", 3)
+
+
+@pytest.mark.parametrize("C", [0, -1.0])
+def test_svm_rejects_bad_C(toy, C):
+    K, y = toy
+    with pytest.raises(ValueError, match=r"The 'C' parameter of svm_solve must be a float in the range \(0, inf\)"):
+        svm_solve(K, y, C=C)
+
+
+def test_svm_maps_other_binary_labels(toy):
+    K, y = toy
+    labels = np.where(y > 0, "yes", "no")
+    res = svm_solve(K, labels, C=1.0)
+    ref = svm_solve(K, y, C=1.0)
+    np.testing.assert_allclose(res.dual_coef, ref.dual_coef)
+
+
+# --- MKLResult -------------------------------------------------------------------------
+
+
+def test_result_attribute_access_and_repr():
+    r = MKLResult(weights=np.ones(3), dual_coef=np.zeros(20), intercept=0.5, method="x",
+                  history={"objective": np.zeros(2)})
+    assert r.intercept == 0.5 and r["method"] == "x"
+    r.extra = 3
+    assert r["extra"] == 3
+    text = repr(r)
+    assert "weights" in text and "array(shape=(20,)" in text and "objective: (2,)" in text
+    with pytest.raises(AttributeError):
+        r.missing  # noqa: B018
+
+
+def test_decision_checks_shapes_and_skips_zero_weights():
+    r = MKLResult(weights=np.array([1.0, 0.0]), dual_coef=np.array([1.0, -1.0]), intercept=0.25)
+    K_test = np.stack([np.eye(2), np.full((2, 2), np.nan)])
+    np.testing.assert_allclose(decision(r, K_test), [1.25, -0.75])
+    np.testing.assert_allclose(r.decision(K_test), [1.25, -0.75])
+    with pytest.raises(ValueError, match=r"K_test must have shape \(n_kernels=2, n_test, n_train=2\)"):
+        decision(r, np.eye(2))
+
+
+def test_history_equal_length_arrays():
+    h = History()
+    for i in range(3):
+        h.append(objective=i, gap=1.0 / (i + 1), weights=[i, 1 - i], n_svm_calls=i)
+    d = h.as_dict()
+    assert d["weights"].shape == (3, 2)
+    assert {len(v) for v in d.values()} == {3}
+    assert np.all(np.diff(d["time"]) >= 0)
+    assert History().as_dict(n_kernels=4)["weights"].shape == (0, 4)
+
+
+# --- validation ------------------------------------------------------------------------
+
+
+def test_validate_params_messages():
+    constraints = {"p": [Interval("real", 1, None)], "solver": [Options("newton", "analytic")],
+                   "normalize": [Options("trace"), None], "n": [Interval("int", 1, 10)]}
+    validate_params("Est", constraints, {"p": 1.0, "solver": "newton", "normalize": None, "n": 3})
+    with pytest.raises(ValueError, match=r"The 'p' parameter of Est must be a float in the range \[1, inf\)\. Got 0\.5 instead\."):
+        validate_params("Est", constraints, {"p": 0.5})
+    with pytest.raises(ValueError, match=r"'solver' parameter of Est must be one of \{'newton', 'analytic'\}\. Got 'nope'"):
+        validate_params("Est", constraints, {"solver": "nope"})
+    with pytest.raises(ValueError, match=r"must be one of \{'trace'\} or None"):
+        validate_params("Est", constraints, {"normalize": "cos"})
+    with pytest.raises(ValueError, match=r"an int in the range \[1, 10\]"):
+        validate_params("Est", constraints, {"n": 2.5})
+    with pytest.raises(ValueError, match="Got True instead"):
+        validate_params("Est", constraints, {"p": True})
+    with pytest.raises(ValueError, match="Got nan instead"):
+        validate_params("Est", constraints, {"p": float("nan")})
+
+
+def test_check_kernel_stack_errors(toy):
+    K, y = toy
+    assert check_kernel_stack(list(K), y).shape == K.shape
+    assert check_kernel_stack(K[0]).shape == (1,) + K.shape[1:]
+    with pytest.raises(ValueError, match="kernel list is empty"):
+        check_kernel_stack([])
+    with pytest.raises(ValueError, match="K and y do not match: the kernels are 50 x 50 but y has 49"):
+        check_kernel_stack(K, y[:-1])
+    with pytest.raises(ValueError, match="must be square"):
+        check_kernel_stack(K[:, :, :-1])
+    bad = K.copy()
+    bad[1, 0, 1] += 1.0
+    with pytest.raises(ValueError, match="Kernel 1 of 3 is not symmetric"):
+        check_kernel_stack(bad)
+    bad = K.copy()
+    bad[2, 3, 3] = np.inf
+    with pytest.raises(ValueError, match="K contains NaN or infinity"):
+        check_kernel_stack(bad)
+    indefinite = K.copy()
+    indefinite[0] = -indefinite[0]
+    with pytest.raises(ValueError, match=r"Kernel 0 of 3 \(rbf\) is not positive semidefinite"):
+        check_kernel_stack(indefinite, descriptions=["rbf", "b", "c"])
+
+
+def test_psd_check_large_uses_lanczos_and_agrees():
+    rng = np.random.default_rng(3)
+    A = rng.normal(size=(500, 20))
+    K = A @ A.T
+    assert smallest_eigenvalue(K) > -1e-6 * np.trace(K)
+    check_psd(K)
+    K_ind = K - 5.0 * np.eye(500)
+    np.testing.assert_allclose(smallest_eigenvalue(K_ind), np.linalg.eigvalsh(K_ind)[0], rtol=1e-6)
+    with pytest.raises(ValueError, match="not positive semidefinite"):
+        check_psd(K_ind)
+
+
+def test_binary_labels():
+    y_pm, classes = check_binary_labels(np.array(["b", "a", "b"]))
+    assert classes.tolist() == ["a", "b"] and y_pm.tolist() == [1.0, -1.0, 1.0]
+    with pytest.raises(ValueError, match="y has a single class"):
+        check_binary_labels([1, 1, 1])
+    with pytest.raises(ValueError, match="y has 3 classes; MyEst is binary-only"):
+        check_binary_labels([0, 1, 2], "MyEst")
+    with pytest.raises(ValueError, match="y contains NaN"):
+        check_binary_labels(np.array([0.0, np.nan, 1.0]))
