@@ -274,11 +274,11 @@ def check_binary_labels(y, owner="this method"):
     classes = np.unique(y)
     if classes.size < 2:
         raise ValueError(
-            f"y has a single class ({classes[0] if classes.size else 'none'}); "
+            f"y has only one class ({classes[0] if classes.size else 'none'}); "
             f"{owner} needs two classes.")
     if classes.size > 2:
         raise ValueError(
-            f"y has {classes.size} classes; {owner} is binary-only. Use "
-            f"sklearn.multiclass.OneVsRestClassifier for more classes.")
+            f"y has {classes.size} classes; {owner} is binary-only. Only binary classification "
+            f"is supported: use sklearn.multiclass.OneVsRestClassifier for more classes.")
     y_pm = np.where(y == classes[1], 1.0, -1.0)
     return y_pm, classes

@@ -202,7 +202,7 @@ def test_psd_check_large_uses_lanczos_and_agrees():
 def test_binary_labels():
     y_pm, classes = check_binary_labels(np.array(["b", "a", "b"]))
     assert classes.tolist() == ["a", "b"] and y_pm.tolist() == [1.0, -1.0, 1.0]
-    with pytest.raises(ValueError, match="y has a single class"):
+    with pytest.raises(ValueError, match="y has only one class"):
         check_binary_labels([1, 1, 1])
     with pytest.raises(ValueError, match="y has 3 classes; MyEst is binary-only"):
         check_binary_labels([0, 1, 2], "MyEst")

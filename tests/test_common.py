@@ -1,0 +1,96 @@
+"""scikit-learn compatibility of every estimator, and reference equalities of the baselines."""
+
+import numpy as np
+import pytest
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import mklcore
+from mklcore.kernels import gaussian, kernel_stack, linear
+
+# LIBSVM stops at KKT violation `tol`; at tol=1e-8 decision values agree to well below 1e-6
+DECISION_ATOL = 1e-6
+
+# A small bank keeps check_estimator fast.
+SMALL_BANK = [linear(), gaussian(gamma="scale")]
+
+ESTIMATORS = [mklcore.SumKernelSVC(kernels=SMALL_BANK)]
+for _name, _params in [("LpMKLClassifier", {"p": 2.0}), ("SimpleMKLClassifier", {}),
+                       ("SILPMKLClassifier", {})]:
+    if hasattr(mklcore, _name):
+        ESTIMATORS.append(getattr(mklcore, _name)(kernels=SMALL_BANK, **_params))
+
+
+def _expected_failed_checks(estimator):
+    return {}
+
+
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected_failed_checks)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 5))
+    y = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=80) > 0, "pos", "neg")
+    return X[:60], y[:60], X[60:]
+
+
+def test_sum_kernel_svc_matches_svc_on_summed_kernel(data):
+    X, y, X_test = data
+    bank = [linear(), gaussian(sigma=1.0), gaussian(sigma=3.0)]
+    clf = mklcore.SumKernelSVC(kernels=bank, C=2.0, svm_tol=1e-8).fit(X, y)
+    K = kernel_stack(bank, X).sum(0)
+    K_test = kernel_stack(bank, X_test, X).sum(0)
+    svc = SVC(kernel="precomputed", C=2.0, tol=1e-8).fit(K, y)
+    np.testing.assert_allclose(clf.decision_function(X_test), svc.decision_function(K_test),
+                               atol=DECISION_ATOL)
+    np.testing.assert_array_equal(clf.predict(X_test), svc.predict(K_test))
+    assert clf.converged_ and 0 <= clf.gap_ < 1e-6
+    assert clf.classes_.tolist() == ["neg", "pos"]
+
+
+def test_sum_kernel_svc_in_pipeline_and_grid_search(data):
+    X, y, _ = data
+    pipe = make_pipeline(StandardScaler(), mklcore.SumKernelSVC(kernels=[gaussian(sigma=2.0)]))
+    search = GridSearchCV(pipe, {"sumkernelsvc__C": [0.1, 1.0, 10.0]}, cv=3).fit(X, y)
+    assert search.best_params_["sumkernelsvc__C"] in (0.1, 1.0, 10.0)
+    assert 0.5 <= search.best_score_ <= 1.0
+
+
+@pytest.mark.parametrize("bad,match", [
+    ({"C": 0}, r"The 'C' parameter of SumKernelSVC must be a float in the range \(0, inf\)"),
+    ({"C": -1.0}, r"The 'C' parameter of SumKernelSVC"),
+    ({"normalize": "unit"}, r"The 'normalize' parameter of SumKernelSVC must be one of"),
+    ({"kernels": []}, r"[Ee]mpty"),
+])
+def test_sum_kernel_svc_bad_parameters(data, bad, match):
+    X, y, _ = data
+    with pytest.raises(ValueError, match=match):
+        mklcore.SumKernelSVC(**bad).fit(X, y)
+
+
+def test_bad_input_messages(data):
+    X, y, _ = data
+    clf = mklcore.SumKernelSVC(kernels=SMALL_BANK)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        clf.fit(X, y[:-1])
+    X_nan = X.copy()
+    X_nan[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        clf.fit(X_nan, y)
+    with pytest.raises(ValueError, match="only one class"):
+        clf.fit(X, np.full(len(y), "pos"))
+    with pytest.raises(ValueError, match="3 classes; SumKernelSVC is binary-only"):
+        clf.fit(X, np.arange(len(y)) % 3)
+
+    def minus_linear(A, B):
+        return -(A @ B.T)
+
+    with pytest.raises(ValueError, match="not positive semidefinite"):
+        mklcore.SumKernelSVC(kernels=[minus_linear]).fit(X, y)
