@@ -1,0 +1,176 @@
+"""Small helpers for the paper notebooks: parameter checks and output folders.
+
+Every notebook of ``notebooks/`` has a cell tagged ``parameters`` (literals only, so that
+``papermill --help-notebook`` documents them) and, in the next cell, derived settings that
+start with::
+
+    check_params(QUICK=QUICK, SEED=SEED, OUT_DIR=OUT_DIR, QUICK_OUT_DIR=QUICK_OUT_DIR)
+    out_dir = setup_run("quickstart", QUICK, OUT_DIR, QUICK_OUT_DIR)
+
+papermill passes ``-p QUICK false`` as the *string* ``"false"`` (only ``True``/``False`` are
+converted to booleans), which is truthy; without a check the notebook would silently run in
+quick mode. :func:`check_params` turns such values into a clear ``ValueError``.
+"""
+
+import numbers
+import os
+from pathlib import Path
+
+from ._paths import project_root
+
+__all__ = ["check_params", "setup_run", "project_root"]
+
+_LITERAL_TYPES = (bool, int, float, str, type(None), list, tuple, dict)
+
+
+def _describe(value):
+    return f"{value!r} ({type(value).__name__})"
+
+
+def _is_int(value):
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _is_real(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _rule(name):
+    """Return ``(predicate, allowed-in-words)`` for a parameter known by its name, or None."""
+    if name == "QUICK":
+        return (lambda v: isinstance(v, bool),
+                "True or False (a bool; on the papermill command line write "
+                "-p QUICK False with a capital F, or use scripts/run_notebooks.py --full)")
+    if name == "SEED":
+        return (lambda v: _is_int(v) and 0 <= v < 2**32,
+                "an int in [0, 2**32)")
+    if name.endswith(("_DIR", "_PATH", "_FILE")):
+        return (lambda v: isinstance(v, (str, os.PathLike)) and str(v).strip() != "",
+                "a non-empty path string (relative to the repository root, or absolute)")
+    if name.startswith("N_") or name.endswith(("_REPEATS", "_FOLDS", "_ITER")):
+        return (lambda v: _is_int(v) and v >= 1, "an int >= 1")
+    return None
+
+
+def check_params(*, choices=None, types=None, **params):
+    """Validate notebook parameters after papermill has injected its overrides.
+
+    Rules by name: ``QUICK`` must be a bool; ``SEED`` an int in [0, 2**32); names ending in
+    ``_DIR``/``_PATH``/``_FILE`` non-empty path strings; ``N_*`` and names ending in
+    ``_REPEATS``/``_FOLDS``/``_ITER`` ints >= 1. Other parameters can be constrained with
+    ``choices`` (allowed values) or ``types`` (allowed type); without either they must be
+    plain literals (bool, int, float, str, None, list, tuple, dict).
+
+    Parameters
+    ----------
+    choices : dict of {str: iterable}, default=None
+        Allowed values of some parameters, e.g. ``{"SOLVER": ("newton", "cutting_plane")}``.
+    types : dict of {str: type or tuple of types}, default=None
+        Allowed types of some parameters, e.g. ``{"C": float}``; ``float`` also accepts ints
+        (papermill turns ``-p C 1`` into an int), never bools.
+    **params
+        The parameters, passed as ``NAME=NAME``.
+
+    Returns
+    -------
+    params : dict
+        The validated parameters, sorted by name (handy to print in the notebook).
+
+    Raises
+    ------
+    ValueError
+        ``Unknown value for notebook parameter <NAME>: <value> (<type>). Allowed: <...>.``
+        naming every offending parameter.
+
+    Examples
+    --------
+    >>> check_params(QUICK=True, SEED=0)
+    {'QUICK': True, 'SEED': 0}
+    >>> check_params(QUICK="false", SEED=0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: Unknown value for notebook parameter QUICK: 'false' (str). Allowed: True or False ...
+    """
+    choices = dict(choices or {})
+    types = dict(types or {})
+    for name in list(choices) + list(types):
+        if name not in params:
+            raise TypeError(f"check_params got a rule for {name!r}, which was not passed as "
+                            f"a parameter; pass {name}={name}.")
+    errors = []
+    for name in sorted(params):
+        value = params[name]
+        if name in choices:
+            allowed = list(choices[name])
+            ok = any(value == a and type(value) is type(a) for a in allowed)
+            words = "one of " + ", ".join(repr(a) for a in allowed)
+        elif name in types:
+            wanted = types[name] if isinstance(types[name], tuple) else (types[name],)
+            if float in wanted:
+                ok = _is_real(value) or isinstance(value, wanted)
+            elif int in wanted and bool not in wanted:
+                ok = _is_int(value) or (isinstance(value, wanted) and not isinstance(value, bool))
+            else:
+                ok = isinstance(value, wanted)
+            words = "a value of type " + " or ".join(t.__name__ for t in wanted)
+        elif (rule := _rule(name)) is not None:
+            predicate, words = rule
+            ok = predicate(value)
+        else:
+            ok = isinstance(value, _LITERAL_TYPES)
+            words = "a literal (bool, int, float, str, None, list, tuple or dict)"
+        if not ok:
+            errors.append(f"Unknown value for notebook parameter {name}: {_describe(value)}. "
+                          f"Allowed: {words}.")
+    if errors:
+        raise ValueError("\n".join(errors))
+    return {name: params[name] for name in sorted(params)}
+
+
+def setup_run(paper_id, quick, out_dir=None, quick_out_dir=None, *, root=None):
+    """Create and return the output folder of a notebook run.
+
+    Quick runs write to ``quick_out_dir`` (default ``build/quick/<paper_id>``), full runs to
+    ``out_dir`` (default ``figures/<paper_id>``). Relative paths are taken from the
+    repository root (:func:`mklcore._paths.project_root`), so the notebook behaves the same
+    under nbval (kernel started in ``notebooks/``), papermill and Jupyter.
+
+    Parameters
+    ----------
+    paper_id : str
+        Notebook name without ``.ipynb``; also the name of its ``figures/`` folder.
+    quick : bool
+        The notebook's ``QUICK`` parameter.
+    out_dir, quick_out_dir : str or Path, default=None
+        The notebook's ``OUT_DIR`` and ``QUICK_OUT_DIR`` parameters.
+    root : str or Path, default=None
+        Repository root; found from the working directory by default.
+
+    Returns
+    -------
+    path : Path
+        Absolute path of the (now existing) output folder.
+
+    Raises
+    ------
+    ValueError
+        If ``paper_id`` is empty or a quick run would write into ``figures/`` (quick runs never
+        overwrite the committed full-run figures).
+    """
+    if not isinstance(paper_id, str) or not paper_id.strip() or "/" in paper_id:
+        raise ValueError(f"paper_id must be a non-empty name without '/'. Got {paper_id!r}.")
+    if not isinstance(quick, bool):
+        raise ValueError(f"Unknown value for notebook parameter QUICK: {_describe(quick)}. "
+                         "Allowed: True or False.")
+    root = Path(root) if root is not None else project_root()
+    if quick:
+        rel = quick_out_dir if quick_out_dir is not None else Path("build", "quick", paper_id)
+    else:
+        rel = out_dir if out_dir is not None else Path("figures", paper_id)
+    path = (root / rel).resolve()
+    if quick and path.is_relative_to((root / "figures").resolve()):
+        raise ValueError(f"Quick runs must not write into figures/ (got QUICK_OUT_DIR={str(rel)!r}); "
+                         "quick results would overwrite the committed full-run outputs. "
+                         f"Use e.g. 'build/quick/{paper_id}'.")
+    path.mkdir(parents=True, exist_ok=True)
+    return path

@@ -1,0 +1,170 @@
+#!/usr/bin/env python
+"""Run the paper notebooks with papermill and print a summary table.
+
+Examples
+--------
+Quick mode (the default; what CI checks with nbval)::
+
+    python scripts/run_notebooks.py notebooks/*.ipynb
+
+Full mode (``make reproduce``; writes ``figures/<paper_id>/``)::
+
+    python scripts/run_notebooks.py --full notebooks/*.ipynb
+
+Extra parameters are passed through as with papermill's ``-p``::
+
+    python scripts/run_notebooks.py -p SEED 1 -p QUICK_OUT_DIR /tmp/q notebooks/quickstart.ipynb
+
+Executed notebooks go to ``build/executed/<name>.ipynb`` (never committed). Every notebook
+is run, even after a failure; the exit status is 1 if any failed, 2 for a usage error
+(unknown notebook, unknown parameter name).
+"""
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_OUTPUT_DIR = ROOT / "build" / "executed"
+KERNEL_NAME = "python3"
+
+
+def resolve_value(value):
+    """Convert a ``-p`` value the way papermill's CLI does (True/False/None, int, float, str)."""
+    if value == "True":
+        return True
+    if value == "False":
+        return False
+    if value == "None":
+        return None
+    for convert in (int, float):
+        try:
+            return convert(value)
+        except ValueError:
+            pass
+    return value
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(
+        description="Execute notebooks with papermill (quick mode by default).",
+        epilog="Exit status: 0 all passed, 1 some notebook failed, 2 usage error.")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--quick", dest="quick", action="store_true", default=True,
+                      help="run with QUICK=True (default): small grids, a few minutes in all")
+    mode.add_argument("--full", dest="quick", action="store_false",
+                      help="run with QUICK=False: the papers' protocols, writes figures/<paper_id>/")
+    parser.add_argument("-p", "--parameter", nargs=2, action="append", default=[],
+                        metavar=("NAME", "VALUE"),
+                        help="notebook parameter passed to papermill (repeatable); values are "
+                             "converted like papermill's -p (True/False/None/int/float/str)")
+    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                        help="time limit per cell (default: none)")
+    parser.add_argument("--output-dir", type=Path, default=DEFAULT_OUTPUT_DIR,
+                        help="where executed notebooks go (default: build/executed)")
+    parser.add_argument("--log-output", action="store_true",
+                        help="stream the notebooks' cell outputs to this terminal")
+    parser.add_argument("notebooks", nargs="+", type=Path, help="notebooks to run")
+    args = parser.parse_args(argv)
+    for name, _ in args.parameter:
+        if name == "QUICK":
+            parser.error("set QUICK with --quick/--full, not with -p")
+    return parser, args
+
+
+def check_parameter_names(parser, notebooks, parameters):
+    """Fail early (exit 2) when a ``-p`` name is not declared by a notebook.
+
+    papermill itself only warns about unknown parameters and runs anyway, which would silently
+    ignore a typo such as ``-p SEEDS 1``.
+    """
+    import papermill
+
+    for path in notebooks:
+        if not path.is_file():
+            parser.error(f"notebook not found: {path}")
+        declared = papermill.inspect_notebook(str(path))
+        unknown = sorted(set(parameters) - set(declared))
+        if unknown:
+            parser.error(f"{path}: unknown notebook parameter(s) {', '.join(unknown)}; "
+                         f"it declares {', '.join(sorted(declared)) or 'none'} "
+                         f"(see: papermill --help-notebook {path})")
+        if "QUICK" not in declared:
+            parser.error(f"{path}: has no QUICK parameter in a cell tagged 'parameters'")
+
+
+def run_one(path, output, parameters, args):
+    import papermill
+
+    start = time.perf_counter()
+    error = None
+    try:
+        papermill.execute_notebook(
+            str(path), str(output), parameters=parameters, kernel_name=KERNEL_NAME,
+            cwd=str(ROOT), progress_bar=True, log_output=args.log_output,
+            execution_timeout=args.timeout)
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:  # report and go on with the next notebook
+        error = exc
+    return time.perf_counter() - start, error
+
+
+def format_runtime(seconds):
+    minutes, sec = divmod(seconds, 60)
+    return f"{int(minutes)}m{sec:04.1f}s" if minutes else f"{sec:.1f}s"
+
+
+def format_table(rows):
+    header = ("notebook", "mode", "status", "runtime")
+    widths = [max(len(str(r[i])) for r in (header, *rows)) for i in range(len(header))]
+    lines = [" | ".join(str(c).ljust(w) for c, w in zip(header, widths)).rstrip(),
+             "-|-".join("-" * w for w in widths)]
+    lines += [" | ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser, args = parse_args(argv)
+    # the kernels inherit these: no GUI backend, stable hashing (set by the Makefile too)
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    notebooks = [p.resolve() for p in args.notebooks]
+    extra = {name: resolve_value(value) for name, value in args.parameter}
+    check_parameter_names(parser, notebooks, extra)
+    parameters = {"QUICK": args.quick, **extra}
+    mode = "quick" if args.quick else "full"
+    output_dir = args.output_dir if args.output_dir.is_absolute() else Path.cwd() / args.output_dir
+    output_dir.mkdir(parents=True, exist_ok=True)
+
+    rows, failures = [], []
+    for i, path in enumerate(notebooks, 1):
+        output = output_dir / path.name
+        shown = os.path.relpath(path, Path.cwd())
+        params = " ".join(f"{k}={v!r}" for k, v in parameters.items())
+        print(f"[{i}/{len(notebooks)}] {shown} ({mode}; {params}) -> "
+              f"{os.path.relpath(output, Path.cwd())}", flush=True)
+        seconds, error = run_one(path, output, parameters, args)
+        status = "ok" if error is None else "FAILED"
+        rows.append((shown, mode, status, format_runtime(seconds)))
+        if error is not None:
+            failures.append((shown, error))
+            print(f"[{i}/{len(notebooks)}] {shown} FAILED after {format_runtime(seconds)}: "
+                  f"{type(error).__name__}", flush=True)
+        else:
+            print(f"[{i}/{len(notebooks)}] {shown} ok in {format_runtime(seconds)}", flush=True)
+
+    print()
+    print(format_table(rows))
+    for shown, error in failures:
+        print(f"\n=== {shown} failed ===\n{error}", file=sys.stderr)
+    if failures:
+        print(f"\n{len(failures)} of {len(rows)} notebook(s) failed; executed copies with the "
+              f"traceback are in {os.path.relpath(output_dir, Path.cwd())}/", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,444 @@
+"""Notebook harness tests: lint every notebook (no execution), parameter checks, runner script.
+
+The lint follows STYLE.md §5-§7: a Markdown H1 title with a citation first; exactly one cell
+tagged ``parameters`` (typed literals, with ``QUICK`` and ``SEED``); derived settings in the
+next cell, validated with :func:`mklcore.notebook.check_params`; outputs only in cells tagged
+``keep_output``; ascending execution counts; no skipped heading levels; no ``%store``; and the
+committed file is what ``make strip`` produces. The notebooks themselves are executed by nbval
+(``make test``) and by the ``slow`` tests at the end of this file.
+"""
+
+import ast
+import importlib.util
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from mklcore.notebook import check_params, setup_run
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOK_DIR = ROOT / "notebooks"
+NOTEBOOKS = sorted(NOTEBOOK_DIR.glob("*.ipynb"))
+SANITIZE_CFG = ROOT / "tests" / "nbval_sanitize.cfg"
+RUNNER = ROOT / "scripts" / "run_notebooks.py"
+KERNEL_NAME = "python3"
+#: the Makefile's STRIP flags; read from the Makefile below when it defines them
+DEFAULT_STRIP_FLAGS = ["--keep-count", "--extra-keys", "metadata.papermill cell.metadata.papermill"]
+#: per-cell limit for the executing tests; a quick-mode cell needs a few seconds
+CELL_TIMEOUT = 300
+
+notebook_params = pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+
+CITATION = re.compile(
+    r"\([^()]*\b(19|20)\d{2}[a-z]?\)"        # (Kloft et al., 2009) or (2009)
+    r"|\b10\.\d{4,9}/\S+"                    # DOI
+    r"|https?://\S+")                        # URL
+HEADING = re.compile(r"^(#{1,6})\s+\S", re.MULTILINE)
+FENCE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
+STRAY_CELL_METADATA = {"papermill", "execution", "ExecuteTime", "collapsed", "scrolled"}
+STRAY_NOTEBOOK_METADATA = {"papermill", "widgets", "signature"}
+SIMPLE_TYPES = {"bool": bool, "int": int, "float": (int, float), "str": str}
+
+
+# ----------------------------------------------------------------------------- helpers
+def read(path):
+    return nbformat.read(path, as_version=4)
+
+
+def tags(cell):
+    return set(cell.get("metadata", {}).get("tags", []))
+
+
+def headings(cell):
+    """ATX heading levels of a Markdown cell, ignoring fenced code blocks."""
+    text = FENCE.sub("", cell.source)
+    return [len(m.group(1)) for m in HEADING.finditer(text)]
+
+
+def parameters_index(nb):
+    found = [i for i, c in enumerate(nb.cells) if "parameters" in tags(c)]
+    assert len(found) == 1, f"expected exactly one cell tagged 'parameters', found {len(found)}"
+    return found[0]
+
+
+def parse_parameters(source):
+    """Return ``{name: (annotation, value)}`` of a parameters cell; fail on anything else."""
+    params = {}
+    for stmt in ast.parse(source).body:
+        assert isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name), (
+            f"parameters cell line {stmt.lineno}: only typed assignments `NAME: type = literal` "
+            f"are allowed (papermill --help-notebook documents them)")
+        assert stmt.value is not None, f"parameters cell line {stmt.lineno}: no value"
+        try:
+            value = ast.literal_eval(stmt.value)
+        except ValueError:
+            pytest.fail(f"parameters cell: {stmt.target.id} is not a literal "
+                        f"({ast.unparse(stmt.value)}); compute it in the next cell")
+        params[stmt.target.id] = (ast.unparse(stmt.annotation), value)
+    return params
+
+
+def check_params_calls(source):
+    """Keyword names of every ``check_params(...)`` call in a cell."""
+    calls = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+            if name == "check_params":
+                calls.append({kw.arg: kw.value for kw in node.keywords if kw.arg})
+    return calls
+
+
+def strip_command():
+    exe = Path(sys.executable).parent / "nbstripout"
+    exe = str(exe) if exe.exists() else shutil.which("nbstripout")
+    if exe is None:
+        pytest.skip("nbstripout is not installed (pip install -e .[test])")
+    flags = DEFAULT_STRIP_FLAGS
+    makefile = ROOT / "Makefile"
+    if makefile.is_file():
+        m = re.search(r"^STRIP\s*:?=\s*nbstripout\s+(.*)$", makefile.read_text(), re.MULTILINE)
+        if m:
+            flags = shlex.split(m.group(1))
+    return [exe, *flags]
+
+
+def load_runner():
+    spec = importlib.util.spec_from_file_location("run_notebooks", RUNNER)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# ----------------------------------------------------------------------------- lint
+def test_notebooks_exist():
+    assert NOTEBOOKS, "no notebooks in notebooks/"
+    assert (NOTEBOOK_DIR / "quickstart.ipynb") in NOTEBOOKS
+
+
+@notebook_params
+def test_valid_nbformat(path):
+    nb = read(path)
+    nbformat.validate(nb)
+    assert nb.metadata.get("kernelspec", {}).get("name") == KERNEL_NAME, (
+        f"kernelspec must be {KERNEL_NAME!r} (what papermill and nbval start)")
+
+
+@notebook_params
+def test_title_cell(path):
+    nb = read(path)
+    first = nb.cells[0]
+    assert first.cell_type == "markdown", "the first cell must be the Markdown title cell"
+    levels = headings(first)
+    assert levels and levels[0] == 1, "the title cell must start with an H1 '# Title'"
+    h1 = [(i, c) for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and 1 in headings(c)]
+    assert len(h1) == 1 and h1[0][0] == 0 and levels.count(1) == 1, (
+        "exactly one H1 heading, in the first cell")
+    assert CITATION.search(first.source), (
+        "the title cell must cite its source: a year in parentheses, a DOI or a URL")
+
+
+@notebook_params
+def test_heading_levels_do_not_skip(path):
+    previous = 0
+    for i, cell in enumerate(read(path).cells):
+        if cell.cell_type != "markdown":
+            continue
+        for level in headings(cell):
+            assert level <= previous + 1, (
+                f"cell {i}: heading level {level} follows level {previous} (skips a level)")
+            previous = level
+
+
+@notebook_params
+def test_parameters_cell(path):
+    nb = read(path)
+    idx = parameters_index(nb)
+    cell = nb.cells[idx]
+    assert cell.cell_type == "code"
+    params = parse_parameters(cell.source)
+    assert "QUICK" in params and "SEED" in params, "parameters must define QUICK and SEED"
+    assert params["QUICK"][0] == "bool" and params["QUICK"][1] is True, (
+        "QUICK: bool = True (quick mode is the default for CI and first-time readers)")
+    assert params["SEED"][0] == "int"
+    for name, (annotation, value) in params.items():
+        assert name.isupper(), f"parameter {name} should be UPPER_CASE"
+        if annotation in SIMPLE_TYPES:
+            ok = isinstance(value, SIMPLE_TYPES[annotation])
+            if annotation != "bool":
+                ok = ok and not isinstance(value, bool)
+            assert ok, f"parameter {name}: value {value!r} does not match its annotation {annotation}"
+
+
+@notebook_params
+def test_derived_settings_cell_validates_parameters(path):
+    nb = read(path)
+    idx = parameters_index(nb)
+    assert idx + 1 < len(nb.cells), "the parameters cell must be followed by derived settings"
+    nxt = nb.cells[idx + 1]
+    assert nxt.cell_type == "code" and "parameters" not in tags(nxt), (
+        "the cell after 'parameters' must be a code cell with the derived settings "
+        "(papermill inserts its overrides between the two)")
+    declared = set(parse_parameters(nb.cells[idx].source))
+    calls = check_params_calls(nxt.source)
+    assert calls, "the derived-settings cell must call mklcore.notebook.check_params(...)"
+    passed = set().union(*map(set, calls))
+    assert declared <= passed, (
+        f"check_params is not given {sorted(declared - passed)}; pass every parameter")
+    for call in calls:
+        for name, value in call.items():
+            if name in declared:
+                assert isinstance(value, ast.Name) and value.id == name, (
+                    f"pass parameters as {name}={name}")
+
+
+@notebook_params
+def test_outputs_only_in_keep_output_cells(path):
+    for i, cell in enumerate(read(path).cells):
+        if cell.cell_type != "code":
+            continue
+        t = tags(cell)
+        if cell.outputs:
+            assert "keep_output" in t, (
+                f"cell {i} has outputs but no 'keep_output' tag; run `make strip`")
+        if "nbval-check-output" in t:
+            assert "keep_output" in t, (
+                f"cell {i} is tagged 'nbval-check-output' but not 'keep_output': "
+                "nbstripout would delete the reference output nbval compares against")
+            assert cell.outputs and cell.execution_count is not None, (
+                f"cell {i} is tagged 'nbval-check-output' but has no stored output/count; "
+                "execute the notebook in quick mode, then `make strip`")
+
+
+@notebook_params
+def test_execution_counts_ascend(path):
+    counts = [c.execution_count for c in read(path).cells
+              if c.cell_type == "code" and c.execution_count is not None]
+    assert counts == sorted(counts) and len(set(counts)) == len(counts), (
+        f"execution counts must ascend (run top to bottom in a fresh kernel): {counts}")
+
+
+@notebook_params
+def test_no_hidden_state_magics(path):
+    for i, cell in enumerate(read(path).cells):
+        if cell.cell_type == "code":
+            assert not re.search(r"(^|\s)%store\b|run_line_magic\(\s*['\"]store", cell.source), (
+                f"cell {i} uses %store; notebooks must not share state")
+
+
+@notebook_params
+def test_no_stray_metadata(path):
+    nb = read(path)
+    stray = STRAY_NOTEBOOK_METADATA & set(nb.metadata)
+    assert not stray, f"notebook metadata {sorted(stray)}; run `make strip`"
+    for i, cell in enumerate(nb.cells):
+        stray = STRAY_CELL_METADATA & set(cell.get("metadata", {}))
+        assert not stray, f"cell {i} metadata {sorted(stray)}; run `make strip`"
+
+
+@notebook_params
+def test_nbstripout_verify(path):
+    cmd = strip_command()
+    proc = subprocess.run([*cmd, "--verify", str(path)], capture_output=True, text=True)
+    assert proc.returncode == 0, (
+        f"{path.name} is not stripped ({' '.join(cmd[1:])}); run `make strip`.\n"
+        f"{proc.stdout}{proc.stderr}")
+
+
+# ----------------------------------------------------------------------------- parameter checks
+def test_check_params_accepts_defaults():
+    assert check_params(SEED=0, QUICK=True, OUT_DIR="figures/x", N_REPEATS=20) == {
+        "N_REPEATS": 20, "OUT_DIR": "figures/x", "QUICK": True, "SEED": 0}
+
+
+@pytest.mark.parametrize("name, value, allowed", [
+    ("QUICK", "false", "True or False"),
+    ("QUICK", 0, "True or False"),
+    ("QUICK", None, "True or False"),
+    ("SEED", -1, "an int in [0, 2**32)"),
+    ("SEED", 1.5, "an int in [0, 2**32)"),
+    ("SEED", True, "an int in [0, 2**32)"),
+    ("OUT_DIR", "", "a non-empty path string"),
+    ("N_REPEATS", 0, "an int >= 1"),
+    ("EXTRA", object(), "a literal"),
+])
+def test_check_params_rejects_unknown_values(name, value, allowed):
+    params = {"QUICK": True, "SEED": 0, name: value}
+    with pytest.raises(ValueError, match=re.escape(
+            f"Unknown value for notebook parameter {name}: {value!r} ({type(value).__name__}). "
+            f"Allowed: {allowed}")):
+        check_params(**params)
+
+
+def test_check_params_reports_every_bad_parameter():
+    with pytest.raises(ValueError) as info:
+        check_params(QUICK="False", SEED="0")
+    assert str(info.value).count("Unknown value for notebook parameter") == 2
+
+
+def test_check_params_choices_and_types():
+    assert check_params(SOLVER="newton", choices={"SOLVER": ("newton", "analytic")})
+    with pytest.raises(ValueError, match=r"SOLVER: 'nweton' \(str\). Allowed: one of 'newton', "
+                                         r"'analytic'"):
+        check_params(SOLVER="nweton", choices={"SOLVER": ("newton", "analytic")})
+    with pytest.raises(ValueError, match="Allowed: one of 1, 2"):
+        check_params(P=True, choices={"P": (1, 2)})  # True == 1, but it is not a valid choice
+    assert check_params(C=1, types={"C": float})  # papermill turns "-p C 1" into an int
+    with pytest.raises(ValueError, match="C: 'big' .* Allowed: a value of type float"):
+        check_params(C="big", types={"C": float})
+    with pytest.raises(ValueError, match="of type int"):
+        check_params(K=False, types={"K": int})
+    with pytest.raises(TypeError, match="pass MISSING=MISSING"):
+        check_params(QUICK=True, choices={"MISSING": (1,)})
+
+
+def test_setup_run_quick_and_full(tmp_path):
+    quick = setup_run("demo", True, "figures/demo", "build/quick/demo", root=tmp_path)
+    assert quick == (tmp_path / "build" / "quick" / "demo").resolve() and quick.is_dir()
+    full = setup_run("demo", False, "figures/demo", "build/quick/demo", root=tmp_path)
+    assert full == (tmp_path / "figures" / "demo").resolve() and full.is_dir()
+    assert setup_run("demo", True, root=tmp_path) == quick
+    assert setup_run("demo", False, root=tmp_path) == full
+    elsewhere = tmp_path / "elsewhere"
+    assert setup_run("demo", True, "figures/demo", str(elsewhere), root=tmp_path) == elsewhere.resolve()
+
+
+def test_setup_run_rejects_bad_input(tmp_path):
+    with pytest.raises(ValueError, match="Quick runs must not write into figures/"):
+        setup_run("demo", True, "figures/demo", "figures/demo", root=tmp_path)
+    with pytest.raises(ValueError, match="Unknown value for notebook parameter QUICK"):
+        setup_run("demo", "false", root=tmp_path)
+    with pytest.raises(ValueError, match="paper_id"):
+        setup_run("", True, root=tmp_path)
+
+
+def test_setup_run_default_root_is_repository():
+    # relative paths are taken from the repository root, wherever the kernel was started
+    path = setup_run("pytest-setup-run", True)
+    try:
+        assert path == ROOT / "build" / "quick" / "pytest-setup-run"
+    finally:
+        path.rmdir()
+
+
+@pytest.mark.slow
+@notebook_params
+def test_notebook_rejects_unknown_parameter_value(path, tmp_path):
+    """Execute the notebook up to its derived-settings cell with ``-p QUICK false``-style values.
+
+    papermill passes ``false`` (lower case) as the string ``"false"``, which is truthy; the
+    derived-settings cell must turn that into a clear error instead of a silent quick run.
+    """
+    papermill = pytest.importorskip("papermill")
+    nb = read(path)
+    idx = parameters_index(nb)
+    nb.cells = nb.cells[: idx + 2]
+    head = tmp_path / path.name
+    nbformat.write(nb, head)
+    with pytest.raises(papermill.PapermillExecutionError) as info:
+        papermill.execute_notebook(
+            str(head), str(tmp_path / "out.ipynb"), kernel_name=KERNEL_NAME, cwd=str(ROOT),
+            parameters={"QUICK": "false", "SEED": -1}, progress_bar=False,
+            execution_timeout=CELL_TIMEOUT)
+    err = info.value
+    assert err.ename == "ValueError"
+    assert "Unknown value for notebook parameter QUICK: 'false' (str)" in err.evalue
+    assert "Unknown value for notebook parameter SEED: -1 (int)" in err.evalue
+
+
+# ----------------------------------------------------------------------------- sanitizer
+def sanitize(text):
+    from nbval.plugin import get_sanitize_patterns
+
+    for regex, replace in dict(get_sanitize_patterns(SANITIZE_CFG.read_text())).items():
+        text = re.sub(regex, replace, text)
+    return text
+
+
+def test_sanitize_config_parses():
+    from nbval.plugin import get_sanitize_patterns
+
+    text = SANITIZE_CFG.read_text()
+    pairs = get_sanitize_patterns(text)
+    # every [section] must hold one regex/replace pair on consecutive lines (nbval's format)
+    assert len(pairs) == len(re.findall(r"^\[[^\]]+\]\s*$", text, re.MULTILINE))
+    for regex, _ in pairs:
+        re.compile(regex)
+
+
+@pytest.mark.parametrize("raw, clean", [
+    ("fit in 3.2 s, cv took 120ms", "fit in <TIME>, cv took <TIME>"),
+    ("<Figure at 0x7f3a2b1c>", "<Figure at <ADDR>>"),
+    ("/home/u/.venv/lib/python3.12/site-packages/sklearn/x.py",
+     "<PATH>/site-packages/sklearn/x.py"),
+    ("saved /work/main/figures/quickstart/summary.csv", "saved <ROOT>/figures/quickstart/summary.csv"),
+    ("wrote /tmp/pytest-1/run/summary.csv", "wrote <TMP>"),
+    ("100%|##########| 12/12 [00:03<00:00,  3.41it/s]", "<PROGRESS>"),
+    ("run at 2025-01-31T12:00:03", "run at <DATE>"),
+    ("accuracy -0.000", "accuracy 0.000"),
+])
+def test_sanitizer_rewrites_volatile_text(raw, clean):
+    assert sanitize(raw) == clean
+
+
+@pytest.mark.parametrize("stable", [
+    "X: (351, 34)  y: (351,)", "accuracy 0.914", "classes {-1: 126, 1: 225}",
+    "n_kernels 15", "  C  mean_test_score\n0 0.1 0.852", "weights sum 1.000", "-0.05",
+])
+def test_sanitizer_keeps_checked_values(stable):
+    assert sanitize(stable) == stable
+
+
+# ----------------------------------------------------------------------------- runner script
+def test_runner_resolves_values_like_papermill():
+    runner = load_runner()
+    assert [runner.resolve_value(v) for v in ("True", "False", "None", "3", "0.5", "false", "x")] == [
+        True, False, None, 3, 0.5, "false", "x"]
+
+
+def test_runner_table():
+    runner = load_runner()
+    table = runner.format_table([("notebooks/a.ipynb", "full", "ok", "1m02.0s")])
+    lines = table.splitlines()
+    assert lines[0].split(" | ")[:3] == ["notebook         ", "mode", "status"]
+    assert "notebooks/a.ipynb | full | ok     | 1m02.0s" in lines[2]
+    assert runner.format_runtime(62.0) == "1m02.0s" and runner.format_runtime(3.25) == "3.2s"
+
+
+@pytest.mark.skipif(not NOTEBOOKS, reason="no notebooks")
+def test_runner_rejects_unknown_parameter_name():
+    proc = subprocess.run([sys.executable, str(RUNNER), "-p", "SEEDS", "1", str(NOTEBOOKS[0])],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 2
+    assert "unknown notebook parameter(s) SEEDS" in proc.stderr
+
+
+def test_runner_rejects_quick_as_parameter():
+    proc = subprocess.run([sys.executable, str(RUNNER), "-p", "QUICK", "False", "x.ipynb"],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 2 and "--quick/--full" in proc.stderr
+
+
+# ----------------------------------------------------------------------------- execution
+@pytest.mark.slow
+def test_quickstart_quick_mode_is_deterministic(tmp_path):
+    """Two quick runs of the quickstart write byte-identical ``summary.csv`` files."""
+    papermill = pytest.importorskip("papermill")
+    source = NOTEBOOK_DIR / "quickstart.ipynb"
+    outputs = []
+    for run in ("run1", "run2"):
+        out_dir = tmp_path / run
+        papermill.execute_notebook(
+            str(source), str(tmp_path / f"{run}.ipynb"), kernel_name=KERNEL_NAME, cwd=str(ROOT),
+            parameters={"QUICK": True, "QUICK_OUT_DIR": str(out_dir)}, progress_bar=False,
+            execution_timeout=CELL_TIMEOUT)
+        assert (out_dir / "summary.csv").is_file() and (out_dir / "REPORT.md").is_file()
+        outputs.append((out_dir / "summary.csv").read_bytes())
+    assert outputs[0] == outputs[1], "summary.csv differs between two runs with the same SEED"
