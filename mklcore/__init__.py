@@ -6,7 +6,7 @@ works on raw features. Submodules: ``kernels``, ``datasets``, ``experiments``, `
 ``reporting``, ``svm`` and one module per method family.
 """
 
-from . import datasets, experiments, kernels, plotting, reporting, svm
+from . import datasets, experiments, kernels, plotting, reference, reporting, svm
 from ._paths import project_root
 from ._result import MKLResult, decision
 from .datasets import (add_label_noise, fetch_14cancer, fetch_servo, fetch_wpbc,
@@ -18,7 +18,9 @@ from .datasets import (add_label_noise, fetch_14cancer, fetch_servo, fetch_wpbc,
                        make_binary_strings, make_gauss4, make_synthetic_dna)
 from .kernels import (KernelBank, alignment, as_kernel, fit_kernels, is_psd, kernel_bank,
                       kernel_stack, normalize_cosine, normalize_trace)
-from .lpnorm import SumKernelSVC, sum_kernel_svm_solve
+from .lpnorm import LpMKLClassifier, SumKernelSVC, lpmkl_solve, sum_kernel_svm_solve
+from .silp import SILPMKLClassifier, silp_solve
+from .simplemkl import SimpleMKLClassifier, simplemkl_solve
 from .svm import svm_solve
 
 __version__ = "0.1.0"
@@ -36,5 +38,6 @@ __all__ = [
     "load_pima", "load_prostate", "load_ringnorm", "load_sonar", "load_spambase",
     "load_splice", "load_wdbc", "make_binary_strings", "make_gauss4", "make_synthetic_dna",
     # methods
-    "SumKernelSVC", "sum_kernel_svm_solve",
+    "SumKernelSVC", "sum_kernel_svm_solve", "LpMKLClassifier", "lpmkl_solve",
+    "SimpleMKLClassifier", "simplemkl_solve", "SILPMKLClassifier", "silp_solve",
 ]

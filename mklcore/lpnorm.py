@@ -1,18 +1,36 @@
 r"""lp-norm multiple kernel learning (Kloft et al., NIPS 2009) and the uniform-sum baseline.
 
+Solves the Ivanov-regularised lp-norm MKL problem, eq. (5)/(6) of Kloft et al. (2009),
+
+.. math::
+    \min_{\theta\ge0,\ \|\theta\|_p\le1}\ \min_{w,b,\xi}\ \tfrac12\sum_m\frac{\|w_m\|^2}{\theta_m}
+    + C\sum_i\xi_i \quad\text{s.t.}\quad y_i\Big(\sum_m w_m^\top\psi_m(x_i)+b\Big)\ge1-\xi_i,
+    \ \xi\ge0,
+
+through its saddle-point form (SP) with three weight updates, all run by the shared wrapper
+loop of :mod:`mklcore._wrapper`: Newton descent on :math:`\log\theta` (paper Sec. 2.4.1),
+cutting planes for the semi-infinite program (SIP) with a sequence of Taylor-approximated
+QCLP masters (Sec. 2.4.2), and the closed-form update of Kloft et al. (JMLR 2011).
+
 The uniform sum-kernel SVM is the :math:`p=\infty` end of the lp-norm family: the SVM with
 kernel :math:`\sum_m K_m` (all weights 1, not 1/M; Kloft et al. 2009, Sec. 2 and our spec
 §2.6).
 """
 
+import warnings
+
 import numpy as np
+from scipy.special import logsumexp
 
 from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
 from ._result import History, MKLResult
-from ._validation import check_kernel_stack, validate_params
+from ._validation import (Interval, Options, check_binary_labels, check_kernel_stack,
+                          validate_params)
+from ._wrapper import (THETA_FLOOR, Cuts, FixedWeights, NumericalFailure, WeightStep,
+                       dual_norm, normalize_pnorm, run_wrapper, uniform_weights)
 from .svm import svm_solve
 
-__all__ = ["sum_kernel_svm_solve", "SumKernelSVC"]
+__all__ = ["sum_kernel_svm_solve", "SumKernelSVC", "lpmkl_solve", "LpMKLClassifier"]
 
 
 def sum_kernel_svm_solve(K, y, *, C=1.0, svm_tol=1e-3, check_input=True):
@@ -133,3 +151,543 @@ class SumKernelSVC(BaseMKLClassifier):
 
     def _solve(self, K, y):
         return sum_kernel_svm_solve(K, y, C=self.C, svm_tol=self.svm_tol, check_input=False)
+
+
+# ======================================================================================
+# lp-norm MKL: weight updates (spec §2.1-§2.3)
+# ======================================================================================
+
+def _analytic_update(theta, S, p, *, stabilize=False, theta_floor=THETA_FLOOR):
+    r"""Closed-form minimiser of :math:`\frac12\sum_m\|w_m\|^2/\theta_m` over the unit p-ball.
+
+    :math:`\theta_m=\|w_m\|^{2/(p+1)}/(\sum_{m'}\|w_{m'}\|^{2p/(p+1)})^{1/p}` with
+    :math:`\|w_m\|^2=\theta_m^2q_m=2\theta_m^2S_m` (spec §2.3, Kloft et al. JMLR 2011), in the
+    log domain; ``stabilize`` adds SHOGUN's regulariser (spec §2.3, line 7).
+    """
+    theta = np.asarray(theta, dtype=float)
+    if np.isinf(p):
+        return np.ones_like(theta)
+    S = np.maximum(np.asarray(S, dtype=float), 0.0)
+    with np.errstate(divide="ignore"):
+        log_w = np.log(theta) + 0.5 * np.log(2.0 * S)  # log ||w_m||  (§2.3 line 5)
+    if not np.any(np.isfinite(log_w)):
+        return theta.copy()  # alpha = 0: no information, keep the weights
+    z = (2.0 / (p + 1.0)) * log_w  # §2.3 line 6
+    new = np.exp(z - logsumexp(p * z) / p)
+    if stabilize:  # §2.3 line 7 (SHOGUN's compute_optimal_betas_directly)
+        R = 0.01 * np.sqrt(np.sum((theta - new) ** 2) / p)
+        new = np.minimum(normalize_pnorm(new + R, p), 1.0)
+    return normalize_pnorm(np.maximum(new, theta_floor), p)
+
+
+def _newton_update(theta, S, p, *, newton_steps=1, ls_shrink=0.5, ls_min=1e-9, armijo_c=0.0,
+                   theta_floor=THETA_FLOOR, return_info=False):
+    r"""Newton steps on :math:`\log\vartheta` for :math:`\Phi(\vartheta)=\sum_m a_m/\vartheta_m`.
+
+    Spec §2.1 lines 5-15: :math:`a_m=\theta_m^2S_m` (:math:`=\frac12\|w_m\|^2` at fixed
+    alpha), :math:`\delta=\|S\|_{p^*}` (eq. (8)), log-space Newton direction
+    :math:`s_m=(a_m/\vartheta_m-\delta\vartheta_m^p)/(a_m/\vartheta_m+p\delta\vartheta_m^p)`,
+    multiplicative step :math:`\vartheta\,e^{\tau s}` renormalised to the unit p-sphere, and a
+    backtracking line search that accepts when
+    :math:`\Phi(\vartheta')<(1-c\tau)\Phi(\vartheta)` (``armijo_c`` = c; 0 = strict decrease).
+    """
+    theta = np.asarray(theta, dtype=float)
+    S = np.maximum(np.asarray(S, dtype=float), 0.0)
+    a = theta ** 2 * S  # §2.1 line 5
+    delta = dual_norm(S, p)
+    v = normalize_pnorm(np.maximum(theta, theta_floor), p)
+    n_failed = 0
+    if delta <= 0 or not np.any(a > 0):
+        return (v, n_failed) if return_info else v
+
+    def phi(u):
+        return float(np.sum(a / u))
+
+    for _ in range(newton_steps):  # §2.1 line 7
+        av = a / v
+        dv = delta * v ** p
+        s = (av - dv) / (av + p * dv)  # line 8; denominator > 0 for v > 0
+        phi0 = phi(v)
+        tau = 1.0
+        while True:  # lines 10-13: backtracking
+            cand = normalize_pnorm(np.maximum(v * np.exp(tau * s), theta_floor), p)
+            if phi(cand) < (1.0 - armijo_c * tau) * phi0:
+                v = cand
+                break
+            tau *= ls_shrink
+            if tau < ls_min:  # no improving step: keep v
+                n_failed += 1
+                break
+    return (v, n_failed) if return_info else v
+
+
+def _taylor_coefficients(theta_tilde, p, floor=1e-10):
+    r"""Second-order Taylor surrogate of :math:`\sum_m\theta_m^p` around :math:`\tilde\theta`.
+
+    Returns ``A, B, c0`` with surrogate :math:`\sum_m(A_m\theta_m^2+B_m\theta_m)+c_0`
+    (spec §2.2): :math:`A_m=\frac{p(p-1)}2\tilde\theta_m^{p-2}`,
+    :math:`B_m=-p(p-2)\tilde\theta_m^{p-1}`, :math:`c_0=(1+\frac{p(p-3)}2)\sum_m\tilde\theta_m^p`,
+    with :math:`\tilde\theta` floored at ``floor`` first.
+    """
+    tt = np.maximum(np.asarray(theta_tilde, dtype=float), floor)
+    A = 0.5 * p * (p - 1.0) * tt ** (p - 2.0)
+    B = -p * (p - 2.0) * tt ** (p - 1.0)
+    c0 = (1.0 + 0.5 * p * (p - 3.0)) * float(np.sum(tt ** p))
+    return A, B, c0
+
+
+def _cvx_master(cuts, p, *, theta_tilde=None, kind="sqclp"):
+    r"""Restricted master of the (SIP) over the current cuts, solved by cvxpy + Clarabel.
+
+    ``kind="sqclp"``: the QCLP of spec §2.2 with the Taylor surrogate around ``theta_tilde``
+    and the box :math:`0\le\theta\le1`; ``kind="exact"``: ``pnorm(theta, p) <= 1``.
+    Returns ``(theta, eta)``.
+    """
+    import cvxpy as cp
+
+    M = cuts.S.shape[1]
+    th, eta = cp.Variable(M), cp.Variable()
+    cons = [th >= 0, th <= 1, eta >= cuts.L - cuts.S @ th]
+    if kind == "exact":
+        if not np.isinf(p):  # p = inf: the box 0 <= theta <= 1 is the ball
+            cons.append(cp.pnorm(th, p) <= 1)
+    else:
+        A, B, c0 = _taylor_coefficients(theta_tilde, p)
+        cons.append(cp.sum(cp.multiply(A, cp.square(th))) + B @ th + c0 <= 1)
+    try:
+        prob = cp.Problem(cp.Minimize(eta), cons)
+        with warnings.catch_warnings():  # "optimal_inaccurate" is accepted below on purpose:
+            warnings.filterwarnings("ignore", "Solution may be inaccurate")  # the SIP gap
+            prob.solve(solver="CLARABEL")  # still decides convergence
+    except (cp.error.SolverError, ArithmeticError) as exc:  # pragma: no cover - solver crash
+        raise NumericalFailure(f"master problem ({kind}) failed: {exc!r}") from exc
+    if prob.status not in ("optimal", "optimal_inaccurate") or th.value is None:
+        raise NumericalFailure(f"master problem ({kind}) ended with status {prob.status!r}")
+    return np.maximum(np.asarray(th.value, dtype=float), 0.0), float(eta.value)
+
+
+class _NewtonStep(WeightStep):
+    """Newton descent on log(theta) (spec §2.1); requires p > 1."""
+
+    method = "lpmkl"
+
+    def __init__(self, p, *, newton_steps=1, ls_shrink=0.5, ls_min=1e-9, armijo_c=0.0,
+                 theta_floor=THETA_FLOOR):
+        self.p = p
+        self.label = f"LpMKL (newton, p={p:g})"
+        self.kw = dict(newton_steps=newton_steps, ls_shrink=ls_shrink, ls_min=ls_min,
+                       armijo_c=armijo_c, theta_floor=theta_floor)
+        self.n_ls_failures = 0
+
+    def step(self, state, oracle):
+        theta, failed = _newton_update(state.theta, state.S, self.p, return_info=True, **self.kw)
+        self.n_ls_failures += failed
+        return theta
+
+    def result_extras(self):
+        return {"n_line_search_failures": self.n_ls_failures}
+
+
+class _AnalyticStep(WeightStep):
+    """Closed-form update of Kloft et al. (JMLR 2011) (spec §2.3)."""
+
+    method = "lpmkl"
+
+    def __init__(self, p, *, stabilize=False, theta_floor=THETA_FLOOR):
+        self.p, self.stabilize, self.theta_floor = p, stabilize, theta_floor
+        self.label = f"LpMKL (analytic, p={p:g})"
+
+    def step(self, state, oracle):
+        return _analytic_update(state.theta, state.S, self.p, stabilize=self.stabilize,
+                                theta_floor=self.theta_floor)
+
+
+#: above this p the cutting-plane master uses the unit box (the p = inf ball) instead of the
+#: Taylor QCLP (whose coefficients theta^(p-2) under/overflow): the p-ball lies between the
+#: box scaled by M^(-1/p) and the box, a relative difference below ln(M)/p ~ 1e-6
+_P_BOX = 1e7
+#: cvxpy's rational approximation of pnorm breaks down for larger p (ZeroDivisionError)
+_P_EXACT_MAX = 1e3
+
+
+class _CuttingPlaneStep(WeightStep):
+    r"""Column generation for the (SIP) with a nested SQCLP master (spec §2.2).
+
+    The stopping criterion is the SIP gap :math:`|1-\eta/J|` (§1.7 item 3).
+    """
+
+    method = "lpmkl"
+    criterion_name = "SIP gap |1 - eta/J|"
+
+    def __init__(self, p, *, master="sqclp", inner_eps=1e-6, max_inner=50, max_cuts=100,
+                 prune_cuts=True):
+        self.p, self.master, self.inner_eps, self.max_inner = p, master, inner_eps, max_inner
+        self.max_cuts, self.prune_cuts = max_cuts, prune_cuts
+        self.label = f"LpMKL (cutting_plane, p={p:g})"
+        self.eta = -np.inf
+        self.n_master_solves = 0
+        self.cuts = None
+
+    def init(self, n_kernels):
+        self.cuts = Cuts(n_kernels, max_cuts=self.max_cuts, prune=self.prune_cuts)
+        return uniform_weights(n_kernels, self.p)
+
+    def gap(self, state):
+        if not np.isfinite(self.eta):
+            return np.inf
+        return abs(1.0 - self.eta / state.J)
+
+    def step(self, state, oracle):
+        cuts = self.cuts
+        cuts.add(state.L, state.S)  # §2.2 line 6
+        if self.p == 1:  # line 7: the LP of SILP (spec §2.5)
+            from .silp import _lp_master
+
+            theta, eta = _lp_master(cuts)
+            self.n_master_solves += 1
+        elif self.master == "exact" and self.p > _P_EXACT_MAX:
+            raise NumericalFailure(
+                f"master='exact' supports p <= {_P_EXACT_MAX:g} (cvxpy's pnorm); use "
+                f"master='sqclp' for p={self.p:g}")
+        elif self.master == "exact" or self.p > _P_BOX:  # line 8
+            # for huge p the Taylor terms theta^(p-2) and the power cones are numerically
+            # useless; use the box (see _P_BOX), then normalise to the p-sphere
+            theta, eta = _cvx_master(cuts, np.inf if self.p > _P_BOX else self.p,
+                                     kind="exact")
+            self.n_master_solves += 1
+            theta = normalize_pnorm(theta, self.p)
+        else:  # lines 9-16: SQCLP
+            theta_t = normalize_pnorm(state.theta, self.p)
+            eta_old = None
+            for _ in range(self.max_inner):
+                theta_star, _ = _cvx_master(cuts, self.p, theta_tilde=theta_t, kind="sqclp")
+                self.n_master_solves += 1
+                theta_t = normalize_pnorm(theta_star, self.p)  # line 13
+                eta = float(np.max(cuts.values(theta_t)))
+                if self.p == 2:  # the surrogate is exact: one QCLP solves the master
+                    break
+                if eta_old is not None and abs(1.0 - eta / eta_old) < self.inner_eps:
+                    break
+                eta_old = eta
+            theta = theta_t
+        self.eta = eta
+        cuts.prune(theta, eta)
+        return theta
+
+    def history_extras(self):
+        return {"eta": self.eta, "n_master_solves": self.n_master_solves,
+                "n_cuts": 0 if self.cuts is None else len(self.cuts)}
+
+    def result_extras(self):
+        return {"eta": self.eta, "n_master_solves": self.n_master_solves,
+                "n_cuts": len(self.cuts), "n_cuts_pruned": self.cuts.n_pruned}
+
+
+_SOLVER_OPTIONS = {
+    "newton": {"newton_steps": [Interval("int", 1, None)],
+               "ls_shrink": [Interval("real", 0, 1, closed="neither")],
+               "ls_min": [Interval("real", 0, 1, closed="neither")],
+               "armijo_c": [Interval("real", 0, 1, closed="left")],
+               "theta_floor": [Interval("real", 0, 1e-3, closed="right")]},
+    "analytic": {"stabilize": [bool],
+                 "theta_floor": [Interval("real", 0, 1e-3, closed="right")]},
+    "cutting_plane": {"master": [Options("sqclp", "exact")],
+                      "inner_eps": [Interval("real", 0, None, closed="neither")],
+                      "max_inner": [Interval("int", 1, None)],
+                      "max_cuts": [Interval("int", 1, None)],
+                      "prune_cuts": [bool]},
+}
+_COMMON_OPTIONS = {"svm_backend": [str],
+                   "polish_tol": [Interval("real", 0, None, closed="neither")],
+                   "mode": [Options("wrapper", "interleaved")],
+                   "mkl_every": [Interval("int", 1, None), None]}
+
+_LPMKL_CONSTRAINTS = {
+    "p": [Interval("real", 1, np.inf, closed="both")],
+    "solver": [Options("newton", "cutting_plane", "analytic")],
+    "C": COMMON_CONSTRAINTS["C"],
+    "tol": COMMON_CONSTRAINTS["tol"],
+    "max_iter": COMMON_CONSTRAINTS["max_iter"],
+    "svm_tol": COMMON_CONSTRAINTS["svm_tol"],
+    "verbose": COMMON_CONSTRAINTS["verbose"],
+    "callback": [callable, None],
+}
+
+
+def _split_options(owner, solver, options, allowed):
+    unknown = sorted(set(options) - set(allowed) - set(_COMMON_OPTIONS))
+    if unknown:
+        raise TypeError(
+            f"{owner} got unknown option(s) {unknown} for solver={solver!r}; allowed: "
+            f"{sorted(set(allowed) | set(_COMMON_OPTIONS))}.")
+    validate_params(owner, {**allowed, **_COMMON_OPTIONS}, options)
+    common = {k: options[k] for k in _COMMON_OPTIONS if k in options}
+    own = {k: v for k, v in options.items() if k not in _COMMON_OPTIONS}
+    return own, common
+
+
+def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000, svm_tol=1e-3,
+                callback=None, verbose=0, check_input=True, **solver_options):
+    r"""Solve lp-norm MKL, problem (6) of Kloft et al. (2009), on a precomputed kernel stack.
+
+    Finds kernel weights :math:`\theta\ge0`, :math:`\|\theta\|_p=1`, and the SVM on
+    :math:`K_\theta=\sum_m\theta_mK_m` that solve the Ivanov problem (5)/(6)
+
+    .. math::
+        \min_{\theta\ge0,\ \|\theta\|_p\le1}\ J(\theta),\qquad
+        J(\theta)=\max_{0\le\alpha\le C,\ y^\top\alpha=0}\ \mathbf1^\top\alpha
+        -\tfrac12\sum_m\theta_m\alpha^\top Q_m\alpha ,
+
+    i.e. the saddle-point problem (SP), whose dual is (9):
+    :math:`\max_\alpha \mathbf1^\top\alpha-\|S(\alpha)\|_{p^*}`,
+    :math:`S_m=\frac12\alpha^\top Q_m\alpha`, :math:`Q_m=YK_mY`, :math:`p^*=p/(p-1)`.
+    Every solver alternates an SVM at the current :math:`\theta` (solved to ``svm_tol``, the
+    "wrapper" scheme of spec §2.0) with one weight update.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n_kernels, n_samples, n_samples)
+        Training Gram matrices :math:`K_m` (unweighted, PSD).
+    y : array-like of shape (n_samples,)
+        Binary labels; mapped to {-1, +1} (larger label = +1).
+    p : float, default=2.0
+        Norm of the weight constraint :math:`\|\theta\|_p\le1` in (5), ``1 <= p <= inf``.
+        ``p=inf`` is the SVM on the unweighted sum kernel (:math:`\theta=\mathbf1`).
+    C : float, default=1.0
+        Misclassification penalty :math:`C` of (5)/(6). Must be > 0.
+    solver : {"newton", "cutting_plane", "analytic"}, default="newton"
+        Weight update: ``"newton"`` (paper Sec. 2.4.1, spec §2.1; needs p > 1),
+        ``"cutting_plane"`` (the (SIP) by column generation with SQCLP masters, paper
+        Sec. 2.4.2, spec §2.2; an LP master for p = 1), ``"analytic"`` (closed form of
+        Kloft et al. JMLR 2011, spec §2.3).
+    tol : float, default=1e-5
+        Stopping tolerance (the paper's MKL epsilon). ``"newton"`` and ``"analytic"`` stop when
+        the relative duality gap of §1.7,
+        :math:`\Delta_{rel}=(\|S\|_{p^*}-\theta^\top S)/J`, is at most ``tol``;
+        ``"cutting_plane"`` when the SIP gap :math:`|1-\eta/J|` is (:math:`\eta`: value of the
+        last master problem, a lower bound of the optimum).
+    max_iter : int, default=1000
+        Maximum number of outer iterations (one SVM phase and one weight update each; in
+        interleaved mode an SVM phase is ``mkl_every`` SMO steps).
+    svm_tol : float, default=1e-3
+        KKT tolerance of the SVM (the paper's "outer SVM epsilon", §1.7 item 1: LIBSVM's
+        maximal violating pair).
+    callback : callable, default=None
+        ``callback(intermediate_result)`` after each outer iteration, with an
+        :class:`~mklcore._result.MKLResult` holding ``weights``, ``objective``, ``gap``,
+        ``criterion``, ``n_iter``...; raising ``StopIteration`` stops with ``status=3``.
+    verbose : int, default=0
+        ``1`` prints a line every 10 iterations, ``2`` every iteration.
+    check_input : bool, default=True
+        Validate ``K`` and ``y`` (shapes, finiteness, symmetry, PSD). Turn off for speed when
+        the stack is known to be valid.
+    **solver_options
+        ``"newton"``: ``newton_steps=1``, ``ls_shrink=0.5``, ``ls_min=1e-9``, ``armijo_c=0``
+        (0: accept any strict decrease; SHOGUN uses 1e-4), ``theta_floor=1e-12``.
+        ``"analytic"``: ``stabilize=False`` (SHOGUN's regulariser, recommended for p = 1),
+        ``theta_floor=1e-12``. ``"cutting_plane"``: ``master={"sqclp", "exact"}``
+        (Taylor QCLPs, or the exact ``pnorm`` constraint for p <= 1000), ``inner_eps=1e-6``
+        (SQCLP stop),
+        ``max_inner=50``, ``max_cuts=100`` and ``prune_cuts=True`` (keep at most
+        ``max(max_cuts, 2 * n_active)`` cuts). All solvers: ``mode={"wrapper",
+        "interleaved"}`` (default ``"wrapper"``: the SVM is solved to ``svm_tol`` before each
+        weight update; ``"interleaved"``: the paper's scheme, ``mkl_every`` SMO iterations
+        between updates, default ``max(10, n // 10)``, spec §2.0), ``svm_backend`` (``"libsvm"``:
+        scikit-learn's SVC on the combined kernel, the wrapper default; ``"smo"``: the
+        warm-started SMO with per-kernel gradient caches, :class:`mklcore._wrapper.CachedSMO`,
+        required by and default for ``"interleaved"``), ``polish_tol`` (re-solve the final SVM
+        at this tolerance).
+
+    Returns
+    -------
+    result : MKLResult
+        Core keys: ``weights`` (:math:`\theta`, shape (n_kernels,), :math:`\|\theta\|_p=1`),
+        ``dual_coef`` (:math:`\alpha\circ y`), ``intercept`` (:math:`b`), ``objective``
+        (:math:`J(\theta)=\mathbf1^\top\alpha-\theta^\top S(\alpha)`, the value of (6) at
+        :math:`\theta` up to the SVM tolerance), ``gap`` (final :math:`\Delta_{rel}`, §1.7),
+        ``n_iter``, ``success``, ``status``, ``message``, ``history`` (per iteration:
+        ``objective``, ``gap``, ``weights``, ``time``, ``criterion``, ``dual_objective``,
+        ``n_svm_calls``; cutting plane adds ``eta``, ``n_master_solves``, ``n_cuts``),
+        ``method="lpmkl"``. Extras: ``alpha`` (unsigned), ``dual_objective``
+        (:math:`D_p(\alpha)` of (9)), ``primal_objective`` (hinge primal
+        :math:`P_{hinge}`), ``rigorous_gap`` (:math:`P_{hinge}-D_p(\alpha)\ge0`, §1.7 item 2),
+        ``criterion``/``criterion_name`` (the stopping value), ``n_svm_calls``,
+        ``n_smo_iter``, ``svm_time``, ``time``, ``p``, ``solver``, ``mode``,
+        ``svm_backend``; ``"newton"`` adds
+        ``n_line_search_failures``, ``"cutting_plane"`` adds ``eta``, ``n_master_solves``,
+        ``n_cuts``, ``n_cuts_pruned``.
+
+    Raises
+    ------
+    ValueError
+        For invalid parameters or inputs, and for ``solver="newton"`` with ``p=1``.
+
+    See Also
+    --------
+    simplemkl_solve, silp_solve : l1-MKL (p = 1) baselines.
+    sum_kernel_svm_solve : the :math:`p=\infty` baseline.
+
+    Notes
+    -----
+    Initial weights :math:`M^{-1/p}\mathbf1`. Per-kernel terms use the unweighted kernels
+    (:math:`\|w_m\|^2=\theta_m^2\alpha^\top Q_m\alpha`); norms and updates are computed in
+    the log domain (spec §2.0, §2.9). The final SVM belongs to the returned weights.
+
+    References
+    ----------
+    .. [1] M. Kloft, U. Brefeld, S. Sonnenburg, P. Laskov, K.-R. Müller, A. Zien. Efficient
+       and Accurate lp-Norm Multiple Kernel Learning. NIPS 22, 2009.
+    .. [2] M. Kloft, U. Brefeld, S. Sonnenburg, A. Zien. lp-Norm Multiple Kernel Learning.
+       JMLR 12:953-997, 2011.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mklcore.lpnorm import lpmkl_solve
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 2)); y = np.sign(X[:, 0] + 0.1)
+    >>> K = np.stack([np.outer(X[:, 0], X[:, 0]), np.outer(X[:, 1], X[:, 1])])
+    >>> res = lpmkl_solve(K, y, p=2.0, C=1.0)
+    >>> res.success, bool(res.weights[0] > res.weights[1])
+    (True, True)
+    >>> round(float(np.linalg.norm(res.weights)), 6)
+    1.0
+    """
+    validate_params("lpmkl_solve", _LPMKL_CONSTRAINTS, {
+        "p": p, "solver": solver, "C": C, "tol": tol, "max_iter": max_iter, "svm_tol": svm_tol,
+        "verbose": verbose, "callback": callback})
+    p = float(p)
+    if solver == "newton" and p == 1.0:
+        raise ValueError(
+            "solver='newton' requires p > 1: the Newton step on log(theta) of Kloft et al. "
+            "(2009, Sec. 2.4.1) is undefined for p = 1. Use solver='analytic' (with "
+            "stabilize=True), solver='cutting_plane', or simplemkl_solve / silp_solve.")
+    own, common = _split_options("lpmkl_solve", solver, solver_options, _SOLVER_OPTIONS[solver])
+    if check_input:
+        K = check_kernel_stack(K, y)
+    else:
+        K = np.asarray(K)
+    y_pm, _ = check_binary_labels(y, "lpmkl_solve")
+    extras = {"p": p, "solver": solver}
+    if np.isinf(p):  # §2.6: the sum kernel, theta = 1
+        step = FixedWeights(np.ones(K.shape[0]), p=np.inf, method="lpmkl",
+                            label="LpMKL (p=inf, sum kernel)")
+    elif solver == "newton":
+        step = _NewtonStep(p, **own)
+    elif solver == "analytic":
+        step = _AnalyticStep(p, **own)
+    else:
+        step = _CuttingPlaneStep(p, **own)
+    mode = common.get("mode", "wrapper")
+    backend = common.get("svm_backend", "smo" if mode == "interleaved" else "libsvm")
+    return run_wrapper(K, y_pm, step, C=C, tol=tol, max_iter=max_iter, svm_tol=svm_tol,
+                       callback=callback, verbose=int(verbose), svm_backend=backend,
+                       polish_tol=common.get("polish_tol"), extras=extras, mode=mode,
+                       mkl_every=common.get("mkl_every"))
+
+
+class LpMKLClassifier(BaseMKLClassifier):
+    r"""lp-norm multiple kernel learning classifier (Kloft et al., NIPS 2009).
+
+    Learns non-negative kernel weights :math:`\theta` with :math:`\|\theta\|_p=1` jointly with
+    an SVM on :math:`\sum_m\theta_mK_m` by solving problem (6) of [1]_ (see
+    :func:`lpmkl_solve`). ``p=1`` gives sparse l1-MKL, ``p=inf`` the uniform sum kernel.
+
+    Parameters
+    ----------
+    kernels : list, default=None
+        Kernel bank: Kernel objects, ``(name, params)`` / ``(name, params, columns)`` tuples or
+        callables (see :func:`mklcore.kernels.kernel_bank`). ``None`` uses a linear and a
+        Gaussian kernel.
+    p : float, default=2.0
+        Norm of the weight constraint in (5), ``1 <= p <= inf``.
+    C : float, default=1.0
+        Misclassification penalty of (6). Must be > 0.
+    solver : {"newton", "cutting_plane", "analytic"}, default="newton"
+        Weight update (see :func:`lpmkl_solve`); ``"newton"`` needs p > 1.
+    normalize : {"trace", "cosine"} or None, default=None
+        Normalisation of each kernel, fitted on the training data.
+    tol : float, default=1e-5
+        Relative duality gap :math:`\Delta_{rel}` of §1.7 at which to stop (``"newton"``,
+        ``"analytic"``), or SIP gap :math:`|1-\eta/J|` (``"cutting_plane"``).
+    max_iter : int, default=1000
+        Maximum number of outer iterations.
+    svm_tol : float, default=1e-3
+        KKT tolerance of each SVM solve.
+    verbose : int, default=0
+        Progress lines (``1``: every 10 iterations).
+
+    Attributes
+    ----------
+    weights_ : ndarray of shape (n_kernels,)
+        Kernel weights :math:`\theta` of [1]_ (:math:`\|\theta\|_p=1`).
+    dual_coef_ : ndarray of shape (n_samples,)
+        Signed dual coefficients :math:`\alpha\circ y`.
+    intercept_ : float
+        Bias :math:`b`.
+    support_ : ndarray of shape (n_support,)
+        Indices of the support vectors.
+    classes_ : ndarray of shape (2,)
+        Class labels; ``classes_[1]`` is the positive class.
+    X_fit_ : ndarray of shape (n_samples, n_features)
+        Training data, used to build test kernels.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    n_iter_ : int
+        Number of outer iterations.
+    converged_ : bool
+        Whether the stopping criterion was met.
+    objective_ : float
+        Final objective :math:`J(\theta)` of (6).
+    gap_ : float
+        Final relative duality gap :math:`\Delta_{rel}`.
+    history_ : dict of ndarray
+        Per-iteration ``objective``, ``gap``, ``weights``, ``time`` and more.
+    result_ : MKLResult
+        The full solver result.
+    kernel_bank_ : KernelBank
+        The fitted kernel bank.
+
+    See Also
+    --------
+    lpmkl_solve : the solver on precomputed kernels.
+    SimpleMKLClassifier, SILPMKLClassifier : l1-MKL baselines.
+
+    References
+    ----------
+    .. [1] M. Kloft, U. Brefeld, S. Sonnenburg, P. Laskov, K.-R. Müller, A. Zien. Efficient
+       and Accurate lp-Norm Multiple Kernel Learning. NIPS 22, 2009.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_classification
+    >>> from mklcore.lpnorm import LpMKLClassifier
+    >>> X, y = make_classification(n_samples=60, n_features=4, random_state=0)
+    >>> clf = LpMKLClassifier(p=2.0).fit(X, y)
+    >>> clf.weights_.shape, round(float(np.linalg.norm(clf.weights_)), 6)
+    ((2,), 1.0)
+    """
+
+    _parameter_constraints = {k: COMMON_CONSTRAINTS[k] for k in
+                              ("C", "normalize", "tol", "max_iter", "svm_tol", "verbose")}
+    _parameter_constraints["kernels"] = [list, tuple, None]
+    _parameter_constraints["p"] = _LPMKL_CONSTRAINTS["p"]
+    _parameter_constraints["solver"] = _LPMKL_CONSTRAINTS["solver"]
+
+    def __init__(self, *, kernels=None, p=2.0, C=1.0, solver="newton", normalize=None, tol=1e-5,
+                 max_iter=1000, svm_tol=1e-3, verbose=0):
+        self.kernels = kernels
+        self.p = p
+        self.C = C
+        self.solver = solver
+        self.normalize = normalize
+        self.tol = tol
+        self.max_iter = max_iter
+        self.svm_tol = svm_tol
+        self.verbose = verbose
+
+    def _solve(self, K, y):
+        return lpmkl_solve(K, y, p=self.p, C=self.C, solver=self.solver, tol=self.tol,
+                           max_iter=self.max_iter, svm_tol=self.svm_tol, verbose=self.verbose,
+                           check_input=False)

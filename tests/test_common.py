@@ -17,11 +17,13 @@ DECISION_ATOL = 1e-6
 # A small bank keeps check_estimator fast.
 SMALL_BANK = [linear(), gaussian(gamma="scale")]
 
-ESTIMATORS = [mklcore.SumKernelSVC(kernels=SMALL_BANK)]
-for _name, _params in [("LpMKLClassifier", {"p": 2.0}), ("SimpleMKLClassifier", {}),
-                       ("SILPMKLClassifier", {})]:
-    if hasattr(mklcore, _name):
-        ESTIMATORS.append(getattr(mklcore, _name)(kernels=SMALL_BANK, **_params))
+ESTIMATORS = [
+    mklcore.SumKernelSVC(kernels=SMALL_BANK),
+    mklcore.LpMKLClassifier(kernels=SMALL_BANK, p=2.0),
+    mklcore.LpMKLClassifier(kernels=SMALL_BANK, p=1.5, solver="analytic"),
+    mklcore.SimpleMKLClassifier(kernels=SMALL_BANK),
+    mklcore.SILPMKLClassifier(kernels=SMALL_BANK),
+]
 
 
 def _expected_failed_checks(estimator):

@@ -1,0 +1,309 @@
+r"""Small cvxpy formulations of lp-norm MKL, used as oracles in the tests (spec §5.2).
+
+Each kernel is factored as :math:`K_m=\Phi_m\Phi_m^\top` by an eigendecomposition (eigenvalues
+above ``1e-10 * max`` kept), so the problems can be written with explicit block weights
+:math:`w_m` (``quad_over_lin``) or with ``sum_squares`` instead of ``quad_form``. Only for
+small n (a few hundred at most). All functions raise :class:`ReferenceSolverError` unless
+cvxpy reports ``optimal``.
+
+Also holds the reference toy problem of spec §5.1 and its optima, shared by the tests.
+"""
+
+import numpy as np
+
+__all__ = ["ReferenceSolverError", "toy_problem", "TOY_OPTIMA", "factor_kernels",
+           "solve_primal_cvx", "solve_dual_cvx", "solve_tikhonov_cvx", "theta_from_dual"]
+
+#: Optimal values of (6) and optimal theta on :func:`toy_problem` (C = 1), spec §5.1
+#: (cvxpy + Clarabel; primal and dual agree to 2e-8 relative).
+TOY_OPTIMA = {
+    1.0: (24.2363916, (0.590759, 0.264369, 0.000000, 0.144873)),
+    4.0 / 3.0: (20.1271774, (0.635739, 0.422504, 0.082130, 0.178653)),
+    2.0: (16.0983153, (0.736195, 0.558946, 0.262992, 0.276463)),
+    4.0: (12.5861724, (0.853807, 0.748620, 0.546398, 0.505630)),
+    16.0: (10.3386805, (0.959522, 0.930708, 0.868293, 0.840785)),
+    np.inf: (9.6619386, (1.0, 1.0, 1.0, 1.0)),
+}
+
+
+class ReferenceSolverError(RuntimeError):
+    """cvxpy did not report an optimal solution."""
+
+
+def toy_problem():
+    """The reference toy problem of spec §5.1 (Kloft et al. 2009 verification recipe).
+
+    60 points in 5 dimensions, labels from a noisy quadratic rule, three Gaussian kernels
+    (widths 0.5, 1, 2) and a linear kernel, each trace-normalised to trace n.
+
+    Returns
+    -------
+    K : ndarray of shape (4, 60, 60)
+        Kernel stack.
+    y : ndarray of shape (60,)
+        Labels in {-1, +1}.
+    C : float
+        The box constraint of the table, 1.0.
+    """
+    rng = np.random.default_rng(0)
+    n, d = 60, 5
+    X = rng.normal(size=(n, d))
+    y = np.sign(X[:, 0] + 0.5 * X[:, 1] ** 2 - 0.5 + 0.3 * rng.normal(size=n))
+    D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    Ks = [np.exp(-D / (2 * s * s)) for s in (0.5, 1.0, 2.0)] + [X @ X.T]
+    Ks = [K * n / np.trace(K) for K in Ks]  # trace normalisation
+    C = 1.0
+    return np.stack(Ks), y, C
+
+
+def factor_kernels(K, rel_tol=1e-10):
+    r"""Factor each kernel as :math:`K_m=\Phi_m\Phi_m^\top` by eigendecomposition.
+
+    Parameters
+    ----------
+    K : array-like of shape (n_kernels, n, n)
+        PSD kernels.
+    rel_tol : float, default=1e-10
+        Eigenvalues below ``rel_tol * max eigenvalue`` are dropped.
+
+    Returns
+    -------
+    factors : list of ndarray of shape (n, r_m)
+        One factor per kernel.
+    """
+    factors = []
+    for Km in np.asarray(K, dtype=float):
+        vals, vecs = np.linalg.eigh(0.5 * (Km + Km.T))
+        keep = vals > rel_tol * max(vals.max(), 0.0)
+        if not np.any(keep):
+            factors.append(np.zeros((Km.shape[0], 1)))
+        else:
+            factors.append(vecs[:, keep] * np.sqrt(vals[keep]))
+    return factors
+
+
+def _solve(prob, what):
+    import cvxpy as cp
+
+    try:
+        # quad_over_lin(w, 0) evaluates to inf/nan when cvxpy re-evaluates the objective at
+        # a zero weight; the solver's optimal value below is what counts
+        with np.errstate(divide="ignore", invalid="ignore"):
+            prob.solve(solver="CLARABEL")
+    except cp.error.SolverError as exc:
+        raise ReferenceSolverError(f"{what}: solver error {exc}") from exc
+    if prob.status != "optimal":
+        raise ReferenceSolverError(f"{what}: cvxpy status {prob.status!r}")
+    value = prob.value
+    if value is None or not np.isfinite(value):
+        value = prob.solution.opt_val
+    return float(value)
+
+
+def _inputs(K, y):
+    K = np.asarray(K, dtype=float)
+    if K.ndim == 2:
+        K = K[None]
+    y = np.asarray(y, dtype=float)
+    if K.shape[1:] != (y.size, y.size) or not np.all(np.isin(y, (-1.0, 1.0))):
+        raise ValueError(f"Need K of shape (M, n, n) and y in {{-1, +1}} of length n; got "
+                         f"K {K.shape}, y {y.shape}.")
+    return K, y
+
+
+def _weight_constraint(theta, p):
+    import cvxpy as cp
+
+    if p == 1:
+        return cp.sum(theta) <= 1
+    if np.isinf(p):
+        return theta <= 1
+    return cp.pnorm(theta, p) <= 1
+
+
+def solve_primal_cvx(K, y, C, p):
+    r"""Solve the primal lp-norm MKL problem (6) of Kloft et al. (2009) with cvxpy.
+
+    .. math::
+        \min_{\theta\ge0,w,b,\xi\ge0}\ \tfrac12\sum_m\frac{\|w_m\|^2}{\theta_m}+C\sum_i\xi_i
+        \quad\text{s.t.}\quad y_i\Big(\sum_m(\Phi_mw_m)_i+b\Big)\ge1-\xi_i,\
+        \|\theta\|_p\le1
+
+    with ``quad_over_lin`` for :math:`\|w_m\|^2/\theta_m`; ``sum(theta) <= 1`` for p = 1 and
+    ``theta <= 1`` for p = inf.
+
+    Parameters
+    ----------
+    K : array-like of shape (n_kernels, n, n)
+        PSD kernels.
+    y : array-like of shape (n,)
+        Labels in {-1, +1}.
+    C : float
+        Box constraint of (6).
+    p : float
+        Norm, ``1 <= p <= inf``.
+
+    Returns
+    -------
+    result : dict
+        ``objective`` (optimal value of (6)), ``theta`` (shape (n_kernels,)), ``w_norms``
+        (:math:`\|w_m\|`), ``b``, ``status``.
+
+    Raises
+    ------
+    ReferenceSolverError
+        If cvxpy does not report ``optimal``.
+    """
+    import cvxpy as cp
+
+    K, y = _inputs(K, y)
+    factors = factor_kernels(K)
+    M, n = len(factors), y.size
+    ws = [cp.Variable(F.shape[1]) for F in factors]
+    theta, b, xi = cp.Variable(M, nonneg=True), cp.Variable(), cp.Variable(n, nonneg=True)
+    f = sum(F @ w for F, w in zip(factors, ws)) + b
+    reg = 0.5 * sum(cp.quad_over_lin(w, theta[m]) for m, w in enumerate(ws))
+    prob = cp.Problem(cp.Minimize(reg + C * cp.sum(xi)),
+                      [cp.multiply(y, f) >= 1 - xi, _weight_constraint(theta, p)])
+    value = _solve(prob, f"primal (6), p={p:g}")
+    return {"objective": value, "theta": np.maximum(theta.value, 0.0),
+            "w_norms": np.array([np.linalg.norm(w.value) for w in ws]), "b": float(b.value),
+            "status": prob.status}
+
+
+def solve_dual_cvx(K, y, C, p):
+    r"""Solve the lp-norm MKL dual (9) of Kloft et al. (2009) with cvxpy.
+
+    .. math::
+        \max_{0\le\alpha\le C,\ y^\top\alpha=0}\ \mathbf1^\top\alpha-\tfrac12\|u\|_{p^*}
+        \quad\text{s.t.}\quad u_m\ge\|\Phi_m^\top(\alpha\circ y)\|^2=\alpha^\top Q_m\alpha,
+
+    with ``max(u)`` for p = 1 and ``sum(u)`` for p = inf.
+
+    Parameters
+    ----------
+    K : array-like of shape (n_kernels, n, n)
+        PSD kernels.
+    y : array-like of shape (n,)
+        Labels in {-1, +1}.
+    C : float
+        Box constraint.
+    p : float
+        Norm, ``1 <= p <= inf``.
+
+    Returns
+    -------
+    result : dict
+        ``objective`` (optimal value of (9)), ``alpha`` (shape (n,)), ``S``
+        (:math:`\frac12\alpha^\top Q_m\alpha`), ``theta`` (from :func:`theta_from_dual`),
+        ``status``.
+
+    Raises
+    ------
+    ReferenceSolverError
+        If cvxpy does not report ``optimal``.
+    """
+    import cvxpy as cp
+
+    K, y = _inputs(K, y)
+    factors = factor_kernels(K)
+    M, n = len(factors), y.size
+    alpha, u = cp.Variable(n), cp.Variable(M)
+    cons = [alpha >= 0, alpha <= C, y @ alpha == 0]
+    cons += [u[m] >= cp.sum_squares(F.T @ cp.multiply(y, alpha)) for m, F in enumerate(factors)]
+    if p == 1:
+        t = cp.max(u)
+    elif np.isinf(p):
+        t = cp.sum(u)
+    else:
+        t = cp.pnorm(u, p / (p - 1.0))
+    prob = cp.Problem(cp.Maximize(cp.sum(alpha) - 0.5 * t), cons)
+    value = _solve(prob, f"dual (9), p={p:g}")
+    a = np.clip(alpha.value, 0.0, C)
+    c = a * y
+    S = np.maximum(0.5 * np.array([c @ Km @ c for Km in K]), 0.0)
+    return {"objective": value, "alpha": a, "S": S, "theta": theta_from_dual(S, p),
+            "status": prob.status}
+
+
+def theta_from_dual(S, p):
+    r"""Weights from a dual solution: :math:`\theta_m=(S_m/\|S\|_{p^*})^{1/(p-1)}` (§1.4).
+
+    Parameters
+    ----------
+    S : array-like of shape (n_kernels,)
+        :math:`\frac12\alpha^\top Q_m\alpha` at the dual optimum.
+    p : float
+        Norm, ``1 < p <= inf`` (p = 1 is not unique; returns the indicator of the largest
+        :math:`S_m`, normalised).
+
+    Returns
+    -------
+    theta : ndarray of shape (n_kernels,)
+        Computed in the log domain; unit p-norm.
+    """
+    from ._wrapper import normalize_pnorm
+
+    S = np.maximum(np.asarray(S, dtype=float), 0.0)
+    if np.isinf(p):
+        return np.ones_like(S)
+    if p == 1:
+        top = (S >= S.max() * (1 - 1e-9)).astype(float)
+        return top / top.sum()
+    with np.errstate(divide="ignore"):
+        log_theta = np.log(S) / (p - 1.0)  # theta ∝ S^(p*-1) = S^(1/(p-1))
+    return normalize_pnorm(np.exp(log_theta - np.max(log_theta)), p)
+
+
+def solve_tikhonov_cvx(K, y, C_tilde, mu, p):
+    r"""Solve the Tikhonov-regularised lp-norm MKL problem (4) of Kloft et al. (2009).
+
+    .. math::
+        \min_{\theta\ge0,w,b}\ \tilde C\sum_i\max\Big(0,1-y_i\Big(\sum_m(\Phi_mw_m)_i+b\Big)\Big)
+        +\tfrac12\sum_m\frac{\|w_m\|^2}{\theta_m}+\mu\|\theta\|_p^p .
+
+    Theorem 1 maps its solutions to those of the Ivanov problem (5)/(6) (see spec §1.3 for
+    the explicit constant).
+
+    Parameters
+    ----------
+    K : array-like of shape (n_kernels, n, n)
+        PSD kernels.
+    y : array-like of shape (n,)
+        Labels in {-1, +1}.
+    C_tilde : float
+        Loss weight :math:`\tilde C` of (4).
+    mu : float
+        Weight :math:`\mu` of the penalty :math:`\|\theta\|_p^p`.
+    p : float
+        Norm, ``1 <= p < inf``.
+
+    Returns
+    -------
+    result : dict
+        ``objective`` (optimal value of (4)), ``theta``, ``w_norms`` (:math:`\|w_m\|`), ``b``,
+        ``loss`` (hinge-loss sum), ``status``.
+
+    Raises
+    ------
+    ReferenceSolverError
+        If cvxpy does not report ``optimal``.
+    """
+    import cvxpy as cp
+
+    if not 1 <= p < np.inf:
+        raise ValueError(f"p must be in [1, inf) for the Tikhonov problem (4); got {p!r}.")
+    K, y = _inputs(K, y)
+    factors = factor_kernels(K)
+    M = len(factors)
+    ws = [cp.Variable(F.shape[1]) for F in factors]
+    theta, b = cp.Variable(M, nonneg=True), cp.Variable()
+    f = sum(F @ w for F, w in zip(factors, ws)) + b
+    loss = cp.sum(cp.pos(1 - cp.multiply(y, f)))
+    reg = 0.5 * sum(cp.quad_over_lin(w, theta[m]) for m, w in enumerate(ws))
+    pen = cp.sum(theta) if p == 1 else cp.sum(cp.power(theta, p))
+    prob = cp.Problem(cp.Minimize(C_tilde * loss + reg + mu * pen))
+    value = _solve(prob, f"Tikhonov (4), p={p:g}")
+    return {"objective": value, "theta": np.maximum(theta.value, 0.0),
+            "w_norms": np.array([np.linalg.norm(w.value) for w in ws]), "b": float(b.value),
+            "loss": float(loss.value), "status": prob.status}

@@ -1,0 +1,505 @@
+"""Tests of lp-norm MKL (Kloft et al. 2009): spec §5.1 toy optima and §5.3 invariants."""
+
+import importlib.util
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import SVC
+
+from mklcore._result import MKLResult
+from mklcore._wrapper import Cuts, dual_norm, normalize_pnorm, pnorm
+from mklcore.lpnorm import (LpMKLClassifier, _analytic_update, _cvx_master, _newton_update,
+                            _taylor_coefficients, lpmkl_solve, sum_kernel_svm_solve)
+from mklcore.reference import TOY_OPTIMA, ReferenceSolverError, solve_primal_cvx, toy_problem
+from mklcore.svm import svm_solve
+
+# Tight inner tolerances for the comparisons with the optima: the objective error is then
+# driven by the MKL tolerance (objective ~ 1e-7 relative, theta ~ 3e-4 at tol 1e-7).
+SVM_TOL = 1e-8
+MKL_TOL = 1e-7
+OBJ_RTOL = 1e-5      # spec §5.1: relative 1e-5 on the objective for p > 1
+THETA_ATOL = 1e-3    # spec §5.1: 1e-3 on theta for p > 1
+L1_RTOL = 1e-4       # spec §5.3 item 5: l1 variants within 1e-4 relative
+NORM_ATOL = 1e-8     # spec §5.3 item 3: |‖theta‖_p - 1| <= 1e-8 after every update
+GAP_FLOOR = -1e-10   # spec §5.3 item 4: relative gap >= -1e-10 (Hölder, up to round-off)
+CERT_FLOOR = -1e-8   # rigorous gap P_hinge - D_p >= -1e-8
+
+P_GT_1 = [4 / 3, 2.0, 4.0, 16.0]
+SOLVERS = [("newton", {}), ("analytic", {}), ("cutting_plane", {}),
+           ("cutting_plane", {"master": "exact"})]
+
+HAS_KERNELS = importlib.util.find_spec("mklcore.kernels") is not None
+
+
+@pytest.fixture(scope="module")
+def toy():
+    return toy_problem()
+
+
+@pytest.fixture(scope="module")
+def oracle(toy):
+    """cvxpy optimum of (6) per p (None where cvxpy does not report 'optimal')."""
+    K, y, C = toy
+    cache = {}
+
+    def get(p):
+        if p not in cache:
+            try:
+                cache[p] = solve_primal_cvx(K, y, C, p)
+            except ReferenceSolverError:  # pragma: no cover
+                cache[p] = None
+        return cache[p]
+
+    return get
+
+
+def _check_run(res, K, y, C, p):
+    """Invariants of §5.3 items 3-4 on a finished run (all iterations from the history)."""
+    h = res.history
+    W = h["weights"]
+    assert W.shape == (res.n_iter, K.shape[0])
+    assert np.all(W >= 0)
+    norms = np.array([pnorm(w, p) for w in W])
+    np.testing.assert_allclose(norms, 1.0, atol=NORM_ATOL)
+    assert np.all(h["gap"] >= GAP_FLOOR)
+    assert res.gap >= GAP_FLOOR
+    assert res.rigorous_gap >= CERT_FLOOR
+    assert np.all(res.alpha >= 0) and np.all(res.alpha <= C + 1e-12)
+    assert abs(res.alpha @ y) <= 1e-8
+    np.testing.assert_allclose(res.dual_coef, res.alpha * y)
+    for key in ("weights", "dual_coef", "intercept", "objective", "gap", "n_iter", "success",
+                "status", "message", "history", "method", "dual_objective", "alpha",
+                "n_svm_calls"):
+        assert key in res
+    assert len(h["objective"]) == len(h["gap"]) == len(h["time"]) == res.n_iter
+
+
+@pytest.mark.parametrize("solver,opts", SOLVERS, ids=["newton", "analytic", "cp-sqclp", "cp-exact"])
+@pytest.mark.parametrize("p", P_GT_1, ids=lambda p: f"p={p:.3g}")
+def test_solvers_reach_toy_optimum(toy, oracle, p, solver, opts):
+    """§5.3 item 5: every lp solver reaches the optimum of (6) (table §5.1 and cvxpy)."""
+    K, y, C = toy
+    res = lpmkl_solve(K, y, p=p, C=C, solver=solver, tol=MKL_TOL, svm_tol=SVM_TOL, **opts)
+    assert res.success and res.status == 0 and res.method == "lpmkl"
+    assert res.criterion <= MKL_TOL
+    optimum, theta = TOY_OPTIMA[p]
+    np.testing.assert_allclose(res.objective, optimum, rtol=OBJ_RTOL)
+    np.testing.assert_allclose(res.weights, theta, atol=THETA_ATOL)
+    ref = oracle(p)
+    if ref is not None:
+        np.testing.assert_allclose(res.objective, ref["objective"], rtol=OBJ_RTOL)
+        np.testing.assert_allclose(res.weights, ref["theta"], atol=THETA_ATOL)
+    _check_run(res, K, y, C, p)
+    if solver != "cutting_plane":  # their criterion is the relative duality gap itself
+        assert res.gap <= MKL_TOL
+
+
+@pytest.mark.parametrize("solver,opts", [("analytic", {"stabilize": True}),
+                                         ("cutting_plane", {})], ids=["analytic", "cp-lp"])
+def test_l1_solvers_reach_toy_optimum(toy, oracle, solver, opts):
+    """p = 1: analytic (stabilised) and cutting plane (LP master) agree within 1e-4."""
+    K, y, C = toy
+    res = lpmkl_solve(K, y, p=1.0, C=C, solver=solver, tol=1e-4, svm_tol=1e-7, **opts)
+    assert res.success
+    np.testing.assert_allclose(res.objective, TOY_OPTIMA[1.0][0], rtol=L1_RTOL)
+    ref = oracle(1.0)
+    if ref is not None:
+        np.testing.assert_allclose(res.objective, ref["objective"], rtol=L1_RTOL)
+    _check_run(res, K, y, C, 1.0)
+    np.testing.assert_allclose(res.history["weights"].sum(axis=1), 1.0, atol=NORM_ATOL)
+
+
+def test_p_inf_is_the_sum_kernel(toy):
+    """p = inf delegates to the unweighted sum kernel (theta = 1, spec §2.6)."""
+    K, y, C = toy
+    res = lpmkl_solve(K, y, p=np.inf, C=C, svm_tol=SVM_TOL)
+    np.testing.assert_array_equal(res.weights, np.ones(4))
+    np.testing.assert_allclose(res.objective, TOY_OPTIMA[np.inf][0], rtol=OBJ_RTOL)
+    ref = sum_kernel_svm_solve(K, y, C=C, svm_tol=SVM_TOL)
+    np.testing.assert_allclose(res.objective, ref.dual_objective, rtol=1e-10)
+    assert res.success and res.gap == 0.0
+
+
+def test_p_to_infinity_approaches_sum_kernel(toy):
+    """§5.3 item 7: objective decreases in p toward the sum kernel, theta -> 1."""
+    K, y, C = toy
+    ps = [1.0, 4 / 3, 2.0, 4.0, 16.0, 64.0, 256.0, np.inf]
+    objs, thetas = [], []
+    for p in ps:
+        solver = "analytic" if p > 1 else "cutting_plane"
+        res = lpmkl_solve(K, y, p=p, C=C, solver=solver, tol=1e-6, svm_tol=1e-7)
+        objs.append(res.objective)
+        thetas.append(res.weights)
+    assert np.all(np.diff(objs) < 0)
+    np.testing.assert_allclose(objs[ps.index(64.0)], 9.8277097, rtol=1e-5)
+    np.testing.assert_allclose(objs[ps.index(256.0)], 9.7031696, rtol=1e-5)
+    assert thetas[ps.index(256.0)].min() > 0.98
+
+
+def test_newton_with_fixed_alpha_converges_to_analytic_update():
+    """§5.3 item 8: many Newton steps at fixed S give the closed-form update."""
+    theta = normalize_pnorm(np.array([0.3, 0.5, 0.6, 0.2]), 2.0)
+    S = np.array([3.0, 1.0, 0.5, 2.0])
+    analytic = _analytic_update(theta, S, 2.0)
+    newton = _newton_update(theta, S, 2.0, newton_steps=50)
+    np.testing.assert_allclose(newton, analytic, atol=1e-8)
+    for p in (4 / 3, 3.0):
+        theta_p = normalize_pnorm(np.array([0.3, 0.5, 0.6, 0.2]), p)
+        np.testing.assert_allclose(_newton_update(theta_p, S, p, newton_steps=50),
+                                   _analytic_update(theta_p, S, p), atol=1e-7)
+
+
+def test_analytic_update_formula():
+    """§2.3: theta_m ∝ ||w_m||^(2/(p+1)), ||w_m||^2 = 2 theta_m^2 S_m (theta^2, not theta)."""
+    theta = normalize_pnorm(np.array([0.3, 0.5, 0.6, 0.2]), 2.0)
+    S = np.array([3.0, 1.0, 0.5, 2.0])
+    w = np.sqrt(2 * theta ** 2 * S)
+    for p in (1.0, 1.5, 2.0, 8.0):
+        expected = w ** (2 / (p + 1)) / np.sum(w ** (2 * p / (p + 1))) ** (1 / p)
+        np.testing.assert_allclose(_analytic_update(theta, S, p), expected, rtol=1e-12)
+    np.testing.assert_array_equal(_analytic_update(theta, S, np.inf), np.ones(4))
+    # p close to 1 stays finite and normalised (log domain)
+    near_one = _analytic_update(theta, S, 1.0 + 1e-9)
+    assert np.all(np.isfinite(near_one)) and np.isclose(pnorm(near_one, 1.0 + 1e-9), 1.0)
+
+
+_positive = st.floats(min_value=1e-6, max_value=1.0, allow_nan=False)
+_nonneg = st.floats(min_value=0.0, max_value=1e3, allow_nan=False)
+
+
+@settings(derandomize=True, max_examples=60, deadline=None)
+@given(theta=st.lists(_positive, min_size=1, max_size=6),
+       S=st.lists(_nonneg, min_size=6, max_size=6),
+       p=st.floats(min_value=1.0, max_value=50.0))
+def test_weight_updates_stay_feasible(theta, S, p):
+    """§5.3 item 3 as a property: updates give theta >= 0 with unit p-norm, and the Newton
+    step never increases Phi(theta) = sum_m a_m / theta_m on the p-sphere (§2.1)."""
+    theta = normalize_pnorm(np.array(theta), p)
+    S = np.array(S[:theta.size])
+    for stabilize in (False, True):
+        new = _analytic_update(theta, S, p, stabilize=stabilize)
+        assert np.all(np.isfinite(new)) and np.all(new >= 0)
+        assert abs(pnorm(new, p) - 1.0) <= 1e-8
+    if p > 1:
+        new = _newton_update(theta, S, p)
+        assert np.all(new >= 0) and abs(pnorm(new, p) - 1.0) <= 1e-8
+        a = theta ** 2 * S
+        assert np.sum(a / new) <= np.sum(a / theta) * (1 + 1e-12) + 1e-300
+
+
+def test_dual_norm_special_cases():
+    S = np.array([3.0, 1.0, 0.5, 2.0, -1e-15])
+    assert dual_norm(S, 1.0) == 3.0
+    assert dual_norm(S, np.inf) == pytest.approx(6.5)
+    assert dual_norm(S, 2.0) == pytest.approx(np.linalg.norm(S[:4]))
+    assert dual_norm(S, 1.0 + 1e-12) == pytest.approx(3.0, rel=1e-6)
+
+
+def test_taylor_surrogate(toy):
+    """§5.3 item 9: surrogate = 1 and gradient = p theta~^(p-1) at theta~; exact for p = 2."""
+    rng = np.random.default_rng(3)
+    for p in (4 / 3, 2.0, 3.0, 16.0):
+        tt = normalize_pnorm(rng.random(5) + 0.05, p)
+        A, B, c0 = _taylor_coefficients(tt, p)
+        assert np.all(A >= 0)
+        assert np.isclose(np.sum(A * tt ** 2 + B * tt) + c0, 1.0)
+        np.testing.assert_allclose(2 * A * tt + B, p * tt ** (p - 1), rtol=1e-12)
+    A, B, c0 = _taylor_coefficients(tt, 2.0)
+    np.testing.assert_allclose(A, 1.0)
+    np.testing.assert_allclose(B, 0.0)
+    assert c0 == 0.0
+    # SQCLP master optimum = exact pnorm master optimum on the same cuts
+    K, y, C = toy
+    cuts = Cuts(4, prune=False)
+    for theta in ([0.5, 0.5, 0.5, 0.5], [0.9, 0.3, 0.1, 0.2], [0.2, 0.2, 0.9, 0.3]):
+        st = svm_solve(K, y, weights=normalize_pnorm(np.array(theta), 4 / 3), C=C, tol=1e-8)
+        cuts.add(st.alpha.sum(), 0.5 * st.q)
+    p = 4 / 3
+    try:
+        _, eta_exact = _cvx_master(cuts, p, kind="exact")
+    except Exception as exc:  # pragma: no cover
+        pytest.skip(f"cvxpy master failed: {exc}")
+    theta_t = normalize_pnorm(np.ones(4), p)
+    eta_old = None
+    for _ in range(50):
+        theta_star, _ = _cvx_master(cuts, p, theta_tilde=theta_t, kind="sqclp")
+        theta_t = normalize_pnorm(theta_star, p)
+        eta = np.max(cuts.values(theta_t))
+        if eta_old is not None and abs(1 - eta / eta_old) < 1e-9:
+            break
+        eta_old = eta
+    np.testing.assert_allclose(eta, eta_exact, rtol=1e-6)
+    # p = 2: one QCLP solves the master; a second solve confirms
+    th1, eta1 = _cvx_master(cuts, 2.0, theta_tilde=normalize_pnorm(np.ones(4), 2.0))
+    th2, eta2 = _cvx_master(cuts, 2.0, theta_tilde=normalize_pnorm(th1, 2.0))
+    np.testing.assert_allclose(eta2, eta1, rtol=1e-7)
+    np.testing.assert_allclose(eta1, _cvx_master(cuts, 2.0, kind="exact")[1], rtol=1e-7)
+
+
+def test_wrapper_monotonicity_analytic(toy):
+    """§5.3 item 14: with an exact SVM, J(theta_t) is non-increasing (block descent)."""
+    K, y, C = toy
+    for p in (4 / 3, 2.0):
+        res = lpmkl_solve(K, y, p=p, C=C, solver="analytic", tol=1e-7, svm_tol=1e-10)
+        J = res.history["objective"]
+        assert np.all(np.diff(J) <= 1e-7 * J[:-1])
+
+
+def test_sip_lower_bounds(toy):
+    """§5.3 item 15: exact master, no pruning: eta_t non-decreasing and eta_t <= opt <= J."""
+    K, y, C = toy
+    p = 2.0
+    res = lpmkl_solve(K, y, p=p, C=C, solver="cutting_plane", master="exact", prune_cuts=False,
+                      tol=1e-7, svm_tol=1e-9)
+    eta = res.history["eta"]
+    finite = eta[np.isfinite(eta)]
+    assert finite.size >= 2
+    assert np.all(np.diff(finite) >= -1e-7 * np.abs(finite[1:]))
+    optimum = TOY_OPTIMA[p][0]
+    assert np.all(finite <= optimum * (1 + 1e-6))
+    assert np.all(res.history["objective"] >= optimum * (1 - 1e-6))
+    assert res.n_master_solves == res.n_iter - 1
+
+
+def test_identical_kernels(toy):
+    """§5.3 item 10: K_1 = ... = K_M ⇒ theta = M^(-1/p) 1, objective = SVM on M^(1-1/p) K."""
+    K, y, C = toy
+    M, p = 3, 2.0
+    stack = np.repeat(K[:1], M, axis=0)
+    for solver in ("newton", "analytic", "cutting_plane"):
+        res = lpmkl_solve(stack, y, p=p, C=C, solver=solver, tol=1e-7, svm_tol=SVM_TOL)
+        np.testing.assert_allclose(res.weights, M ** (-1 / p), atol=1e-6)
+        np.testing.assert_allclose(res.objective, 16.752310, rtol=1e-6)
+    svm = svm_solve(M ** (1 - 1 / p) * K[0], y, C=C, tol=SVM_TOL)
+    np.testing.assert_allclose(res.objective, svm.dual_objective, rtol=1e-6)
+
+
+@pytest.mark.parametrize("solver", ["newton", "analytic", "cutting_plane"])
+def test_single_kernel_equals_svc(toy, solver):
+    """§5.3 item 11: M = 1 ⇒ theta = 1 and the decision values of SVC(kernel="precomputed")."""
+    K, y, C = toy
+    res = lpmkl_solve(K[1:2], y, p=2.0, C=C, solver=solver, svm_tol=1e-10)
+    np.testing.assert_allclose(res.weights, [1.0])
+    svc = SVC(kernel="precomputed", C=C, tol=1e-10).fit(K[1], y)
+    f = res.decision(K[1:2])
+    np.testing.assert_allclose(f, svc.decision_function(K[1]), atol=1e-6)
+    # newton/analytic: the gap is 0 at once; the SIP gap needs one master solve
+    assert res.n_iter == (2 if solver == "cutting_plane" else 1) and res.success
+
+
+@pytest.mark.parametrize("solver", ["newton", "analytic", "cutting_plane"])
+def test_permutation_equivariance(toy, solver):
+    """§5.3 item 12: permuting the kernels permutes theta."""
+    K, y, C = toy
+    perm = np.array([2, 0, 3, 1])
+    a = lpmkl_solve(K, y, p=2.0, C=C, solver=solver, tol=1e-7, svm_tol=SVM_TOL)
+    b = lpmkl_solve(K[perm], y, p=2.0, C=C, solver=solver, tol=1e-7, svm_tol=SVM_TOL)
+    np.testing.assert_allclose(b.weights, a.weights[perm], atol=1e-5)
+    np.testing.assert_allclose(b.objective, a.objective, rtol=1e-7)
+
+
+def test_labels_are_mapped(toy):
+    """{0, 1} labels give the same model as {-1, +1}."""
+    K, y, C = toy
+    a = lpmkl_solve(K, y, p=2.0, solver="analytic")
+    b = lpmkl_solve(K, (y > 0).astype(int), p=2.0, solver="analytic")
+    np.testing.assert_allclose(a.weights, b.weights)
+    np.testing.assert_allclose(a.dual_coef, b.dual_coef)
+
+
+def test_default_tolerances_converge(toy):
+    """The defaults (tol 1e-5, svm_tol 1e-3) converge and satisfy the certificates."""
+    K, y, C = toy
+    for solver in ("newton", "analytic", "cutting_plane"):
+        res = lpmkl_solve(K, y, p=2.0, C=C, solver=solver)
+        assert res.success and res.criterion <= 1e-5
+        np.testing.assert_allclose(res.objective, TOY_OPTIMA[2.0][0], rtol=1e-4)
+        assert res.rigorous_gap >= CERT_FLOOR
+        _check_run(res, K, y, C, 2.0)
+
+
+def test_newton_options(toy):
+    """Results do not depend on newton_steps (spec §2.1 notes)."""
+    K, y, C = toy
+    res = lpmkl_solve(K, y, p=2.0, C=C, solver="newton", tol=1e-6, svm_tol=1e-7,
+                      newton_steps=3)
+    assert res.success
+    np.testing.assert_allclose(res.objective, TOY_OPTIMA[2.0][0], rtol=1e-5)
+
+
+def test_newton_armijo_rule_stalls(toy):
+    """Spec §2.1 discrepancy: SHOGUN's relative-decrease rule (armijo_c=1e-4) stalls near the
+    optimum, strict decrease (the default) does not."""
+    K, y, C = toy
+    with pytest.warns(ConvergenceWarning, match="did not converge in 60 iterations"):
+        res = lpmkl_solve(K, y, p=2.0, C=C, solver="newton", tol=1e-6, svm_tol=1e-7,
+                          max_iter=60, armijo_c=1e-4)
+    np.testing.assert_allclose(res.objective, TOY_OPTIMA[2.0][0], rtol=1e-3)
+    assert res.n_line_search_failures > 0
+
+
+@pytest.mark.parametrize("solver", ["newton", "analytic", "cutting_plane"])
+@pytest.mark.parametrize("p", [4 / 3, 2.0], ids=lambda p: f"p={p:.3g}")
+def test_interleaved_equals_wrapper(toy, p, solver):
+    """§5.3 item 6: interleaved mode reaches the wrapper's objective (1e-5) and theta (1e-3)."""
+    K, y, C = toy
+    wrap = lpmkl_solve(K, y, p=p, C=C, solver=solver, tol=MKL_TOL, svm_tol=SVM_TOL)
+    inter = lpmkl_solve(K, y, p=p, C=C, solver=solver, tol=MKL_TOL, svm_tol=SVM_TOL,
+                        mode="interleaved", mkl_every=10)
+    assert inter.success and inter.mode == "interleaved" and inter.svm_backend == "smo"
+    np.testing.assert_allclose(inter.objective, wrap.objective, rtol=OBJ_RTOL)
+    np.testing.assert_allclose(inter.weights, wrap.weights, atol=THETA_ATOL)
+    np.testing.assert_allclose(inter.objective, TOY_OPTIMA[p][0], rtol=OBJ_RTOL)
+    _check_run(inter, K, y, C, p)
+    # partial SVM phases: far fewer SMO steps in total than one SVM per weight update
+    assert inter.n_iter > 1
+
+
+def test_smo_backend_matches_libsvm(toy):
+    """The warm-started SMO with gradient caches solves the same SVM as LIBSVM."""
+    K, y, C = toy
+    theta = normalize_pnorm(np.array([0.3, 0.5, 0.6, 0.2]), 2.0)
+    ref = svm_solve(K, y, weights=theta, C=C, tol=1e-10)
+    from mklcore._wrapper import SVMOracle
+
+    oracle = SVMOracle(K, y, C=C, svm_tol=1e-10, p=2.0, backend="smo")
+    state = oracle(theta)
+    assert state.exact
+    np.testing.assert_allclose(state.alpha, ref.alpha, atol=1e-6)
+    np.testing.assert_allclose(state.intercept, ref.intercept, atol=1e-6)
+    np.testing.assert_allclose(2 * state.S, ref.q, rtol=1e-6)
+    np.testing.assert_allclose(state.H, K @ (state.alpha * y), atol=1e-9)  # caches exact
+    # warm start at new weights = cold start there
+    theta2 = normalize_pnorm(np.array([0.6, 0.1, 0.2, 0.5]), 2.0)
+    warm, cold = oracle(theta2, start=state), SVMOracle(K, y, C=C, svm_tol=1e-10, p=2.0,
+                                                         backend="smo")(theta2)
+    np.testing.assert_allclose(warm.J, cold.J, rtol=1e-10)
+    np.testing.assert_allclose(warm.H, K @ (warm.alpha * y), atol=1e-9)
+    # whole solvers agree across backends
+    a = lpmkl_solve(K, y, p=2.0, solver="analytic", tol=1e-7, svm_tol=SVM_TOL)
+    b = lpmkl_solve(K, y, p=2.0, solver="analytic", tol=1e-7, svm_tol=SVM_TOL,
+                    svm_backend="smo")
+    np.testing.assert_allclose(b.objective, a.objective, rtol=1e-8)
+    np.testing.assert_allclose(b.weights, a.weights, atol=1e-6)
+
+
+def test_interleaved_needs_smo(toy):
+    K, y, _ = toy
+    with pytest.raises(ValueError, match="mode='interleaved' needs svm_backend='smo'"):
+        lpmkl_solve(K, y, mode="interleaved", svm_backend="libsvm")
+
+
+# ------------------------------------------------------------------ failure paths
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"p": 0.5}, r"'p' parameter of lpmkl_solve must be a float in the range \[1, inf\]"),
+    ({"solver": "foo"}, r"'solver' parameter of lpmkl_solve must be one of"),
+    ({"p": 1.0, "solver": "newton"}, r"solver='newton' requires p > 1.*analytic"),
+    ({"C": 0.0}, r"'C' parameter of lpmkl_solve"),
+    ({"C": -1.0}, r"'C' parameter of lpmkl_solve"),
+    ({"tol": 0}, r"'tol' parameter"),
+    ({"max_iter": 0}, r"'max_iter' parameter"),
+    ({"master": "bogus", "solver": "cutting_plane"}, r"'master' parameter"),
+])
+def test_bad_parameters(toy, kwargs, match):
+    K, y, _ = toy
+    with pytest.raises(ValueError, match=match):
+        lpmkl_solve(K, y, **kwargs)
+
+
+def test_bad_inputs(toy):
+    K, y, _ = toy
+    with pytest.raises(ValueError, match="K and y do not match"):
+        lpmkl_solve(K, y[:-1])
+    bad = K.copy()
+    bad[2] = bad[2] - 2.0 * np.eye(60)
+    with pytest.raises(ValueError, match="Kernel 2 of 4 is not positive semidefinite"):
+        lpmkl_solve(bad, y)
+    with pytest.raises(ValueError, match="needs two classes"):
+        lpmkl_solve(K, np.ones(60))
+    with pytest.raises(TypeError, match="unknown option"):
+        lpmkl_solve(K, y, solver="newton", stabilize=True)
+
+
+def test_max_iter_warns(toy):
+    K, y, _ = toy
+    with pytest.warns(ConvergenceWarning, match=r"LpMKL \(newton, p=2\) did not converge in 1 "
+                                                r"iterations: relative duality gap .* > tol"):
+        res = lpmkl_solve(K, y, max_iter=1)
+    assert not res.success and res.status == 1 and res.n_iter == 1
+    with pytest.warns(ConvergenceWarning, match="SIP gap"):
+        lpmkl_solve(K, y, solver="cutting_plane", max_iter=2)
+
+
+def test_callback_stop_iteration(toy):
+    K, y, _ = toy
+    seen = []
+
+    def callback(intermediate):
+        assert isinstance(intermediate, MKLResult)
+        seen.append(intermediate.weights)
+        if intermediate.n_iter == 3:
+            raise StopIteration
+
+    res = lpmkl_solve(K, y, p=4 / 3, solver="analytic", callback=callback)
+    assert res.status == 3 and not res.success and res.n_iter == 3 and len(seen) == 3
+    assert "callback" in res.message
+
+
+def test_verbose_prints(toy, capsys):
+    K, y, _ = toy
+    lpmkl_solve(K, y, p=2.0, solver="analytic", verbose=2)
+    out = capsys.readouterr().out
+    assert "LpMKL (analytic, p=2) iter    1" in out and "converged" in out
+    lpmkl_solve(K, y, p=2.0, solver="analytic")
+    assert capsys.readouterr().out == ""
+
+
+# ------------------------------------------------------------------ estimator
+
+@pytest.mark.skipif(not HAS_KERNELS, reason="mklcore.kernels not available")
+def test_estimator_single_kernel_matches_svc():
+    """STYLE §7: one kernel, no normalisation ⇒ SVC(kernel="precomputed") decision values."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 3))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=50) > 0, "b", "a")
+
+    def rbf(A, B):
+        return np.exp(-0.5 * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
+
+    clf = LpMKLClassifier(kernels=[rbf], p=2.0, C=2.0, svm_tol=1e-10).fit(X, y)
+    svc = SVC(kernel="precomputed", C=2.0, tol=1e-10).fit(rbf(X, X), y)
+    X_test = rng.normal(size=(20, 3))
+    np.testing.assert_allclose(clf.decision_function(X_test),
+                               svc.decision_function(rbf(X_test, X)), atol=1e-6)
+    np.testing.assert_array_equal(clf.predict(X_test), svc.predict(rbf(X_test, X)))
+    assert clf.weights_.tolist() == [1.0] and clf.converged_
+
+
+@pytest.mark.skipif(not HAS_KERNELS, reason="mklcore.kernels not available")
+def test_estimator_fit_and_params():
+    from sklearn.base import clone
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 4))
+    y = (X[:, 0] + X[:, 1] ** 2 > 0.5).astype(int)
+
+    def lin(A, B):
+        return A @ B.T
+
+    def rbf(A, B):
+        return np.exp(-0.5 * ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1))
+
+    for solver in ("newton", "analytic", "cutting_plane"):
+        clf = LpMKLClassifier(kernels=[lin, rbf], p=1.5, solver=solver).fit(X, y)
+        assert clf.weights_.shape == (2,) and np.isclose(pnorm(clf.weights_, 1.5), 1.0)
+        assert clf.score(X, y) > 0.7
+        assert clf.history_["weights"].shape == (clf.n_iter_, 2)
+    assert clone(clf).get_params()["solver"] == "cutting_plane"
+    with pytest.raises(ValueError, match="'p' parameter of LpMKLClassifier"):
+        LpMKLClassifier(kernels=[lin], p=0.5).fit(X, y)
+    with pytest.raises(ValueError, match="requires p > 1"):
+        LpMKLClassifier(kernels=[lin], p=1, solver="newton").fit(X, y)

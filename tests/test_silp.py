@@ -1,0 +1,174 @@
+"""Tests of SILP l1-MKL (Sonnenburg et al. 2006), the l1 baseline of Kloft et al. (2009)."""
+
+import importlib.util
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import SVC
+
+from mklcore._wrapper import Cuts
+from mklcore.lpnorm import lpmkl_solve
+from mklcore.reference import TOY_OPTIMA, ReferenceSolverError, solve_primal_cvx, toy_problem
+from mklcore.silp import SILPMKLClassifier, _lp_master, silp_solve
+from mklcore.simplemkl import simplemkl_solve
+
+L1_RTOL = 1e-4   # spec §5.3 item 5 / claim T6: l1 solvers agree within 1e-4 relative
+HAS_KERNELS = importlib.util.find_spec("mklcore.kernels") is not None
+
+
+@pytest.fixture(scope="module")
+def toy():
+    return toy_problem()
+
+
+@pytest.fixture(scope="module")
+def toy_run(toy):
+    K, y, C = toy
+    return silp_solve(K, y, C=C, tol=1e-6, svm_tol=1e-8)
+
+
+def test_reaches_l1_optimum(toy, toy_run):
+    """Objective within 1e-4 of the l1 optimum (table §5.1 and cvxpy)."""
+    K, y, C = toy
+    res = toy_run
+    assert res.success and res.method == "silp" and res.criterion <= 1e-6
+    np.testing.assert_allclose(res.objective, TOY_OPTIMA[1.0][0], rtol=L1_RTOL)
+    try:
+        ref = solve_primal_cvx(K, y, C, 1.0)
+    except ReferenceSolverError:  # pragma: no cover
+        pytest.skip("cvxpy oracle not optimal")
+    np.testing.assert_allclose(res.objective, ref["objective"], rtol=L1_RTOL)
+    assert res.rigorous_gap >= -1e-8
+    assert res.gap >= -1e-10  # Delta_rel is reported for SILP too
+    assert res.n_master_solves == res.n_iter - 1 == res.n_svm_calls - 1
+
+
+def test_weights_and_bounds_every_iteration(toy_run):
+    """Simplex weights; LP values are lower bounds, J(theta) upper bounds (§5.3 item 15)."""
+    h = toy_run.history
+    assert np.all(h["weights"] >= 0)
+    np.testing.assert_allclose(h["weights"].sum(axis=1), 1.0, atol=1e-12)
+    optimum = TOY_OPTIMA[1.0][0]
+    eta = h["eta"][np.isfinite(h["eta"])]
+    assert np.all(eta <= optimum * (1 + 1e-6))
+    assert np.all(h["objective"] >= optimum * (1 - 1e-6))
+    assert np.all(np.diff(eta) >= -1e-9 * np.abs(eta[1:]))  # no pruning at this size
+
+
+def test_l1_solvers_agree(toy, toy_run):
+    """Claim T6: SILP, SimpleMKL and the lp cutting plane at p = 1 agree within 1e-4."""
+    K, y, C = toy
+    smk = simplemkl_solve(K, y, C=C, tol=1e-3, svm_tol=1e-7)
+    cp1 = lpmkl_solve(K, y, p=1.0, C=C, solver="cutting_plane", tol=1e-6, svm_tol=1e-8)
+    for res in (smk, cp1):
+        np.testing.assert_allclose(res.objective, toy_run.objective, rtol=L1_RTOL)
+
+
+def test_interleaved_chunking(toy, toy_run):
+    """Sonnenburg's chunking variant (cuts from partial SVMs) reaches the same optimum."""
+    K, y, C = toy
+    res = silp_solve(K, y, C=C, tol=1e-6, svm_tol=1e-8, mode="interleaved", mkl_every=10)
+    assert res.success and res.mode == "interleaved"
+    np.testing.assert_allclose(res.objective, toy_run.objective, rtol=1e-5)
+    # cuts of partially optimised alphas stay valid: eta is still a lower bound
+    eta = res.history["eta"][np.isfinite(res.history["eta"])]
+    assert np.all(eta <= TOY_OPTIMA[1.0][0] * (1 + 1e-6))
+
+
+def test_lp_master():
+    """Two cuts: the LP picks the weight that balances them (eta = min_theta max_r cut)."""
+    cuts = Cuts(2, prune=False)
+    cuts.add(10.0, [4.0, 0.0])   # 10 - 4 theta_1
+    cuts.add(10.0, [0.0, 6.0])   # 10 - 6 theta_2
+    theta, eta = _lp_master(cuts)
+    # 10 - 4 t = 10 - 6 (1 - t)  =>  t = 0.6, eta = 7.6
+    np.testing.assert_allclose(theta, [0.6, 0.4], atol=1e-9)
+    assert eta == pytest.approx(7.6)
+
+
+def test_cut_pruning():
+    cuts = Cuts(2, max_cuts=3)
+    for L, S in [(10, [4, 0]), (10, [0, 6]), (1, [0, 0]), (2, [0, 0]), (3, [0, 0])]:
+        cuts.add(L, S)
+    theta, eta = _lp_master(cuts)
+    cuts.prune(theta, eta)
+    assert len(cuts) == 4 and cuts.n_pruned == 1
+    assert 1.0 not in cuts.L  # the loosest cut went first
+
+
+def test_pruned_run_still_converges(toy):
+    K, y, C = toy
+    res = silp_solve(K, y, C=C, tol=1e-5, svm_tol=1e-8, max_cuts=5)
+    assert res.success
+    assert np.all(res.history["n_cuts"] <= 12)
+    np.testing.assert_allclose(res.objective, TOY_OPTIMA[1.0][0], rtol=L1_RTOL)
+
+
+def test_single_kernel_equals_svc(toy):
+    K, y, C = toy
+    res = silp_solve(K[2:3], y, C=C, svm_tol=1e-10)
+    np.testing.assert_allclose(res.weights, [1.0])
+    svc = SVC(kernel="precomputed", C=C, tol=1e-10).fit(K[2], y)
+    np.testing.assert_allclose(res.decision(K[2:3]), svc.decision_function(K[2]), atol=1e-6)
+
+
+def test_permutation_equivariance(toy, toy_run):
+    K, y, C = toy
+    perm = np.array([1, 3, 0, 2])
+    res = silp_solve(K[perm], y, C=C, tol=1e-6, svm_tol=1e-8)
+    np.testing.assert_allclose(res.objective, toy_run.objective, rtol=1e-6)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"C": -2.0}, r"'C' parameter of silp_solve"),
+    ({"max_cuts": 0}, r"'max_cuts' parameter"),
+    ({"max_iter": 1.5}, r"'max_iter' parameter"),
+])
+def test_bad_parameters(toy, kwargs, match):
+    K, y, _ = toy
+    with pytest.raises(ValueError, match=match):
+        silp_solve(K, y, **kwargs)
+
+
+def test_bad_inputs(toy):
+    K, y, _ = toy
+    with pytest.raises(ValueError, match="K and y do not match"):
+        silp_solve(K[:, :30, :30], y)
+    with pytest.raises(ValueError, match="NaN"):
+        silp_solve(np.full_like(K, np.nan), y)
+
+
+def test_max_iter_and_callback(toy):
+    K, y, _ = toy
+    with pytest.warns(ConvergenceWarning, match=r"SILP-MKL did not converge in 2 iterations: "
+                                                r"SIP gap"):
+        res = silp_solve(K, y, max_iter=2)
+    assert not res.success and res.status == 1
+
+    calls = []
+
+    def stop(intermediate):
+        calls.append(intermediate.objective)
+        if len(calls) == 2:
+            raise StopIteration
+
+    res = silp_solve(K, y, callback=stop)
+    assert res.status == 3 and res.n_iter == 2
+
+
+@pytest.mark.skipif(not HAS_KERNELS, reason="mklcore.kernels not available")
+def test_estimator():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(60, 3))
+    y = np.where(X[:, 0] > 0, "pos", "neg")
+
+    def lin(A, B):
+        return A[:, :1] @ B[:, :1].T
+
+    def noise(A, B):
+        return A[:, 2:] @ B[:, 2:].T
+
+    clf = SILPMKLClassifier(kernels=[lin, noise]).fit(X, y)
+    assert np.isclose(clf.weights_.sum(), 1.0) and clf.weights_[0] > clf.weights_[1]
+    assert set(clf.predict(X)) <= {"pos", "neg"} and clf.score(X, y) > 0.9

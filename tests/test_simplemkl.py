@@ -1,0 +1,143 @@
+"""Tests of SimpleMKL (Rakotomamonjy et al. 2008) as the l1 baseline of Kloft et al. (2009)."""
+
+import importlib.util
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import SVC
+
+from mklcore._wrapper import SVMOracle
+from mklcore.reference import TOY_OPTIMA, ReferenceSolverError, solve_primal_cvx, toy_problem
+from mklcore.simplemkl import SimpleMKLClassifier, simplemkl_duality_gap, simplemkl_solve
+
+L1_RTOL = 1e-4   # spec §5.3 item 5: l1 solvers agree within 1e-4 relative
+HAS_KERNELS = importlib.util.find_spec("mklcore.kernels") is not None
+
+
+@pytest.fixture(scope="module")
+def toy():
+    return toy_problem()
+
+
+@pytest.fixture(scope="module")
+def toy_run(toy):
+    K, y, C = toy
+    return simplemkl_solve(K, y, C=C, tol=1e-3, svm_tol=1e-7)
+
+
+def test_reaches_l1_optimum(toy, toy_run):
+    """Objective within 1e-4 of the l1 optimum of (6) (table §5.1 and cvxpy)."""
+    K, y, C = toy
+    res = toy_run
+    assert res.success and res.method == "simplemkl"
+    np.testing.assert_allclose(res.objective, TOY_OPTIMA[1.0][0], rtol=L1_RTOL)
+    try:
+        ref = solve_primal_cvx(K, y, C, 1.0)
+    except ReferenceSolverError:  # pragma: no cover
+        pytest.skip("cvxpy oracle not optimal")
+    np.testing.assert_allclose(res.objective, ref["objective"], rtol=L1_RTOL)
+    assert res.rigorous_gap >= -1e-8
+    assert res.n_svm_calls > res.n_iter  # the line search solves SVMs at trial weights
+
+
+def test_weights_on_simplex_every_iteration(toy_run):
+    W = toy_run.history["weights"]
+    assert np.all(W >= 0)
+    np.testing.assert_allclose(W.sum(axis=1), 1.0, atol=1e-12)
+    assert np.all(toy_run.history["gap"] >= -1e-10)
+
+
+def test_objective_decreases(toy_run):
+    """Reduced-gradient descent only accepts points that lower J(d) (mklsvmupdate.m)."""
+    J = toy_run.history["objective"]
+    assert np.all(np.diff(J) <= 1e-9 * J[:-1])
+
+
+def test_duality_gap_formula_equals_relative_gap(toy, toy_run):
+    """§5.3 item 16: SimpleMKL's (J + max S - 1'alpha) / J equals Delta_rel at p = 1."""
+    h = toy_run.history
+    np.testing.assert_allclose(h["criterion"], h["gap"], rtol=1e-10, atol=1e-14)
+    K, y, C = toy
+    oracle = SVMOracle(K, y, C=C, svm_tol=1e-7, p=1.0)
+    state = oracle(np.array([0.4, 0.3, 0.2, 0.1]))
+    expected = (state.J + state.S.max() - state.alpha.sum()) / state.J
+    assert simplemkl_duality_gap(state) == pytest.approx(expected, rel=1e-12)
+    assert state.rel_gap == pytest.approx(expected, rel=1e-10)
+
+
+def test_warm_started_smo_backend(toy, toy_run):
+    """Same iterates with the warm-started SMO backend (the line search re-uses alphas)."""
+    K, y, C = toy
+    res = simplemkl_solve(K, y, C=C, tol=1e-3, svm_tol=1e-7, svm_backend="smo")
+    np.testing.assert_allclose(res.objective, toy_run.objective, rtol=1e-5)
+
+
+def test_single_kernel_equals_svc(toy):
+    K, y, C = toy
+    res = simplemkl_solve(K[:1], y, C=C, svm_tol=1e-10)
+    np.testing.assert_allclose(res.weights, [1.0])
+    svc = SVC(kernel="precomputed", C=C, tol=1e-10).fit(K[0], y)
+    np.testing.assert_allclose(res.decision(K[:1]), svc.decision_function(K[0]), atol=1e-6)
+
+
+def test_permutation_equivariance(toy):
+    K, y, C = toy
+    perm = np.array([3, 1, 0, 2])
+    a = simplemkl_solve(K, y, C=C, tol=1e-2, svm_tol=1e-8)
+    b = simplemkl_solve(K[perm], y, C=C, tol=1e-2, svm_tol=1e-8)
+    # the reference breaks ties (argmax d) by index, so compare objectives, not paths
+    np.testing.assert_allclose(b.objective, a.objective, rtol=1e-3)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"C": 0.0}, r"'C' parameter of simplemkl_solve"),
+    ({"tol": -1.0}, r"'tol' parameter"),
+    ({"gs_tol": 2.0}, r"'gs_tol' parameter"),
+])
+def test_bad_parameters(toy, kwargs, match):
+    K, y, _ = toy
+    with pytest.raises(ValueError, match=match):
+        simplemkl_solve(K, y, **kwargs)
+
+
+def test_bad_inputs(toy):
+    K, y, _ = toy
+    with pytest.raises(ValueError, match="K and y do not match"):
+        simplemkl_solve(K, y[:10])
+    bad = K.copy()
+    bad[0, 0, 1] += 1.0
+    with pytest.raises(ValueError, match="not symmetric"):
+        simplemkl_solve(bad, y)
+
+
+def test_max_iter_and_callback(toy):
+    K, y, _ = toy
+    with pytest.warns(ConvergenceWarning, match=r"SimpleMKL did not converge in 1 iterations: "
+                                                r"duality gap .* > tol 1.0e-02"):
+        res = simplemkl_solve(K, y, max_iter=1)
+    assert not res.success and res.status == 1
+
+    def stop(intermediate):
+        raise StopIteration
+
+    res = simplemkl_solve(K, y, callback=stop)
+    assert res.status == 3 and res.n_iter == 1
+
+
+@pytest.mark.skipif(not HAS_KERNELS, reason="mklcore.kernels not available")
+def test_estimator():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(60, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+
+    def lin(A, B):
+        return A[:, :1] @ B[:, :1].T
+
+    def noise(A, B):
+        return A[:, 2:] @ B[:, 2:].T
+
+    clf = SimpleMKLClassifier(kernels=[lin, noise], C=1.0).fit(X, y)
+    assert clf.weights_.shape == (2,) and np.isclose(clf.weights_.sum(), 1.0)
+    assert clf.weights_[0] > clf.weights_[1]
+    assert clf.score(X, y) > 0.9
