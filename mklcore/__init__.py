@@ -6,7 +6,8 @@ works on raw features. Submodules: ``kernels``, ``datasets``, ``experiments``, `
 ``reporting``, ``svm`` and one module per method family.
 """
 
-from . import datasets, experiments, kernels, plotting, reference, reporting, svm
+from . import (datasets, experiments, kernels, localized, lpnorm, plotting, qmkl, reference,
+               reporting, rls2, silp, simplemkl, stpmkl, svm)
 from ._paths import project_root
 from ._result import MKLResult, decision
 from .datasets import (add_label_noise, fetch_14cancer, fetch_servo, fetch_wpbc,
@@ -18,9 +19,18 @@ from .datasets import (add_label_noise, fetch_14cancer, fetch_servo, fetch_wpbc,
                        make_binary_strings, make_gauss4, make_synthetic_dna)
 from .kernels import (KernelBank, alignment, as_kernel, fit_kernels, is_psd, kernel_bank,
                       kernel_stack, normalize_cosine, normalize_trace)
+from .localized import LMKLClassifier, LMKLResult, lmkl_decision, lmkl_solve
 from .lpnorm import LpMKLClassifier, SumKernelSVC, lpmkl_solve, sum_kernel_svm_solve
+from .qmkl import (QMKLClassifier, QSVMClassifier, block_diagonal_q, graph_laplacian,
+                   grid_laplacian, q_from_alpha_covariance, q_from_correlation, qmkl_solve,
+                   qsvm_solve)
+from .rls2 import (LinearRLS2Classifier, LinearRLS2Regressor, RLS2Classifier, RLS2Regressor,
+                   RLS2Result, rls2_decision, rls2_linear_path, rls2_linear_solve, rls2_path,
+                   rls2_scaling, rls2_solve)
 from .silp import SILPMKLClassifier, silp_solve
 from .simplemkl import SimpleMKLClassifier, simplemkl_solve
+from .stpmkl import (MiPMKLClassifier, StPMKLClassifier, StPMKLResult, mipmkl_solve,
+                     stpmkl_decision, stpmkl_grid, stpmkl_solve)
 from .svm import svm_solve
 
 __version__ = "0.1.0"
@@ -40,4 +50,12 @@ __all__ = [
     # methods
     "SumKernelSVC", "sum_kernel_svm_solve", "LpMKLClassifier", "lpmkl_solve",
     "SimpleMKLClassifier", "simplemkl_solve", "SILPMKLClassifier", "silp_solve",
+    "StPMKLClassifier", "MiPMKLClassifier", "stpmkl_solve", "mipmkl_solve", "stpmkl_grid",
+    "stpmkl_decision", "StPMKLResult",
+    "QMKLClassifier", "QSVMClassifier", "qmkl_solve", "qsvm_solve", "graph_laplacian",
+    "block_diagonal_q", "grid_laplacian", "q_from_correlation", "q_from_alpha_covariance",
+    "RLS2Regressor", "RLS2Classifier", "LinearRLS2Regressor", "LinearRLS2Classifier",
+    "rls2_solve", "rls2_path", "rls2_linear_solve", "rls2_linear_path", "rls2_scaling",
+    "rls2_decision", "RLS2Result",
+    "LMKLClassifier", "lmkl_solve", "lmkl_decision", "LMKLResult",
 ]

@@ -107,7 +107,16 @@ def decision(result, K_test):
     Returns
     -------
     f : ndarray of shape (n_test,)
+
+    Notes
+    -----
+    Results of methods whose model is not a weighted kernel sum (RLS2, StPMKL, localized
+    MKL) subclass :class:`MKLResult` and override ``decision``; this function dispatches
+    to that override, so ``decision(result, K_test)`` works for every solver.
     """
+    override = getattr(type(result), "decision", None)
+    if override is not None and override is not MKLResult.decision:
+        return result.decision(K_test)
     K_test = np.asarray(K_test)
     weights = np.asarray(result["weights"], dtype=float)
     coef = np.asarray(result["dual_coef"], dtype=float)

@@ -23,6 +23,15 @@ ESTIMATORS = [
     mklcore.LpMKLClassifier(kernels=SMALL_BANK, p=1.5, solver="analytic"),
     mklcore.SimpleMKLClassifier(kernels=SMALL_BANK),
     mklcore.SILPMKLClassifier(kernels=SMALL_BANK),
+    mklcore.StPMKLClassifier(kernels=SMALL_BANK, max_iter=100),
+    mklcore.MiPMKLClassifier(kernels=SMALL_BANK, max_iter=100),
+    mklcore.QMKLClassifier(kernels=SMALL_BANK),
+    mklcore.QSVMClassifier(),
+    mklcore.RLS2Regressor(kernels=SMALL_BANK),
+    mklcore.RLS2Classifier(kernels=SMALL_BANK),
+    mklcore.LinearRLS2Regressor(),
+    mklcore.LinearRLS2Classifier(),
+    mklcore.LMKLClassifier(kernels=SMALL_BANK, n_iter=3, random_state=0),
 ]
 
 
@@ -30,6 +39,8 @@ def _expected_failed_checks(estimator):
     return {}
 
 
+# the checks fit on tiny random data with capped iterations; non-convergence is expected there
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected_failed_checks)
 def test_sklearn_compatible(estimator, check):
     check(estimator)

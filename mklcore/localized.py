@@ -1,0 +1,1166 @@
+r"""Localized multiple kernel learning with a softmax gating model (Gönen & Alpaydın, 2008).
+
+LMKL replaces the global kernel weights of canonical MKL by a *gating model*
+:math:`\eta_m(x)\ge 0` that chooses, for every input, how much each feature space is used.
+The discriminant is Eq. (4) of [1]_
+
+.. math::
+    f(x) = \sum_{m=1}^P \eta_m(x)\,\langle w_m, \Phi_m(x)\rangle + b,
+
+and for a fixed gating the learning problem (5) is a canonical SVM (dual (7)) on the
+*locally combined kernel*
+
+.. math::
+    K_\eta(x_i, x_j) = \sum_{m=1}^P \eta_m(x_i)\, K_m(x_i, x_j)\, \eta_m(x_j).
+
+The gating is a softmax of linear functions of a gating representation :math:`z` (by default
+the standardised inputs),
+
+.. math::
+    \eta_m(z) = \frac{\exp(\langle v_m, z\rangle + v_{m0})}
+                     {\sum_{h=1}^P \exp(\langle v_h, z\rangle + v_{h0})},
+
+and Algorithm 1 of [1]_ alternates an SVM solve for fixed gating with a gradient step on the
+gating parameters :math:`V` (the gradient of the SVM dual value :math:`J(V)`, eq. (D2) of our
+spec, is exact by Danskin's theorem), with a line search that needs extra SVM solves.
+
+Two layers, as everywhere in mklcore:
+
+* :func:`lmkl_solve` works on a precomputed Gram stack ``K`` and a gating representation
+  ``X_gate``; :func:`lmkl_decision` evaluates the gated discriminant (eq. 8) on a test stack.
+* :class:`LMKLClassifier` works on features: it builds the kernels, standardises the gating
+  inputs, and at prediction time evaluates kernel ``m`` only between the test points and
+  support vectors whose gates for ``m`` are both non-zero.
+
+Helpers used by the tests and the notebook: :func:`softmax_gating`,
+:func:`locally_combined_kernel`, :func:`lmkl_gradient`, :func:`lmkl_objective`.
+
+References
+----------
+.. [1] M. Gönen and E. Alpaydın. Localized multiple kernel learning. In Proceedings of the 25th
+   International Conference on Machine Learning (ICML), pages 352-359, 2008.
+   https://doi.org/10.1145/1390156.1390201
+"""
+
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
+from ._result import STATUS_MESSAGES, History, MKLResult
+from ._validation import (Interval, Options, check_finite, check_kernel_stack,
+                          validate_params)
+from .svm import available_backends, register_backend, svm_solve
+
+__all__ = [
+    "softmax_gating", "locally_combined_kernel", "lmkl_gradient", "lmkl_objective",
+    "lmkl_solve", "lmkl_decision", "LMKLResult", "LMKLClassifier",
+]
+
+#: the expansion phase of the line search doubles the step at most this many times
+#: (2**40 times the unit step saturates any softmax long before; a safety cap only)
+_MAX_EXPANSIONS = 40
+
+_SOLVE_CONSTRAINTS = {
+    "C": [Interval("real", 0, None, closed="neither")],
+    "n_iter": [Interval("int", 1, None)],
+    "tol": [Interval("real", 0, None)],
+    "gating": [Options("softmax", "fixed")],
+    "init_scale": [Interval("real", 0, None)],
+    "line_search": [Options("expand_backtrack", "armijo")],
+    "ls_min_step": [Interval("real", 0, None, closed="neither")],
+    "gate_threshold": [Interval("real", 0, 0.5, closed="left")],
+    "sv_tol": [Interval("real", 0, 0.5, closed="left")],
+    "svm_tol": [Interval("real", 0, None, closed="neither")],
+    "verbose": [Interval("int", 0, None), bool],
+    "callback": [callable, None],
+    "svm_backend": [str],
+}
+
+
+# ---------------------------------------------------------------------------
+# a lean LIBSVM backend
+# ---------------------------------------------------------------------------
+
+#: name of the SVM backend registered below (LIBSVM without scikit-learn's per-call checks)
+LEAN_BACKEND = "libsvm_lean"
+
+
+def _libsvm_lean(K, y, C, tol, alpha0, max_iter):
+    """LIBSVM on a precomputed kernel, called like ``SVC(kernel="precomputed").fit`` does.
+
+    LMKL solves hundreds of small SVMs per fit; ``SVC.fit`` spends several milliseconds per
+    call validating its inputs (more than LIBSVM itself needs below n of a few hundred).
+    This calls scikit-learn's LIBSVM binding with the arguments ``SVC`` passes, so the
+    solution is the same (checked in ``tests/test_localized.py``). The inputs are already
+    validated by :func:`lmkl_solve`. ``alpha0`` is ignored (LIBSVM cannot warm-start).
+    """
+    from sklearn.svm import _libsvm
+
+    _libsvm.set_verbosity_wrap(0)  # as SVC(verbose=False) does before every fit
+    y01 = np.ascontiguousarray(y > 0, dtype=np.float64)  # SVC's encoding: classes_ = (-1, +1)
+    out = _libsvm.fit(
+        K, y01, svm_type=0, sample_weight=np.empty(0), class_weight=np.ones(2),
+        kernel="precomputed", C=C, nu=0.5, probability=0, degree=3, shrinking=1, tol=tol,
+        cache_size=500, coef0=0.0, gamma=0.0, epsilon=0.1, max_iter=max_iter, random_seed=0)
+    support, sv_coef, intercept, n_iter = out[0], out[3], out[4], out[-1]
+    alpha = np.zeros(y.shape[0])
+    alpha[support] = np.abs(sv_coef[0])  # SVC: dual_coef_ = -sv_coef = alpha * y
+    np.clip(alpha, 0.0, C, out=alpha)
+    return alpha, float(-intercept[0]), int(np.sum(n_iter))
+
+
+def _lean_backend_available():
+    try:
+        K = np.array([[1.0, 0.0], [0.0, 1.0]])
+        alpha, _, _ = _libsvm_lean(K, np.array([-1.0, 1.0]), 1.0, 1e-3, None, -1)
+        return bool(np.allclose(alpha, 1.0))
+    except Exception:  # pragma: no cover - a future scikit-learn changed its private binding
+        return False
+
+
+if LEAN_BACKEND not in available_backends() and _lean_backend_available():
+    register_backend(LEAN_BACKEND, _libsvm_lean)
+
+
+def _default_backend():
+    return LEAN_BACKEND if LEAN_BACKEND in available_backends() else "libsvm"
+
+
+# ---------------------------------------------------------------------------
+# gating model
+# ---------------------------------------------------------------------------
+
+def _augment(X_gate, n_samples, gating):
+    """Return the design matrix ``[1, z]`` of the gating model, shape (n, D + 1)."""
+    if gating == "fixed":
+        return np.ones((n_samples, 1))
+    return np.hstack([np.ones((X_gate.shape[0], 1)), X_gate])
+
+
+def softmax_gating(X_gate, coef, *, gate_threshold=0.0):
+    r"""Gating outputs :math:`\eta_m(z)` of the linear softmax gating model (eq. D1).
+
+    .. math::
+        \eta_m(z) = \frac{\exp(\langle v_m, z\rangle + v_{m0})}
+                         {\sum_h \exp(\langle v_h, z\rangle + v_{h0})}
+
+    computed with the max-subtraction trick.
+
+    Parameters
+    ----------
+    X_gate : ndarray of shape (n_samples, n_gate_features) or None
+        Gating representation :math:`z` of each sample. ``None`` (or zero columns) gives a
+        constant gating that depends on the biases only.
+    coef : ndarray of shape (n_kernels, n_gate_features + 1)
+        Gating parameters :math:`V`; column 0 holds the biases :math:`v_{m0}`, row ``m`` the
+        parameters of kernel ``m``.
+    gate_threshold : float, default=0.0
+        If positive, outputs below ``gate_threshold`` are set to 0 and outputs above
+        ``1 - gate_threshold`` to 1 (the sparsification of Gönen's LMKSVM code; with 0.001
+        it makes "kernel m need not be evaluated where its gate is zero" literally true).
+        Rows then need not sum to exactly 1.
+
+    Returns
+    -------
+    eta : ndarray of shape (n_samples, n_kernels)
+        Non-negative gating outputs; without thresholding every row sums to 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mklcore.localized import softmax_gating
+    >>> softmax_gating(np.array([[0.0], [10.0]]), np.array([[0.0, 1.0], [0.0, -1.0]])).round(3)
+    array([[0.5, 0.5],
+           [1. , 0. ]])
+    """
+    coef = np.asarray(coef, dtype=float)
+    if coef.ndim != 2:
+        raise ValueError(f"coef must have shape (n_kernels, n_gate_features + 1); "
+                         f"got {coef.shape}.")
+    if X_gate is None:
+        X_gate = np.zeros((1, 0))
+    X_gate = np.asarray(X_gate, dtype=float)
+    if X_gate.ndim != 2 or X_gate.shape[1] + 1 != coef.shape[1]:
+        raise ValueError(
+            f"X_gate has shape {X_gate.shape} but coef has {coef.shape[1]} columns: the gating "
+            f"model needs n_gate_features + 1 = coef.shape[1] (column 0 is the bias).")
+    scores = X_gate @ coef[:, 1:].T + coef[:, 0]
+    scores -= scores.max(axis=1, keepdims=True)
+    np.exp(scores, out=scores)
+    scores /= scores.sum(axis=1, keepdims=True)
+    if gate_threshold > 0:
+        scores[scores < gate_threshold] = 0.0
+        scores[scores > 1.0 - gate_threshold] = 1.0
+    return scores
+
+
+def locally_combined_kernel(K, eta, eta_cols=None, *, out=None):
+    r"""Locally combined kernel :math:`K_\eta=\sum_m\mathrm{diag}(\eta_m)K_m\mathrm{diag}(\eta_m)`.
+
+    Entry :math:`(i, j)` is :math:`\sum_m \eta_m(x_i) K_m(x_i, x_j) \eta_m(x_j)`, the kernel of
+    the dual (7) of [1]_. It is positive semidefinite for any non-negative gating when the
+    :math:`K_m` are.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n_kernels, n_rows, n_cols)
+        Gram matrices (training stack, or a test stack with test points as rows).
+    eta : ndarray of shape (n_rows, n_kernels)
+        Gating outputs of the row points.
+    eta_cols : ndarray of shape (n_cols, n_kernels), default=None
+        Gating outputs of the column points; ``eta`` by default (square training stack).
+    out : ndarray of shape (n_rows, n_cols), default=None
+        Output buffer (float64).
+
+    Returns
+    -------
+    K_eta : ndarray of shape (n_rows, n_cols)
+
+    References
+    ----------
+    .. [1] M. Gönen and E. Alpaydın. Localized multiple kernel learning. ICML 2008.
+    """
+    eta = np.asarray(eta, dtype=float)
+    eta_cols = eta if eta_cols is None else np.asarray(eta_cols, dtype=float)
+    if out is None:
+        out = np.zeros(K.shape[1:], dtype=np.float64)
+    else:
+        out[...] = 0.0
+    tmp = np.empty(K.shape[1:], dtype=np.float64)
+    for m in range(K.shape[0]):
+        rows, cols = eta[:, m], eta_cols[:, m]
+        if not (rows.any() and cols.any()):
+            continue  # gate zero everywhere: kernel m contributes nothing
+        np.multiply(K[m], rows[:, None], out=tmp)
+        tmp *= cols[None, :]
+        out += tmp
+    return out
+
+
+def lmkl_gradient(K, y, alpha, eta, Z_aug):
+    r"""Gradient of the LMKL objective :math:`J` with respect to the gating parameters (eq. D2).
+
+    With :math:`u = \alpha\circ y`, :math:`r^h = (u\circ\eta_h)\circ\big(K_h(u\circ\eta_h)\big)`,
+    :math:`R = [r^1, \dots, r^P]`, :math:`\rho = R\mathbf 1` and :math:`E = [\eta_m(x_i)]_{im}`,
+
+    .. math::
+        \nabla_V J = -\big(R - E\circ(\rho\mathbf 1_P^\top)\big)^\top \tilde Z ,
+
+    the vectorised form of the triple sum for :math:`\partial J/\partial v_m` and
+    :math:`\partial J/\partial v_{m0}` in Sec. 3 of [1]_ (the envelope theorem makes
+    :math:`\alpha` a constant). Only support vectors contribute; the rows sum to zero
+    (softmax invariance).
+
+    Parameters
+    ----------
+    K : ndarray of shape (n_kernels, n_samples, n_samples)
+        Training Gram matrices.
+    y : ndarray of shape (n_samples,)
+        Labels in {-1, +1}.
+    alpha : ndarray of shape (n_samples,)
+        SVM dual solution for the gating ``eta``.
+    eta : ndarray of shape (n_samples, n_kernels)
+        Gating outputs.
+    Z_aug : ndarray of shape (n_samples, n_gate_features + 1)
+        Gating design matrix ``[1, z]`` (column 0 all ones).
+
+    Returns
+    -------
+    grad : ndarray of shape (n_kernels, n_gate_features + 1)
+        Same layout as the gating parameters (column 0: biases).
+
+    References
+    ----------
+    .. [1] M. Gönen and E. Alpaydın. Localized multiple kernel learning. ICML 2008.
+    """
+    u = np.asarray(alpha, dtype=float) * np.asarray(y, dtype=float)
+    sv = np.flatnonzero(u)
+    n_kernels = K.shape[0]
+    if sv.size == 0:
+        return np.zeros((n_kernels, Z_aug.shape[1]))
+    dense = sv.size > 0.5 * u.size
+    R = np.zeros((sv.size, n_kernels))
+    for h in range(n_kernels):
+        c = u * eta[:, h]
+        if dense:  # one pass over the whole matrix beats copying a large sub-block
+            R[:, h] = c[sv] * (K[h] @ c)[sv]
+        else:
+            R[:, h] = c[sv] * (K[h][np.ix_(sv, sv)] @ c[sv])
+    rho = R.sum(axis=1)
+    A = R - eta[sv] * rho[:, None]
+    return -(A.T @ Z_aug[sv])
+
+
+# ---------------------------------------------------------------------------
+# the SVM step
+# ---------------------------------------------------------------------------
+
+class _State:
+    """Gating parameters with the SVM solution and objective for them."""
+
+    __slots__ = ("coef", "eta", "svm", "J")
+
+    def __init__(self, coef, eta, svm):
+        self.coef, self.eta, self.svm = coef, eta, svm
+        self.J = float(svm.dual_objective)
+
+
+class _Problem:
+    """Fixed data of one LMKL fit: evaluates J(V) by an SVM solve (Alg. 1, lines 2-3)."""
+
+    def __init__(self, K, y, Z_aug, C, svm_tol, gate_threshold, backend="auto"):
+        self.K, self.y, self.Z_aug = K, y, Z_aug
+        self.C, self.svm_tol, self.gate_threshold = C, svm_tol, gate_threshold
+        self.backend = _default_backend() if backend == "auto" else backend
+        self.n_svm_calls = 0
+        self._buffer = np.empty(K.shape[1:], dtype=np.float64)
+
+    def gates(self, coef):
+        return softmax_gating(self.Z_aug[:, 1:], coef, gate_threshold=self.gate_threshold)
+
+    def evaluate(self, coef, alpha0=None):
+        eta = self.gates(coef)
+        K_eta = locally_combined_kernel(self.K, eta, out=self._buffer)
+        # canonical SVM dual (7) on the locally combined kernel; J = its optimal value
+        svm = svm_solve(K_eta, self.y, C=self.C, tol=self.svm_tol, alpha0=alpha0,
+                        backend=self.backend, K_combined=K_eta)
+        self.n_svm_calls += 1
+        return _State(coef, eta, svm)
+
+    def gradient(self, state):
+        return lmkl_gradient(self.K, self.y, state.svm.alpha, state.eta, self.Z_aug)
+
+
+def _line_search(problem, state, grad, grad_norm, rule, min_step):
+    """Step along ``-grad/||grad||`` (Alg. 1, line 7); returns (state, step) or (state, 0.0).
+
+    ``"expand_backtrack"`` (the scheme of Gönen's LMKSVM code): try step 1; while the objective
+    decreases, accept and double; otherwise halve until it decreases or the step falls below
+    ``min_step`` (no descent step). ``"armijo"``: halve from 1 until
+    ``J' <= J - 1e-4 * step * ||grad||``.
+    """
+    direction = grad / grad_norm
+    alpha0 = state.svm.alpha
+
+    def trial(step):
+        return problem.evaluate(state.coef - step * direction, alpha0=alpha0)
+
+    step = 1.0
+    if rule == "armijo":
+        while step >= min_step:
+            new = trial(step)
+            if new.J <= state.J - 1e-4 * step * grad_norm and new.J < state.J:
+                return new, step
+            step /= 2.0
+        return state, 0.0
+    new = trial(step)
+    if new.J < state.J:  # expansion phase
+        best, best_step = new, step
+        for _ in range(_MAX_EXPANSIONS):
+            step *= 2.0
+            new = trial(step)
+            if not new.J < best.J:
+                break
+            best, best_step = new, step
+        return best, best_step
+    while True:  # backtracking phase
+        step /= 2.0
+        if step < min_step:
+            return state, 0.0
+        new = trial(step)
+        if new.J < state.J:
+            return new, step
+
+
+def _intercept(alpha, y, K_eta_coef, C):
+    """Bias from the free support vectors; the libsvm midpoint rule if there is none."""
+    e = y - K_eta_coef
+    free = (alpha > 0) & (alpha < C)
+    if free.any():
+        return float(e[free].mean())
+    at_zero, at_c = alpha == 0, alpha >= C
+    lower = e[(at_zero & (y > 0)) | (at_c & (y < 0))]
+    upper = e[(at_zero & (y < 0)) | (at_c & (y > 0))]
+    lo = lower.max() if lower.size else None
+    hi = upper.min() if upper.size else None
+    if lo is None and hi is None:  # pragma: no cover - needs an empty training set
+        return 0.0
+    if lo is None:
+        return float(hi)
+    if hi is None:
+        return float(lo)
+    return float(0.5 * (lo + hi))
+
+
+def _check_inputs(K, y, X_gate, gating, owner):
+    K = check_kernel_stack(K, y, check_psd_=False)
+    n = K.shape[1]
+    y = np.asarray(y, dtype=float).ravel()
+    if not np.all(np.isin(y, (-1.0, 1.0))):
+        raise ValueError(f"y must hold labels in {{-1, +1}} for {owner}; got values "
+                         f"{np.unique(y)[:5].tolist()}. Map them first (the estimator "
+                         f"LMKLClassifier accepts any two labels).")
+    if np.unique(y).size < 2:
+        raise ValueError(f"y has a single class; {owner} needs two classes.")
+    if gating == "fixed":
+        return K, y, None
+    if X_gate is None:
+        raise ValueError(f"{owner} with gating='softmax' needs the gating representation "
+                         f"X_gate of shape (n_samples, n_gate_features); pass the (standardised) "
+                         f"inputs, or use gating='fixed' for a constant gating.")
+    X_gate = np.asarray(X_gate, dtype=float)
+    if X_gate.ndim == 1:
+        raise ValueError(f"X_gate must be 2-D of shape (n_samples, n_gate_features); got a 1-D "
+                         f"array of length {X_gate.shape[0]}. Use X_gate.reshape(-1, 1) for a "
+                         f"single gating feature.")
+    if X_gate.ndim != 2:
+        raise ValueError(f"X_gate must be 2-D of shape (n_samples, n_gate_features); got shape "
+                         f"{X_gate.shape}.")
+    if X_gate.shape[0] != n:
+        raise ValueError(f"X_gate has {X_gate.shape[0]} rows but K has {n} samples: the gating "
+                         f"representation needs one row per training sample, in the order of K.")
+    check_finite(X_gate, "X_gate")
+    return K, y, X_gate
+
+
+class LMKLResult(MKLResult):
+    """:class:`~mklcore._result.MKLResult` of :func:`lmkl_solve`, with the gated decision.
+
+    ``weights`` are the *mean* gating outputs over the training set (the average local weight
+    of each kernel), so the fixed-weight formula of ``MKLResult`` does not apply:
+    :meth:`decision` evaluates eq. (8) of Gönen & Alpaydın (2008) instead.
+    """
+
+    def decision(self, K_test, X_gate_test=None):
+        """Gated discriminant on a test stack; see :func:`lmkl_decision`.
+
+        Parameters
+        ----------
+        K_test : ndarray of shape (n_kernels, n_test, n_train)
+            Test kernels (rows: test points; columns: training points), normalised with the
+            training normalisation.
+        X_gate_test : ndarray of shape (n_test, n_gate_features), default=None
+            Gating representation of the test points (not needed for ``gating="fixed"``).
+
+        Returns
+        -------
+        f : ndarray of shape (n_test,)
+            Decision values.
+        """
+        return lmkl_decision(self, K_test, X_gate_test)
+
+
+def lmkl_objective(K, y, X_gate, coef, *, C=1.0, gating="softmax", gate_threshold=0.0,
+                   svm_tol=1e-3, svm_backend="auto"):
+    r"""Objective :math:`J(V)` of LMKL and its gradient at fixed gating parameters.
+
+    Solves the SVM dual (7) of [1]_ on the locally combined kernel for the gating ``coef`` and
+    returns its optimal value and the gradient (D2). Used by finite-difference tests and to
+    look at one point of the optimisation.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n_kernels, n_samples, n_samples)
+        Training Gram matrices.
+    y : array-like of shape (n_samples,)
+        Labels in {-1, +1}.
+    X_gate : ndarray of shape (n_samples, n_gate_features) or None
+        Gating representation (``None`` with ``gating="fixed"``).
+    coef : ndarray of shape (n_kernels, n_gate_features + 1)
+        Gating parameters (column 0: biases; shape (n_kernels, 1) for ``gating="fixed"``).
+    C : float, default=1.0
+        Box constraint. Must be > 0.
+    gating : {"softmax", "fixed"}, default="softmax"
+        Gating model (see :func:`lmkl_solve`).
+    gate_threshold : float, default=0.0
+        Gate sparsification threshold (see :func:`softmax_gating`).
+    svm_tol : float, default=1e-3
+        KKT tolerance of the SVM solver (use 1e-10 or less for finite-difference checks).
+    svm_backend : str, default="auto"
+        SVM backend (see :func:`lmkl_solve`).
+
+    Returns
+    -------
+    result : MKLResult
+        ``objective`` (:math:`J`), ``gradient`` (same shape as ``coef``), ``alpha``,
+        ``dual_coef``, ``intercept`` (LIBSVM's), ``eta`` (n_samples, n_kernels),
+        ``K_eta`` (the locally combined kernel) and ``svm`` (the inner SVM result).
+
+    References
+    ----------
+    .. [1] M. Gönen and E. Alpaydın. Localized multiple kernel learning. ICML 2008.
+    """
+    validate_params("lmkl_objective", _SOLVE_CONSTRAINTS,
+                    {"C": C, "gating": gating, "gate_threshold": gate_threshold,
+                     "svm_tol": svm_tol, "svm_backend": svm_backend})
+    K, y, X_gate = _check_inputs(K, y, X_gate, gating, "lmkl_objective")
+    Z_aug = _augment(X_gate, K.shape[1], gating)
+    coef = np.asarray(coef, dtype=float)
+    if coef.shape != (K.shape[0], Z_aug.shape[1]):
+        raise ValueError(f"coef must have shape (n_kernels, n_gate_features + 1) = "
+                         f"{(K.shape[0], Z_aug.shape[1])}; got {coef.shape}.")
+    problem = _Problem(K, y, Z_aug, float(C), float(svm_tol), float(gate_threshold),
+                       svm_backend)
+    state = problem.evaluate(coef)
+    return MKLResult(objective=state.J, gradient=problem.gradient(state), alpha=state.svm.alpha,
+                     dual_coef=state.svm.dual_coef, intercept=state.svm.intercept, eta=state.eta,
+                     K_eta=locally_combined_kernel(K, state.eta), svm=state.svm)
+
+
+def lmkl_solve(K, y, X_gate, *, C=1.0, n_iter=50, random_state=None, gating="softmax",
+               tol=0.0, init_scale=0.01, init_coef=None, line_search="expand_backtrack",
+               ls_min_step=1e-3, gate_threshold=0.0, sv_tol=1e-3, svm_tol=1e-3,
+               svm_backend="auto", callback=None, verbose=0, check_input=True):
+    r"""Localized MKL by alternating SVM solves and gradient steps on the gating (Algorithm 1).
+
+    Solves problem (5) of [1]_,
+
+    .. math::
+        \min_{w_m, b, \xi, V}\ \tfrac12\sum_m\|w_m\|^2 + C\sum_i\xi_i \quad\text{s.t.}\quad
+        y_i\Big(\sum_m \eta_m(x_i)\langle w_m, \Phi_m(x_i)\rangle + b\Big) \ge 1-\xi_i,\
+        \xi_i\ge0,
+
+    through its dual for a fixed gating (7): :math:`J(V) = \max_\alpha \mathbf 1^\top\alpha -
+    \tfrac12\alpha^\top(yy^\top\circ K_\eta)\alpha` s.t. :math:`y^\top\alpha=0`,
+    :math:`0\le\alpha\le C`. Each iteration computes :math:`\nabla_V J` (eq. D2, the
+    paper's gradient formulas for :math:`\partial J/\partial v_m`, :math:`\partial J/\partial
+    v_{m0}`) and moves :math:`V` along :math:`-\nabla_V J/\|\nabla_V J\|_F` with a line search
+    that re-solves the SVM for each trial step. The problem is not convex: only a local optimum
+    is found, and it depends on the random initial gating.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n_kernels, n_samples, n_samples)
+        Training Gram matrices :math:`K_m`, already normalised (the paper divides each by its
+        trace).
+    y : array-like of shape (n_samples,)
+        Labels in {-1, +1}.
+    X_gate : ndarray of shape (n_samples, n_gate_features) or None
+        Gating representation :math:`z_i` of each training sample, in the order of ``K``
+        (the paper uses the inputs :math:`x_i`; standardise them first). Ignored (may be
+        ``None``) with ``gating="fixed"``.
+    C : float, default=1.0
+        Misclassification penalty :math:`C` of (5). Must be > 0.
+    n_iter : int, default=50
+        Number of gating updates; the paper performs 50 in every experiment. Must be >= 1.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the initial gating parameters.
+    gating : {"softmax", "fixed"}, default="softmax"
+        ``"softmax"``: linear softmax gating (D1) on ``X_gate``. ``"fixed"``: a constant
+        softmax gating (biases only), i.e. one global weight :math:`\bar\eta_m` per kernel;
+        the locally combined kernel is then :math:`\sum_m\bar\eta_m^2K_m` (weights
+        :math:`\bar\eta_m^2`, not :math:`\bar\eta_m`, see Notes).
+    tol : float, default=0.0
+        Stop when the relative decrease of :math:`J` in an iteration, :math:`(J_{t-1} -
+        J_t)/|J_{t-1}|`, is at most ``tol``. The default 0 runs all ``n_iter`` iterations
+        (the paper's fixed schedule) unless no descent step exists.
+    init_scale : float, default=0.01
+        Initial gating parameters are drawn from :math:`U(-s, s)` ("small random numbers";
+        range of Gönen's code). 0 gives the uniform gating.
+    init_coef : ndarray of shape (n_kernels, n_gate_features + 1), default=None
+        Initial gating parameters (column 0: biases); overrides the random draw.
+    line_search : {"expand_backtrack", "armijo"}, default="expand_backtrack"
+        Step-size rule on the normalised gradient. ``"expand_backtrack"`` (Gönen's LMKSVM
+        scheme): try step 1; if :math:`J` decreases, keep doubling while it decreases;
+        otherwise halve until it decreases. ``"armijo"``: halve from 1 until
+        :math:`J' \le J - 10^{-4}\,\mu\|\nabla_V J\|_F`.
+    ls_min_step : float, default=1e-3
+        Smallest step tried; if none is a descent step the algorithm stops (local optimum).
+    gate_threshold : float, default=0.0
+        Gate sparsification of Gönen's code: gates below it become 0, above ``1 -
+        gate_threshold`` become 1, in training, gradient and prediction. 0 keeps the exact,
+        smooth model; 1e-3 mimics the authors' code and lets prediction skip kernels.
+    sv_tol : float, default=1e-3
+        Final clean-up (as in Gönen's code): :math:`\alpha_i < \text{sv\_tol}\,C` is set to 0
+        and :math:`\alpha_i > (1-\text{sv\_tol})C` to :math:`C`; the bias is then the mean
+        over free support vectors (the LIBSVM midpoint rule if there is none). 0 keeps
+        LIBSVM's solution and bias.
+    svm_tol : float, default=1e-3
+        KKT tolerance of the inner SVM solver (LIBSVM's default, also used by Gönen's code).
+        Must be > 0. Tighter tolerances make :math:`J` and its gradient more exact but can
+        make LIBSVM very slow (x100) when :math:`K_\eta` is nearly rank-deficient and
+        :math:`C` large, e.g. copies of a linear kernel with crisp gates.
+    svm_backend : str, default="auto"
+        SVM backend of :func:`mklcore.svm.svm_solve`. ``"auto"`` uses ``"libsvm_lean"``
+        (LIBSVM called without scikit-learn's per-call input validation, registered by this
+        module; same solution as ``"libsvm"``, several times faster for small n) when the
+        installed scikit-learn provides its binding, and ``"libsvm"`` otherwise.
+    callback : callable, default=None
+        ``callback(intermediate_result)`` after each iteration with an :class:`MKLResult`
+        holding ``gating_coef``, ``objective``, ``weights``, ``n_iter``; raising
+        ``StopIteration`` stops with ``status=3``.
+    verbose : int, default=0
+        Print one line every 10 iterations if > 0.
+    check_input : bool, default=True
+        Validate ``K`` (shape, finiteness, symmetry).
+
+    Returns
+    -------
+    result : LMKLResult
+        Core fields: ``weights`` (mean gating output of each kernel over the training set,
+        shape (n_kernels,)), ``dual_coef`` (:math:`\alpha\circ y` after the clean-up),
+        ``intercept``, ``objective`` (final :math:`J`), ``gap`` (``nan``: the problem is
+        non-convex and has no certificate), ``n_iter`` (accepted gating updates),
+        ``success``, ``status``, ``message``, ``method="lmkl"`` and ``history`` with
+        ``n_iter + 1`` rows (row 0 is the initial gating): ``objective``, ``gap`` (nan),
+        ``weights`` (mean gates), ``time``, plus ``grad_norm`` (gradient norm at that
+        iterate), ``step`` (accepted step length, 0 in row 0), ``n_svm_calls``
+        (cumulative), ``svm_gap`` (relative duality gap of that SVM solve),
+        ``max_gate`` (mean over samples of :math:`\max_m\eta_m(x_i)`, 1 = crisp gating) and
+        ``gating_coef`` (shape (n_iter + 1, n_kernels, n_gate_features + 1)).
+        Extras: ``gating_coef`` (final :math:`V`, shape (n_kernels, n_gate_features + 1),
+        column 0 = biases), ``gating``, ``gate_threshold``, ``eta_train`` (n_samples,
+        n_kernels), ``alpha``, ``support`` (indices with :math:`\alpha_i>0`),
+        ``sv_percentage`` (:math:`100\,\#SV/N`), ``n_svm_calls``, ``C``, and for
+        ``gating="fixed"`` ``mkl_weights`` (:math:`\beta_m = \bar\eta_m^2/\gamma`) and
+        ``effective_C`` (:math:`\gamma C`) with :math:`\gamma = \sum_m\bar\eta_m^2`.
+
+    Raises
+    ------
+    ValueError
+        If ``C <= 0``, ``n_iter < 1``, another parameter is out of range, ``X_gate`` does not
+        have one row per sample of ``K``, or ``y`` is not in {-1, +1}.
+
+    Warns
+    -----
+    ConvergenceWarning
+        With ``tol > 0``, if the relative decrease of :math:`J` was still above ``tol`` after
+        ``n_iter`` iterations.
+
+    Notes
+    -----
+    Algorithm 1 of [1]_: line 1 draws :math:`V`; lines 2-3 solve the SVM on
+    :math:`K_\eta`; each iteration computes the gradient (line 5), stops if it is zero (line 6)
+    or if the line search finds no descent step (line 8). :math:`J` never increases, because a
+    trial step is accepted only if it strictly decreases :math:`J`. The paper hot-starts the
+    SVM from the previous :math:`\alpha`; the LIBSVM backend ignores the warm start (a
+    warm-startable backend registered with :func:`mklcore.svm.register_backend` receives it).
+
+    With a constant gating :math:`\bar\eta` the model is the SVM on
+    :math:`\sum_m\bar\eta_m^2K_m`: it equals fixed-weight MKL with weights
+    :math:`\beta_m = \bar\eta_m^2/\gamma` and penalty :math:`C' = \gamma C`,
+    :math:`\gamma=\sum_m\bar\eta_m^2` (then :math:`\alpha' = \gamma\alpha` and
+    :math:`J = J'/\gamma`).
+
+    References
+    ----------
+    .. [1] M. Gönen and E. Alpaydın. Localized multiple kernel learning. In Proceedings of the
+       25th International Conference on Machine Learning (ICML), pages 352-359, 2008.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mklcore.localized import lmkl_solve
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 2)); y = np.where(X[:, 0] * X[:, 1] > 0, 1.0, -1.0)
+    >>> K = np.stack([X @ X.T, (X @ X.T + 1) ** 2])
+    >>> K /= np.trace(K, axis1=1, axis2=2)[:, None, None]
+    >>> res = lmkl_solve(K, y, X, C=10.0, n_iter=5, random_state=0)
+    >>> bool(np.all(np.diff(res.history["objective"]) <= 0)), res.gating_coef.shape
+    (True, (2, 3))
+    """
+    params = {"C": C, "n_iter": n_iter, "tol": tol, "gating": gating, "init_scale": init_scale,
+              "line_search": line_search, "ls_min_step": ls_min_step,
+              "gate_threshold": gate_threshold, "sv_tol": sv_tol, "svm_tol": svm_tol,
+              "verbose": verbose, "callback": callback, "svm_backend": svm_backend}
+    validate_params("lmkl_solve", _SOLVE_CONSTRAINTS, params)
+    if svm_backend != "auto" and svm_backend not in available_backends():
+        raise ValueError(f"Unknown SVM backend {svm_backend!r}; available: "
+                         f"{['auto'] + available_backends()}.")
+    if check_input:
+        K, y, X_gate = _check_inputs(K, y, X_gate, gating, "lmkl_solve")
+    else:
+        K = np.asarray(K)
+        y = np.asarray(y, dtype=float)
+        X_gate = None if gating == "fixed" else np.asarray(X_gate, dtype=float)
+    n_kernels, n = K.shape[0], K.shape[1]
+    C = float(C)
+    Z_aug = _augment(X_gate, n, gating)
+    shape = (n_kernels, Z_aug.shape[1])
+
+    # Alg. 1, line 1: small random gating parameters
+    if init_coef is not None:
+        coef = np.array(init_coef, dtype=float)
+        if coef.shape != shape:
+            raise ValueError(f"init_coef must have shape (n_kernels, n_gate_features + 1) = "
+                             f"{shape}; got {coef.shape}.")
+        check_finite(coef, "init_coef")
+    else:
+        rng = check_random_state(random_state)
+        coef = rng.uniform(-init_scale, init_scale, size=shape)
+
+    problem = _Problem(K, y, Z_aug, C, float(svm_tol), float(gate_threshold), svm_backend)
+    history = History()
+    # Alg. 1, lines 2-3: gating, locally combined kernel, SVM
+    state = problem.evaluate(coef)
+    grad = problem.gradient(state)
+    grad_norm = float(np.linalg.norm(grad))
+
+    def record(step):
+        history.append(objective=state.J, gap=np.nan, weights=state.eta.mean(axis=0),
+                       grad_norm=grad_norm, step=step, n_svm_calls=problem.n_svm_calls,
+                       svm_gap=float(state.svm.gap),
+                       max_gate=float(state.eta.max(axis=1).mean()),
+                       gating_coef=state.coef.copy())
+
+    record(0.0)
+    status, message, n_done = None, None, 0
+    for t in range(1, n_iter + 1):
+        # Alg. 1, line 6: stationary point
+        if not grad_norm > 0:
+            status, message = 0, "converged: the gradient with respect to the gating is zero"
+            break
+        # Alg. 1, line 7: line search along the normalised negative gradient
+        previous = state.J
+        new, step = _line_search(problem, state, grad, grad_norm, line_search, ls_min_step)
+        if step == 0.0:  # Alg. 1, line 8
+            status, message = 0, (f"converged: no descent step of length >= {ls_min_step:g} "
+                                  f"along the gradient (local optimum)")
+            break
+        state = new
+        grad = problem.gradient(state)
+        grad_norm = float(np.linalg.norm(grad))
+        n_done = t
+        record(step)
+        if verbose and (t % 10 == 0 or t == 1):
+            print(f"lmkl_solve: iter {t:3d}  J = {state.J:.6g}  |grad| = {grad_norm:.3g}  "
+                  f"step = {step:.3g}  svm calls = {problem.n_svm_calls}")
+        if tol > 0 and (previous - state.J) <= tol * abs(previous):
+            status, message = 0, (f"converged: relative decrease of J "
+                                   f"{(previous - state.J) / max(abs(previous), 1e-300):.2e} "
+                                   f"<= tol {tol:g}")
+            break
+        if callback is not None:
+            try:
+                callback(MKLResult(gating_coef=state.coef.copy(), objective=state.J,
+                                   weights=state.eta.mean(axis=0), n_iter=t))
+            except StopIteration:
+                status, message = 3, STATUS_MESSAGES[3]
+                break
+    if status is None:
+        if tol > 0:
+            status = 1
+            message = (f"{STATUS_MESSAGES[1]} ({n_iter}) before the relative decrease of J fell "
+                       f"below tol={tol:g}")
+            warnings.warn(
+                f"lmkl_solve did not converge in {n_iter} iterations: the relative decrease of "
+                f"J in the last iteration is above tol {tol:g}. Increase n_iter or loosen tol "
+                f"(tol=0 runs the paper's fixed schedule without this warning).",
+                ConvergenceWarning, stacklevel=2)
+        else:
+            status = 0
+            message = f"completed the fixed schedule of {n_iter} iterations (tol=0)"
+
+    # Sec. 2.3 of the spec: clean-up of alpha, support vectors, bias
+    alpha = state.svm.alpha.copy()
+    K_eta = locally_combined_kernel(K, state.eta, out=problem._buffer)
+    if sv_tol > 0:
+        alpha[alpha < sv_tol * C] = 0.0
+        alpha[alpha > (1.0 - sv_tol) * C] = C
+        dual_coef = alpha * y
+        intercept = _intercept(alpha, y, K_eta @ dual_coef, C)
+    else:
+        dual_coef = alpha * y
+        intercept = float(state.svm.intercept)
+    support = np.flatnonzero(alpha > 0)
+    hist = history.as_dict(n_kernels)
+    result = LMKLResult(
+        weights=state.eta.mean(axis=0), dual_coef=dual_coef, intercept=intercept,
+        objective=state.J, gap=float("nan"), n_iter=n_done, success=status in (0,),
+        status=status, message=message, history=hist, method="lmkl",
+        gating_coef=state.coef.copy(), gating=gating, gate_threshold=float(gate_threshold),
+        eta_train=state.eta, alpha=alpha, support=support,
+        sv_percentage=100.0 * support.size / n, n_svm_calls=problem.n_svm_calls, C=C,
+        svm_backend=problem.backend)
+    if gating == "fixed":
+        eta_bar = state.eta[0]
+        gamma = float(np.sum(eta_bar ** 2))
+        result["mkl_weights"] = eta_bar ** 2 / gamma
+        result["effective_C"] = gamma * C
+    return result
+
+
+def lmkl_decision(result, K_test, X_gate_test=None, *, return_n_evals=False):
+    r"""Gated discriminant of LMKL (eq. 8) on a precomputed test stack.
+
+    .. math::
+        f(x) = \sum_{i\in SV} \alpha_i y_i \sum_m \eta_m(x)\, K_m(x, x_i)\, \eta_m(x_i) + b
+
+    The sum runs only over support vectors and, for each kernel ``m``, over the test points and
+    support vectors whose gates :math:`\eta_m` are both non-zero (with ``gate_threshold > 0``
+    many are exactly zero); the skipped terms are exactly zero, so the values equal the full
+    sum.
+
+    Parameters
+    ----------
+    result : MKLResult
+        Result of :func:`lmkl_solve`.
+    K_test : ndarray of shape (n_kernels, n_test, n_train)
+        Test kernels between test points (rows) and training points (columns), normalised
+        with the *training* normalisation factors.
+    X_gate_test : ndarray of shape (n_test, n_gate_features), default=None
+        Gating representation of the test points, with the same preprocessing as in training
+        (not needed for ``gating="fixed"``).
+    return_n_evals : bool, default=False
+        Also return the number of kernel evaluations the sum needs,
+        :math:`\sum_x\sum_m\#\{i\in SV: \eta_m(x)\eta_m(x_i)\ne 0\}`.
+
+    Returns
+    -------
+    f : ndarray of shape (n_test,)
+        Decision values; the predicted class is their sign.
+    n_evals : int
+        Only with ``return_n_evals=True``.
+    """
+    K_test = np.asarray(K_test)
+    coef = np.asarray(result["dual_coef"], dtype=float)
+    eta_train = np.asarray(result["eta_train"], dtype=float)
+    if K_test.ndim != 3 or K_test.shape[0] != eta_train.shape[1] \
+            or K_test.shape[2] != coef.shape[0]:
+        raise ValueError(f"K_test must have shape (n_kernels={eta_train.shape[1]}, n_test, "
+                         f"n_train={coef.shape[0]}); got {K_test.shape}.")
+    eta_test = _test_gates(result, X_gate_test, K_test.shape[1])
+    f, n_evals = _gated_sum(lambda m, rows, cols: K_test[m][np.ix_(rows, cols)],
+                            result, eta_test)
+    return (f, n_evals) if return_n_evals else f
+
+
+def _test_gates(result, X_gate_test, n_test):
+    V = np.asarray(result["gating_coef"], dtype=float)
+    thr = float(result.get("gate_threshold", 0.0))
+    if result.get("gating", "softmax") == "fixed":
+        return softmax_gating(np.zeros((n_test, 0)), V, gate_threshold=thr)
+    if X_gate_test is None:
+        raise ValueError("X_gate_test is required: the gating of a softmax LMKL model depends "
+                         "on the test inputs.")
+    X_gate_test = np.asarray(X_gate_test, dtype=float)
+    if X_gate_test.ndim != 2 or X_gate_test.shape[0] != n_test:
+        raise ValueError(f"X_gate_test must have shape (n_test={n_test}, n_gate_features); got "
+                         f"{X_gate_test.shape}.")
+    return softmax_gating(X_gate_test, V, gate_threshold=thr)
+
+
+def _gated_sum(block, result, eta_test):
+    """Eq. (8) with kernel blocks from ``block(m, rows, cols)`` over active rows/SVs only."""
+    coef = np.asarray(result["dual_coef"], dtype=float)
+    eta_train = np.asarray(result["eta_train"], dtype=float)
+    sv = np.flatnonzero(coef)
+    f = np.zeros(eta_test.shape[0])
+    n_evals = 0
+    for m in range(eta_train.shape[1]):
+        rows = np.flatnonzero(eta_test[:, m] > 0)
+        cols = sv[eta_train[sv, m] > 0]
+        if rows.size == 0 or cols.size == 0:
+            continue
+        Km = np.asarray(block(m, rows, cols), dtype=float)
+        f[rows] += eta_test[rows, m] * (Km @ (coef[cols] * eta_train[cols, m]))
+        n_evals += rows.size * cols.size
+    return f + float(result["intercept"]), int(n_evals)
+
+
+# ---------------------------------------------------------------------------
+# estimator
+# ---------------------------------------------------------------------------
+
+class LMKLClassifier(BaseMKLClassifier):
+    r"""Localized multiple kernel learning classifier (Gönen & Alpaydın, ICML 2008).
+
+    Learns a softmax gating model :math:`\eta_m(x)` together with an SVM on the locally
+    combined kernel :math:`K_\eta(x,x')=\sum_m\eta_m(x)K_m(x,x')\eta_m(x')`; the discriminant
+    is eq. (8) of [1]_,
+    :math:`f(x)=\sum_i\alpha_iy_i\sum_m\eta_m(x)K_m(x,x_i)\eta_m(x_i)+b`. See
+    :func:`lmkl_solve` for the algorithm.
+
+    Parameters
+    ----------
+    kernels : list, default=None
+        Kernel bank: Kernel objects, ``(name, params)`` / ``(name, params, columns)`` tuples or
+        callables (see :func:`mklcore.kernels.kernel_bank`; ``kernel_bank("lmkl")`` gives the
+        paper's :math:`K_L`, :math:`K_P`, :math:`K_G`). ``None`` uses the paper's
+        :math:`(K_L\text{-}K_P)` pair: linear and :math:`(\langle x,z\rangle+1)^2`.
+    C : float, default=1.0
+        Misclassification penalty of problem (5). Must be > 0. With the default unit-trace
+        normalisation the useful range depends on n (the paper's grid is 0.01 ... 100).
+    gating : {"softmax", "fixed"}, default="softmax"
+        ``"softmax"``: linear softmax gating on the (standardised) inputs. ``"fixed"``: one
+        constant gate per kernel (biases only), a fixed-weight MKL with weights
+        :math:`\bar\eta_m^2` (see :func:`lmkl_solve`).
+    n_iter : int, default=50
+        Number of gating updates (50 in the paper). Must be >= 1.
+    normalize : {"unit_trace", "trace", "cosine"} or None, default="unit_trace"
+        Kernel normalisation fitted on the training data: ``"unit_trace"`` divides each
+        training kernel by its trace (the paper, Sec. 4), ``"trace"`` scales it to trace n
+        (mklcore's convention, equivalent to unit trace with C multiplied by n),
+        ``"cosine"`` gives unit diagonal (Gönen's later LMKSVM code). Test kernels use the
+        training factors.
+    gate_threshold : float, default=0.0
+        Gates below it are set to 0 and above ``1 - gate_threshold`` to 1 (Gönen's code uses
+        1e-3); prediction then skips kernel ``m`` wherever :math:`\eta_m(x)=0`.
+    standardize_gating : bool, default=True
+        z-score the gating inputs with the training mean and standard deviation (constant
+        features get scale 1).
+    gating_columns : array-like of int, default=None
+        Input features the gating model reads; ``None`` uses all of them.
+    tol : float, default=0.0
+        Relative decrease of :math:`J` below which the iterations stop (0: the paper's fixed
+        schedule of ``n_iter`` iterations).
+    line_search : {"expand_backtrack", "armijo"}, default="expand_backtrack"
+        Step-size rule (see :func:`lmkl_solve`).
+    init_scale : float, default=0.01
+        Initial gating parameters are drawn from :math:`U(-s, s)`.
+    sv_tol : float, default=1e-3
+        Relative clean-up threshold of the dual variables (see :func:`lmkl_solve`).
+    svm_tol : float, default=1e-3
+        KKT tolerance of the inner SVM solver.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the initial gating parameters.
+    verbose : int, default=0
+        Print progress of the solver if > 0.
+
+    Attributes
+    ----------
+    weights_ : ndarray of shape (n_kernels,)
+        Mean gating output of each kernel over the training set (the average local weight).
+    gating_coef_ : ndarray of shape (n_kernels, n_features_in_)
+        Gating weights :math:`v_m` in the units of the raw inputs, so that
+        :math:`\eta(x)=\mathrm{softmax}(\text{gating\_coef\_}\,x+\text{gating\_intercept\_})`
+        (zero for features outside ``gating_columns`` and for ``gating="fixed"``).
+    gating_intercept_ : ndarray of shape (n_kernels,)
+        Gating biases :math:`v_{m0}` in the same units.
+    dual_coef_ : ndarray of shape (n_samples,)
+        Signed dual coefficients :math:`\alpha_iy_i` (zero for non-support vectors).
+    intercept_ : float
+        Bias :math:`b`.
+    support_ : ndarray of shape (n_support,)
+        Indices of the support vectors.
+    sv_percentage_ : float
+        Percentage of training points that are support vectors (the paper's "SV%").
+    classes_ : ndarray of shape (2,)
+        Class labels; ``classes_[1]`` is the positive class.
+    X_fit_ : ndarray of shape (n_samples, n_features)
+        Training data, used to build test kernels.
+    n_features_in_ : int
+        Number of features seen in ``fit``.
+    n_iter_ : int
+        Number of accepted gating updates.
+    converged_ : bool
+        Whether the solver ended successfully (fixed schedule completed or local optimum).
+    objective_ : float
+        Final objective :math:`J` (the SVM dual value (7)).
+    gap_ : float
+        Always ``nan``: the problem is non-convex and has no duality-gap certificate.
+    history_ : dict of ndarray
+        Per-iteration ``objective``, ``gap``, ``weights``, ``time`` and the extras of
+        :func:`lmkl_solve`, ``n_iter_ + 1`` rows (row 0 is the initial gating).
+    result_ : LMKLResult
+        The full solver result (gating parameters on the standardised gating inputs).
+    kernel_bank_ : KernelBank
+        The fitted kernel bank.
+    gating_mean_, gating_scale_ : ndarray of shape (n_gating_features,)
+        Standardisation of the gating inputs.
+
+    References
+    ----------
+    .. [1] M. Gönen and E. Alpaydın. Localized multiple kernel learning. In Proceedings of the
+       25th International Conference on Machine Learning (ICML), pages 352-359, 2008.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mklcore.localized import LMKLClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 2)); y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    >>> clf = LMKLClassifier(C=100.0, n_iter=10, random_state=0).fit(X, y)
+    >>> clf.gating_coef_.shape, clf.weights_.shape
+    ((2, 2), (2,))
+    """
+
+    _parameter_constraints = {
+        "kernels": [list, tuple, None],
+        "C": COMMON_CONSTRAINTS["C"],
+        "gating": [Options("softmax", "fixed")],
+        "n_iter": [Interval("int", 1, None)],
+        "normalize": [Options("unit_trace", "trace", "cosine"), None],
+        "gate_threshold": _SOLVE_CONSTRAINTS["gate_threshold"],
+        "standardize_gating": [bool],
+        "gating_columns": [list, tuple, np.ndarray, None],
+        "tol": _SOLVE_CONSTRAINTS["tol"],
+        "line_search": _SOLVE_CONSTRAINTS["line_search"],
+        "init_scale": _SOLVE_CONSTRAINTS["init_scale"],
+        "sv_tol": _SOLVE_CONSTRAINTS["sv_tol"],
+        "svm_tol": _SOLVE_CONSTRAINTS["svm_tol"],
+        "random_state": [Interval("int", 0, None), np.random.RandomState, None],
+        "verbose": _SOLVE_CONSTRAINTS["verbose"],
+    }
+
+    def __init__(self, *, kernels=None, C=1.0, gating="softmax", n_iter=50,
+                 normalize="unit_trace", gate_threshold=0.0, standardize_gating=True,
+                 gating_columns=None, tol=0.0, line_search="expand_backtrack", init_scale=0.01,
+                 sv_tol=1e-3, svm_tol=1e-3, random_state=None, verbose=0):
+        self.kernels = kernels
+        self.C = C
+        self.gating = gating
+        self.n_iter = n_iter
+        self.normalize = normalize
+        self.gate_threshold = gate_threshold
+        self.standardize_gating = standardize_gating
+        self.gating_columns = gating_columns
+        self.tol = tol
+        self.line_search = line_search
+        self.init_scale = init_scale
+        self.sv_tol = sv_tol
+        self.svm_tol = svm_tol
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _build_bank(self):
+        from .kernels import KernelBank, linear, polynomial
+
+        kernels = self.kernels
+        if kernels is None:
+            kernels = [linear(), polynomial(2, coef0=1.0)]
+        normalize = "trace" if self.normalize == "unit_trace" else self.normalize
+        return KernelBank(kernels=kernels, normalize=normalize)
+
+    def _gating_columns(self, n_features):
+        if self.gating_columns is None:
+            return np.arange(n_features)
+        cols = np.asarray(self.gating_columns)
+        if cols.ndim != 1 or cols.size == 0 or cols.dtype.kind not in "iu" \
+                or cols.min() < -n_features or cols.max() >= n_features:
+            raise ValueError(f"The 'gating_columns' parameter of LMKLClassifier must be a "
+                             f"non-empty list of feature indices in [0, {n_features}). Got "
+                             f"{self.gating_columns!r} instead.")
+        return np.arange(n_features)[cols]
+
+    def _gating_inputs(self, X):
+        Z = np.asarray(X, dtype=float)[:, self.gating_columns_]
+        return (Z - self.gating_mean_) / self.gating_scale_
+
+    def fit(self, X, y):
+        """Fit the gating model and the SVM on features ``X`` and binary labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data; the kernels are evaluated on it and the gating model reads it.
+        y : array-like of shape (n_samples,)
+            Two classes (any labels); ``classes_[1]`` is the positive class.
+
+        Returns
+        -------
+        self : LMKLClassifier
+            The fitted estimator.
+        """
+        from sklearn.utils.multiclass import check_classification_targets
+
+        from ._validation import check_binary_labels
+
+        self._validate_params()
+        X, y = validate_data(self, X, y, dtype="numeric")
+        check_classification_targets(y)
+        y_pm, self.classes_ = check_binary_labels(y, type(self).__name__)
+        self.kernel_bank_ = self._build_bank()
+        K = self.kernel_bank_.fit_transform(X)
+        if self.normalize == "unit_trace":
+            K /= K.shape[1]  # KernelBank's "trace" gives trace n
+        K = check_kernel_stack(K, y_pm, check_psd_=False,
+                               descriptions=getattr(self.kernel_bank_, "descriptions_", None))
+        self.gating_columns_ = self._gating_columns(X.shape[1])
+        Z = np.asarray(X, dtype=float)[:, self.gating_columns_]
+        if self.standardize_gating:
+            self.gating_mean_ = Z.mean(axis=0)
+            scale = Z.std(axis=0)
+            self.gating_scale_ = np.where(scale > 0, scale, 1.0)
+        else:
+            self.gating_mean_ = np.zeros(Z.shape[1])
+            self.gating_scale_ = np.ones(Z.shape[1])
+        Z = (Z - self.gating_mean_) / self.gating_scale_
+        result = lmkl_solve(
+            K, y_pm, None if self.gating == "fixed" else Z, C=self.C, n_iter=self.n_iter,
+            random_state=self.random_state, gating=self.gating, tol=self.tol,
+            init_scale=self.init_scale, line_search=self.line_search,
+            gate_threshold=self.gate_threshold, sv_tol=self.sv_tol, svm_tol=self.svm_tol,
+            verbose=self.verbose, check_input=False)
+        self._set_fitted(result)
+        self.X_fit_ = X
+        return self
+
+    def _set_fitted(self, result):
+        super()._set_fitted(result)
+        self.support_ = np.asarray(result.support)
+        self.sv_percentage_ = float(result.sv_percentage)
+        V = np.asarray(result.gating_coef, dtype=float)
+        n_kernels = V.shape[0]
+        coef = np.zeros((n_kernels, self.n_features_in_))
+        intercept = V[:, 0].copy()
+        if self.gating == "softmax":
+            slopes = V[:, 1:] / self.gating_scale_
+            coef[:, self.gating_columns_] = slopes
+            intercept -= slopes @ self.gating_mean_
+        self.gating_coef_ = coef
+        self.gating_intercept_ = intercept
+
+    def gating_function(self, X):
+        r"""Gating outputs :math:`\eta_m(x)` of new points.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        eta : ndarray of shape (n_samples, n_kernels)
+            Gate of each kernel at each point (rows sum to 1 without thresholding).
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype="numeric")
+        return _test_gates(self.result_, None if self.gating == "fixed"
+                           else self._gating_inputs(X), X.shape[0])
+
+    def decision_function(self, X, *, return_n_evals=False):
+        r"""Gated discriminant (eq. 8 of Gönen & Alpaydın 2008); positive means ``classes_[1]``.
+
+        Kernel ``m`` is evaluated only between the test points with :math:`\eta_m(x)>0` and
+        the support vectors with :math:`\eta_m(x_i)>0` (with ``gate_threshold > 0`` many
+        gates are exactly zero, which saves kernel evaluations at test time).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        return_n_evals : bool, default=False
+            Also return the number of kernel evaluations performed.
+
+        Returns
+        -------
+        f : ndarray of shape (n_samples,)
+            Decision values.
+        n_evals : int
+            Only with ``return_n_evals=True``.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype="numeric")
+        eta_test = _test_gates(self.result_, None if self.gating == "fixed"
+                               else self._gating_inputs(X), X.shape[0])
+        f, n_evals = _gated_sum(lambda m, rows, cols: self._kernel_block(m, X[rows], cols),
+                                self.result_, eta_test)
+        return (f, n_evals) if return_n_evals else f
+
+    def _kernel_block(self, m, X, cols):
+        """Normalised kernel ``m`` between ``X`` and the training points ``cols``."""
+        bank = self.kernel_bank_
+        kernel = bank.kernels_[m]
+        X_fit = np.asarray(bank.X_fit_)
+        Km = kernel(X, X_fit[cols])
+        if self.normalize in ("trace", "unit_trace"):
+            Km *= bank.trace_factors_[m] / (X_fit.shape[0] if self.normalize == "unit_trace" else 1)
+        elif self.normalize == "cosine":
+            # as mklcore.kernels.normalize_cosine: entries of zero-norm points become 0
+            denom = np.sqrt(np.outer(np.maximum(kernel.diag(X), 0.0),
+                                     np.maximum(bank.train_diag_[m, cols], 0.0)))
+            Km = np.divide(Km, denom, out=np.zeros_like(Km), where=denom > 0)
+        return Km

@@ -1,0 +1,469 @@
+"""Tests of localized MKL (Gönen & Alpaydın, ICML 2008): spec gonen2008_lmkl.md §5."""
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import SVC
+
+from mklcore.localized import (LMKLClassifier, LMKLResult, lmkl_decision, lmkl_gradient,
+                               lmkl_objective, lmkl_solve, locally_combined_kernel,
+                               softmax_gating)
+from mklcore.svm import svm_solve
+
+# SVM duals solved to a KKT violation of 1e-12 give J to ~1e-12 relative; central finite
+# differences with h = 1e-5 then agree with the analytic gradient to ~1e-8 (spec §1.6: 3.8e-9)
+FD_STEP = 1e-5
+FD_RTOL = 1e-5
+TIGHT_SVM = 1e-12
+# LIBSVM at tol 1e-10 vs cvxpy (Clarabel): objectives agree to ~1e-8 relative
+ORACLE_RTOL = 1e-6
+
+
+def _trace_normalise(K):
+    return K / np.trace(K, axis1=1, axis2=2)[:, None, None]
+
+
+@pytest.fixture
+def prototype():
+    """The spec's prototype (§5.1): N = 40 XOR-like points, K_L and (<x,x'>+1)^2, unit trace."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    y = np.sign(X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=40))
+    K = _trace_normalise(np.stack([X @ X.T, (X @ X.T + 1) ** 2]))
+    V = 0.5 * rng.normal(size=(2, 3))
+    return X, y, K, V
+
+
+@pytest.fixture
+def three_kernels():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(36, 3))
+    y = np.where(X[:, 0] * X[:, 1] - 0.5 * X[:, 2] + 0.2 * rng.normal(size=36) > 0, 1.0, -1.0)
+    D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    K = _trace_normalise(np.stack([X @ X.T, (X @ X.T + 1) ** 2, np.exp(-D / 2.0)]))
+    V = rng.normal(size=(3, 4))
+    return X, y, K, V
+
+
+def _fd_gradient(K, y, X, V, C, gating="softmax"):
+    G = np.zeros_like(V)
+    for idx in np.ndindex(*V.shape):
+        Vp, Vm = V.copy(), V.copy()
+        Vp[idx] += FD_STEP
+        Vm[idx] -= FD_STEP
+        Jp = lmkl_objective(K, y, X, Vp, C=C, gating=gating, svm_tol=TIGHT_SVM).objective
+        Jm = lmkl_objective(K, y, X, Vm, C=C, gating=gating, svm_tol=TIGHT_SVM).objective
+        G[idx] = (Jp - Jm) / (2 * FD_STEP)
+    return G
+
+
+def _triple_sum_gradient(K, y, alpha, eta, Z_aug):
+    """The paper's gradient formulas, term by term (Sec. 3 of the paper, spec §1.6)."""
+    n, P = eta.shape
+    u = alpha * y
+    G = np.zeros((P, Z_aug.shape[1]))
+    for m in range(P):
+        for h in range(P):
+            d = 1.0 if h == m else 0.0
+            W = np.outer(u * eta[:, h], u * eta[:, h]) * K[h]
+            a = d - eta[:, m]
+            # sum_ij W_ij [z_i a_i + z_j a_j]
+            G[m] += -0.5 * ((W.sum(axis=1) * a) @ Z_aug + (W.sum(axis=0) * a) @ Z_aug)
+    return G
+
+
+# ---------------------------------------------------------------------------
+# prototype numbers and the gradient
+# ---------------------------------------------------------------------------
+
+def test_prototype_numbers(prototype):
+    X, y, K, V = prototype
+    res = lmkl_objective(K, y, X, V, C=10.0, svm_tol=TIGHT_SVM)
+    assert res.objective == pytest.approx(345.306, abs=5e-4)
+    np.testing.assert_allclose(res.gradient[0], [17.1428, -22.0902, -14.0782], atol=5e-4)
+    np.testing.assert_allclose(res.gradient[1], -res.gradient[0], rtol=1e-12)
+    # constant gating eta = (0.3, 0.7): J = SVM objective with kernel 0.09 K1 + 0.49 K2
+    V_const = np.log([0.3, 0.7])[:, None]
+    const = lmkl_objective(K, y, None, V_const, C=10.0, gating="fixed", svm_tol=TIGHT_SVM)
+    assert const.objective == pytest.approx(301.02400, abs=5e-5)
+    svm = svm_solve(K, y, weights=[0.09, 0.49], C=10.0, tol=TIGHT_SVM)
+    assert const.objective == pytest.approx(svm.dual_objective, rel=1e-10)
+
+
+def test_gradient_matches_finite_differences(prototype, three_kernels):
+    for X, y, K, V, C in [(*prototype, 10.0), (*three_kernels, 50.0)]:
+        analytic = lmkl_objective(K, y, X, V, C=C, svm_tol=TIGHT_SVM).gradient
+        numeric = _fd_gradient(K, y, X, V, C)
+        rel = np.abs(analytic - numeric).max() / np.abs(numeric).max()
+        assert rel < FD_RTOL, rel
+
+
+def test_gradient_of_constant_gating_matches_finite_differences(three_kernels):
+    _, y, K, _ = three_kernels
+    V = np.array([[0.2], [-0.4], [0.1]])
+    analytic = lmkl_objective(K, y, None, V, C=20.0, gating="fixed", svm_tol=TIGHT_SVM).gradient
+    numeric = _fd_gradient(K, y, None, V, 20.0, gating="fixed")
+    assert np.abs(analytic - numeric).max() / np.abs(numeric).max() < FD_RTOL
+
+
+def test_vectorised_gradient_equals_triple_sum(three_kernels):
+    X, y, K, V = three_kernels
+    res = lmkl_objective(K, y, X, V, C=5.0, svm_tol=1e-8)
+    Z_aug = np.hstack([np.ones((X.shape[0], 1)), X])
+    expected = _triple_sum_gradient(K, y, res.alpha, res.eta, Z_aug)
+    got = lmkl_gradient(K, y, res.alpha, res.eta, Z_aug)
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12 * np.abs(expected).max())
+
+
+def test_softmax_invariance(three_kernels):
+    X, y, K, V = three_kernels
+    res = lmkl_objective(K, y, X, V, C=5.0, svm_tol=TIGHT_SVM)
+    # rows of the gradient sum to zero
+    np.testing.assert_allclose(res.gradient.sum(axis=0), 0.0,
+                               atol=1e-10 * np.abs(res.gradient).max())
+    # adding a common vector to every row of V changes nothing
+    shifted = lmkl_objective(K, y, X, V + np.array([0.7, -1.0, 2.0, 0.3]), C=5.0,
+                             svm_tol=TIGHT_SVM)
+    np.testing.assert_allclose(shifted.eta, res.eta, rtol=1e-12)
+    np.testing.assert_allclose(shifted.alpha, res.alpha, atol=1e-9)
+    assert shifted.objective == pytest.approx(res.objective, rel=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# special cases and invariants (spec §1.8, §5.2)
+# ---------------------------------------------------------------------------
+
+def test_single_kernel_is_the_svm(prototype):
+    X, y, K, _ = prototype
+    res = lmkl_solve(K[1:], y, X, C=10.0, random_state=0, sv_tol=0.0, svm_tol=1e-10)
+    assert res.n_iter == 0 and res.status == 0 and "gradient" in res.message
+    np.testing.assert_array_equal(res.eta_train, 1.0)
+    assert res.history["grad_norm"][0] == 0.0
+    svc = SVC(kernel="precomputed", C=10.0, tol=1e-10).fit(K[1], y)
+    np.testing.assert_allclose(K[1] @ res.dual_coef + res.intercept,
+                               svc.decision_function(K[1]), atol=1e-7)
+
+
+def test_constant_gating_equals_fixed_weight_mkl(three_kernels):
+    """LMKL(C) with constant gates = SVM on sum beta_m K_m with C' = gamma C (spec §1.8)."""
+    _, y, K, _ = three_kernels
+    eta_bar = np.array([0.2, 0.5, 0.3])
+    C = 10.0
+    V = np.log(eta_bar)[:, None]
+    lmkl = lmkl_objective(K, y, None, V, C=C, gating="fixed", svm_tol=TIGHT_SVM)
+    gamma = np.sum(eta_bar ** 2)
+    beta = eta_bar ** 2 / gamma
+    svm = svm_solve(K, y, weights=beta, C=gamma * C, tol=TIGHT_SVM)
+    # weights eta^2, not eta: the naive mapping does not hold
+    naive = svm_solve(K, y, weights=eta_bar, C=C, tol=TIGHT_SVM)
+    assert abs(naive.dual_objective - lmkl.objective) > 1e-3 * lmkl.objective
+    assert lmkl.objective == pytest.approx(svm.dual_objective / gamma, rel=1e-10)
+    np.testing.assert_allclose(svm.alpha, gamma * lmkl.alpha, atol=1e-6 * C)
+    K_beta = np.tensordot(beta, K, axes=1)
+    f_mkl = K_beta @ svm.dual_coef + svm.intercept
+    f_lmkl = lmkl.K_eta @ lmkl.dual_coef + lmkl.intercept
+    np.testing.assert_allclose(f_lmkl, f_mkl, atol=1e-6)
+    # the solver's gating="fixed" reports the same mapping
+    res = lmkl_solve(K, y, None, C=C, gating="fixed", init_coef=V, n_iter=1, svm_tol=TIGHT_SVM)
+    assert res.history["objective"][0] == pytest.approx(lmkl.objective, rel=1e-10)
+    np.testing.assert_allclose(res.history["weights"][0], eta_bar)
+    assert res.mkl_weights.sum() == pytest.approx(1.0)
+    np.testing.assert_allclose(res.mkl_weights, res.weights ** 2 / np.sum(res.weights ** 2))
+    assert res.effective_C == pytest.approx(C * np.sum(res.weights ** 2))
+
+
+def test_fixed_gating_solution_is_an_svm_on_the_mapped_combination(three_kernels):
+    _, y, K, _ = three_kernels
+    res = lmkl_solve(K, y, None, C=10.0, gating="fixed", n_iter=10, random_state=0,
+                     sv_tol=0.0, svm_tol=1e-10)
+    assert res.gating_coef.shape == (3, 1)
+    svm = svm_solve(K, y, weights=res.mkl_weights, C=res.effective_C, tol=1e-10)
+    K_beta = np.tensordot(res.mkl_weights, K, axes=1)
+    f = lmkl_decision(res, K)
+    np.testing.assert_allclose(f, K_beta @ svm.dual_coef + svm.intercept, atol=1e-6)
+
+
+def test_identical_kernels_and_uniform_gating(prototype):
+    X, _, K, _ = prototype
+    stack = np.stack([K[0]] * 3)
+    eta = softmax_gating(X, np.zeros((3, 3)))
+    np.testing.assert_allclose(eta, 1.0 / 3.0)
+    np.testing.assert_allclose(locally_combined_kernel(stack, eta), K[0] / 3.0, rtol=1e-13)
+
+
+def test_locally_combined_kernel_is_psd(three_kernels):
+    X, _, K, _ = three_kernels
+    rng = np.random.default_rng(5)
+    for _ in range(5):
+        eta = softmax_gating(X, 3.0 * rng.normal(size=(3, 4)))
+        K_eta = locally_combined_kernel(K, eta)
+        assert np.linalg.eigvalsh(K_eta)[0] >= -1e-10 * np.trace(K_eta)
+
+
+def test_softmax_gating_threshold_and_stability():
+    X = np.array([[0.0], [1e3], [-1e3]])
+    V = np.array([[0.0, 1.0], [0.0, -1.0], [0.0, 0.0]])
+    eta = softmax_gating(X, V)  # huge scores: the max-subtraction trick keeps it finite
+    assert np.all(np.isfinite(eta))
+    np.testing.assert_allclose(eta.sum(axis=1), 1.0)
+    eta_t = softmax_gating(np.array([[0.0], [10.0]]), V, gate_threshold=1e-3)
+    assert eta_t[1].tolist() == [1.0, 0.0, 0.0]
+
+
+# ---------------------------------------------------------------------------
+# the algorithm
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("line_search,threshold", [("expand_backtrack", 0.0),
+                                                   ("armijo", 0.0),
+                                                   ("expand_backtrack", 1e-3)])
+def test_objective_never_increases(three_kernels, line_search, threshold):
+    X, y, K, _ = three_kernels
+    res = lmkl_solve(K, y, X, C=50.0, n_iter=15, random_state=1, line_search=line_search,
+                     gate_threshold=threshold)
+    J = res.history["objective"]
+    assert len(J) == res.n_iter + 1
+    assert np.all(np.diff(J) < 0)  # accepted steps strictly decrease J
+    assert np.all(res.history["step"][1:] > 0)
+    assert res.objective == J[-1]
+    assert np.all(np.isnan(res.history["gap"])) and np.isnan(res.gap)
+    np.testing.assert_allclose(res.history["weights"].sum(axis=1), 1.0, atol=1e-2)
+    assert res.history["gating_coef"].shape == (res.n_iter + 1, 3, 4)
+    assert res.n_svm_calls >= res.history["n_svm_calls"][-1] >= res.n_iter + 1
+    assert np.all(np.diff(res.history["time"]) >= 0)
+
+
+def test_fixed_schedule_and_determinism(prototype):
+    X, y, K, _ = prototype
+    a = lmkl_solve(K, y, X, C=200.0, n_iter=8, random_state=4)
+    b = lmkl_solve(K, y, X, C=200.0, n_iter=8, random_state=4)
+    np.testing.assert_array_equal(a.gating_coef, b.gating_coef)
+    np.testing.assert_array_equal(a.dual_coef, b.dual_coef)
+    assert a.success and a.status == 0
+    assert a.n_iter == 8 or "no descent step" in a.message
+    # the initial gating is U(-0.01, 0.01)
+    V0 = a.history["gating_coef"][0]
+    assert np.abs(V0).max() <= 0.01
+    np.testing.assert_array_equal(V0, np.random.RandomState(4).uniform(-0.01, 0.01, (2, 3)))
+
+
+def test_no_step_when_gradient_is_zero(prototype):
+    """Identical kernels with uniform gating are a stationary point: no step is taken."""
+    X, y, K, _ = prototype
+    stack = np.stack([K[1], K[1]])
+    res = lmkl_solve(stack, y, X, C=10.0, init_coef=np.zeros((2, 3)))
+    assert res.n_iter == 0 and res.status == 0
+    assert res.history["grad_norm"][0] == 0.0
+
+
+def test_tol_convergence_warning_and_callback(prototype):
+    X, y, K, _ = prototype
+    with pytest.warns(ConvergenceWarning, match="did not converge in 1 iterations"):
+        res = lmkl_solve(K, y, X, C=200.0, n_iter=1, tol=1e-12, random_state=0)
+    assert not res.success and res.status == 1
+
+    def stop(intermediate):
+        assert intermediate.gating_coef.shape == (2, 3)
+        raise StopIteration
+
+    res = lmkl_solve(K, y, X, C=200.0, n_iter=10, random_state=0, callback=stop)
+    assert res.status == 3 and res.n_iter == 1
+
+
+def test_solver_against_cvxpy_oracle(three_kernels):
+    """J(V) from the LIBSVM step equals the dual (7) solved by cvxpy (spec §5.2)."""
+    cp = pytest.importorskip("cvxpy")
+    X, y, K, V = three_kernels
+    C = 5.0
+    res = lmkl_objective(K, y, X, V, C=C, svm_tol=1e-10)
+    w, U = np.linalg.eigh(res.K_eta)
+    L = U * np.sqrt(np.maximum(w, 0.0))
+    a = cp.Variable(y.size)
+    prob = cp.Problem(cp.Maximize(cp.sum(a) - 0.5 * cp.sum_squares(L.T @ cp.multiply(y, a))),
+                      [y @ a == 0, a >= 0, a <= C])
+    prob.solve()
+    if prob.status != "optimal":
+        pytest.skip(f"cvxpy status {prob.status}")
+    assert res.objective == pytest.approx(prob.value, rel=ORACLE_RTOL)
+
+
+# ---------------------------------------------------------------------------
+# prediction
+# ---------------------------------------------------------------------------
+
+def test_prediction_on_training_points_and_skipping(three_kernels):
+    X, y, K, _ = three_kernels
+    for threshold in (0.0, 1e-3):
+        res = lmkl_solve(K, y, X, C=50.0, n_iter=10, random_state=0, gate_threshold=threshold)
+        assert isinstance(res, LMKLResult)
+        f, n_evals = lmkl_decision(res, K, X, return_n_evals=True)
+        K_eta = locally_combined_kernel(K, res.eta_train)
+        np.testing.assert_allclose(f, K_eta @ res.dual_coef + res.intercept, atol=1e-12)
+        np.testing.assert_allclose(res.decision(K, X), f)
+        # full dense sum over every kernel and every training point
+        eta_test = softmax_gating(X, res.gating_coef, gate_threshold=threshold)
+        full = sum(eta_test[:, m] * ((K[m] * res.eta_train[:, m]) @ res.dual_coef)
+                   for m in range(3)) + res.intercept
+        np.testing.assert_allclose(f, full, atol=1e-12)
+        n_sv = res.support.size
+        assert res.sv_percentage == pytest.approx(100.0 * n_sv / y.size)
+        if threshold == 0.0:
+            assert n_evals == 3 * y.size * n_sv
+        else:  # crisp gates: zero-gated kernels are skipped
+            assert n_evals < 3 * y.size * n_sv
+
+
+def test_decision_input_errors(three_kernels):
+    X, y, K, _ = three_kernels
+    res = lmkl_solve(K, y, X, C=5.0, n_iter=2, random_state=0)
+    with pytest.raises(ValueError, match="X_gate_test is required"):
+        lmkl_decision(res, K)
+    with pytest.raises(ValueError, match="K_test must have shape"):
+        lmkl_decision(res, K[:2], X)
+    with pytest.raises(ValueError, match="X_gate_test must have shape"):
+        lmkl_decision(res, K, X[:5])
+
+
+# ---------------------------------------------------------------------------
+# bad inputs
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"C": 0.0}, r"The 'C' parameter of lmkl_solve must be a float in the range \(0, inf\)\. "
+                 r"Got 0\.0 instead\."),
+    ({"C": -1.0}, r"'C' parameter of lmkl_solve.*Got -1\.0"),
+    ({"n_iter": 0}, r"The 'n_iter' parameter of lmkl_solve must be an int in the range "
+                    r"\[1, inf\)\. Got 0 instead\."),
+    ({"n_iter": 2.5}, r"'n_iter' parameter of lmkl_solve must be an int"),
+    ({"gating": "rbf"}, r"'gating' parameter of lmkl_solve must be one of \{'softmax', 'fixed'\}"),
+    ({"gate_threshold": 0.5}, r"'gate_threshold' parameter"),
+    ({"line_search": "wolfe"}, r"'line_search' parameter"),
+    ({"svm_tol": 0.0}, r"'svm_tol' parameter"),
+    ({"tol": -1.0}, r"'tol' parameter"),
+])
+def test_bad_parameters(prototype, kwargs, match):
+    X, y, K, _ = prototype
+    with pytest.raises(ValueError, match=match):
+        lmkl_solve(K, y, X, **kwargs)
+
+
+def test_bad_inputs(prototype):
+    X, y, K, _ = prototype
+    with pytest.raises(ValueError, match=r"X_gate has 39 rows but K has 40 samples: the gating "
+                                         r"representation needs one row per training sample"):
+        lmkl_solve(K, y, X[:-1])
+    with pytest.raises(ValueError, match=r"X_gate must be 2-D.*reshape\(-1, 1\)"):
+        lmkl_solve(K, y, X[:, 0])
+    with pytest.raises(ValueError, match="needs the gating representation X_gate"):
+        lmkl_solve(K, y, None)
+    with pytest.raises(ValueError, match="X_gate contains NaN"):
+        lmkl_solve(K, y, np.where(X > 1, np.nan, X))
+    with pytest.raises(ValueError, match=r"init_coef must have shape .*\(2, 3\); got \(2, 2\)"):
+        lmkl_solve(K, y, X, init_coef=np.zeros((2, 2)))
+    with pytest.raises(ValueError, match=r"y must hold labels in \{-1, \+1\}"):
+        lmkl_solve(K, (y > 0).astype(float), X)
+    with pytest.raises(ValueError, match="K and y do not match"):
+        lmkl_solve(K, y[:-1], X)
+    with pytest.raises(ValueError, match="coef must have shape"):
+        lmkl_objective(K, y, X, np.zeros((3, 3)))
+
+
+# ---------------------------------------------------------------------------
+# estimator
+# ---------------------------------------------------------------------------
+
+@pytest.fixture
+def xor_data():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(70, 2)) * [1.0, 3.0] + [5.0, -2.0]
+    y = np.where((X[:, 0] - 5.0) * (X[:, 1] + 2.0) > 0, "pos", "neg")
+    return X, y
+
+
+def test_estimator_fit_predict_and_gating_units(xor_data):
+    X, y = xor_data
+    clf = LMKLClassifier(C=300.0, n_iter=10, random_state=0).fit(X, y)
+    assert clf.score(X, y) > 0.8
+    assert clf.gating_coef_.shape == (2, 2) and clf.gating_intercept_.shape == (2,)
+    assert clf.weights_.shape == (2,) and clf.weights_.sum() == pytest.approx(1.0)
+    # gating_coef_/gating_intercept_ act on the raw inputs
+    scores = X @ clf.gating_coef_.T + clf.gating_intercept_
+    eta = np.exp(scores - scores.max(axis=1, keepdims=True))
+    eta /= eta.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(clf.gating_function(X), eta, rtol=1e-9, atol=1e-12)
+    assert np.isnan(clf.gap_) and clf.converged_
+    assert len(clf.history_["objective"]) == clf.n_iter_ + 1
+    assert clf.sv_percentage_ == pytest.approx(100 * clf.support_.size / len(y))
+
+
+@pytest.mark.parametrize("normalize", ["unit_trace", "trace", "cosine", None])
+def test_estimator_normalisation_and_train_test_consistency(xor_data, normalize):
+    X, y = xor_data
+    clf = LMKLClassifier(C=100.0, n_iter=5, random_state=0, normalize=normalize,
+                         gate_threshold=1e-3).fit(X, y)
+    K = clf.kernel_bank_.transform(X)
+    if normalize == "unit_trace":
+        K = K / X.shape[0]
+        np.testing.assert_allclose(np.trace(K, axis1=1, axis2=2), 1.0)
+    # a test set equal to the training set reproduces the training decision values
+    f_train = locally_combined_kernel(K, clf.result_.eta_train) @ clf.dual_coef_ + clf.intercept_
+    f, n_evals = clf.decision_function(X, return_n_evals=True)
+    np.testing.assert_allclose(f, f_train, atol=1e-10 * max(1.0, np.abs(f_train).max()))
+    assert n_evals <= 2 * X.shape[0] * clf.support_.size
+
+
+def test_estimator_label_mapping_and_fixed_gating(xor_data):
+    X, y = xor_data
+    y01 = (y == "pos").astype(int)
+    ypm = np.where(y01 == 1, 1, -1)
+    a = LMKLClassifier(C=50.0, n_iter=3, random_state=0).fit(X, y01)
+    b = LMKLClassifier(C=50.0, n_iter=3, random_state=0).fit(X, ypm)
+    np.testing.assert_allclose(a.decision_function(X), b.decision_function(X))
+    fixed = LMKLClassifier(C=50.0, gating="fixed", n_iter=3, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(fixed.gating_coef_, 0.0)
+    eta = fixed.gating_function(X)
+    np.testing.assert_allclose(eta, np.broadcast_to(fixed.weights_, eta.shape))
+    assert fixed.result_.mkl_weights.sum() == pytest.approx(1.0)
+
+
+def test_estimator_gating_columns(xor_data):
+    X, y = xor_data
+    X3 = np.hstack([X, np.zeros((X.shape[0], 1))])  # constant feature: scale 1
+    clf = LMKLClassifier(C=100.0, n_iter=3, random_state=0, gating_columns=[0]).fit(X3, y)
+    assert clf.gating_coef_.shape == (2, 3)
+    np.testing.assert_array_equal(clf.gating_coef_[:, 1:], 0.0)
+    assert clf.result_.gating_coef.shape == (2, 2)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"C": 0}, r"The 'C' parameter of LMKLClassifier must be a float in the range \(0, inf\)"),
+    ({"n_iter": 0}, r"The 'n_iter' parameter of LMKLClassifier must be an int in the range "
+                    r"\[1, inf\)"),
+    ({"normalize": "l2"}, r"'normalize' parameter of LMKLClassifier"),
+    ({"gating": "sigmoid"}, r"'gating' parameter of LMKLClassifier"),
+    ({"gating_columns": [5]}, r"'gating_columns' parameter of LMKLClassifier"),
+])
+def test_estimator_bad_parameters(xor_data, kwargs, match):
+    X, y = xor_data
+    with pytest.raises(ValueError, match=match):
+        LMKLClassifier(**kwargs).fit(X, y)
+
+
+def test_lean_backend_matches_libsvm(three_kernels):
+    from mklcore.localized import LEAN_BACKEND
+    from mklcore.svm import available_backends
+
+    assert LEAN_BACKEND in available_backends()
+    X, y, K, V = three_kernels
+    for C in (0.5, 50.0):
+        K_eta = locally_combined_kernel(K, softmax_gating(X, V))
+        a = svm_solve(K_eta, y, C=C, tol=1e-8, backend="libsvm")
+        b = svm_solve(K_eta, y, C=C, tol=1e-8, backend=LEAN_BACKEND)
+        np.testing.assert_allclose(b.alpha, a.alpha, atol=1e-12)
+        assert b.intercept == pytest.approx(a.intercept, abs=1e-12)
+    r1 = lmkl_solve(K, y, X, C=50.0, n_iter=5, random_state=0, svm_backend="libsvm")
+    r2 = lmkl_solve(K, y, X, C=50.0, n_iter=5, random_state=0)
+    assert r2.svm_backend == LEAN_BACKEND and r1.svm_backend == "libsvm"
+    np.testing.assert_allclose(r2.history["objective"], r1.history["objective"], rtol=1e-12)
+    with pytest.raises(ValueError, match="Unknown SVM backend 'nope'"):
+        lmkl_solve(K, y, X, svm_backend="nope")

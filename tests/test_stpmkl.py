@@ -1,0 +1,538 @@
+"""Tests of mklcore.stpmkl (Yang et al., ICML 2012), following spec yang2012_stpmkl.md §5.
+
+cvxpy oracles factor every kernel (``mklcore.reference.factor_kernels``) and use
+``sum_squares`` instead of ``quad_form`` (Gram matrices are numerically indefinite).
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+
+from mklcore.reference import factor_kernels
+from mklcore.stpmkl import (KernelFactors, MiPMKLClassifier, StPMKLClassifier,
+                            factorize_kernels, group_soft_threshold, mipmkl_solve,
+                            project_box_budget, rho_from_theory, stpmkl_decision,
+                            stpmkl_grid, stpmkl_objectives, stpmkl_solve, theorem2_bound)
+
+cp = pytest.importorskip("cvxpy")
+
+#: agreement of an exact projection / shrinkage with an interior-point solver (Clarabel's
+#: default accuracy is ~1e-8; 1e-5 leaves room for its scaling)
+CVX_TOL = 1e-5
+#: the toy problem of spec §5.3
+LAM, RHO = 0.05, 25.0
+
+
+def toy(seed=0, n=40):
+    """n points in [0,1]^3, labels from a noisy threshold, 8 Gaussian kernels (spec §5.3)."""
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, 3))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] - 0.75 + 0.2 * rng.normal(size=n) > 0, 1.0, -1.0)
+    Ks = []
+    for width in (0.25, 1.0):
+        for cols in ([0, 1, 2], [0], [1], [2]):
+            Z = X[:, cols]
+            D = ((Z[:, None, :] - Z[None, :, :]) ** 2).sum(-1)
+            Ks.append(np.exp(-D / (2 * width * width)))
+    return np.stack(Ks), y, X
+
+
+def _solve(prob):
+    prob.solve(solver="CLARABEL")
+    if prob.status != "optimal":
+        pytest.skip(f"cvxpy status {prob.status}")
+    return prob.value
+
+
+def cvx_dual(K, y, lam, rho, upper=1.0):
+    """max_{gamma in Q'} D(gamma) (spec §1.6) with epigraph constraints per kernel."""
+    n = y.size
+    R = factor_kernels(K)
+    g = cp.Variable(n)
+    t = cp.Variable()
+    cons = [g >= 0, g <= upper, cp.sum_squares(R[0].T @ cp.multiply(g, y)) <= t]
+    cons += [cp.sum_squares(Rj.T @ cp.multiply(g, y)) <= t for Rj in R[1:]]
+    if np.isfinite(rho):
+        cons.append(cp.sum(g) <= rho)
+    value = _solve(cp.Problem(cp.Maximize(cp.sum(g) / n - t / (2 * lam * n * n)), cons))
+    return value, g.value
+
+
+def cvx_primal(K, y, lam, rho, upper=1.0):
+    """min_f P(f), the knapsack replaced by its LP dual (spec §5.3 cross-check)."""
+    n = y.size
+    R = factor_kernels(K)
+    w = [cp.Variable(Rj.shape[1]) for Rj in R]
+    fX = sum(Rj @ wj for Rj, wj in zip(R, w))
+    theta = cp.Variable(nonneg=True)
+    s = cp.Variable(n, nonneg=True)
+    N = cp.Variable()
+    cons = [s >= (1 - cp.multiply(y, fX)) / n - theta, N >= sum(cp.norm(wj) for wj in w)]
+    budget = rho * theta if np.isfinite(rho) else 0
+    if not np.isfinite(rho):
+        cons.append(theta == 0)
+    obj = budget + upper * cp.sum(s) + lam / 2 * cp.square(N)
+    value = _solve(cp.Problem(cp.Minimize(obj), cons))
+    norms = np.array([np.linalg.norm(wj.value) for wj in w])
+    return value, norms / norms.sum()
+
+
+@pytest.fixture(scope="module")
+def toy_problem():
+    K, y, X = toy()
+    return K, y
+
+
+@pytest.fixture(scope="module")
+def amp_long(toy_problem):
+    K, y = toy_problem
+    return stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, tol=0, max_iter=3000)
+
+
+# ---------------------------------------------------------------------------------------
+# Lemma 2: projection
+# ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", range(6))
+def test_projection_matches_cvxpy(seed):
+    """Spec §5 recipe 1: Proj equals min ||g - ghat||^2 over the box and budget."""
+    rng = np.random.default_rng(seed)
+    n = 30
+    ghat = rng.normal(0, 2, size=n)
+    upper = rng.uniform(0.5, 2.0) if seed % 2 else rng.uniform(0.5, 2.0, size=n)
+    rho = rng.uniform(0.5, 20.0)
+    g = cp.Variable(n)
+    _solve(cp.Problem(cp.Minimize(cp.sum_squares(g - ghat)),
+                      [g >= 0, g <= upper, cp.sum(g) <= rho]))
+    ours, theta = project_box_budget(ghat, upper, rho, return_theta=True)
+    np.testing.assert_allclose(ours, g.value, atol=CVX_TOL)
+    np.testing.assert_allclose(ours, project_box_budget(ghat, upper, rho, method="bisect"),
+                               atol=1e-9)
+    if theta > 0:  # the budget is active
+        assert ours.sum() == pytest.approx(rho, rel=1e-10)
+    np.testing.assert_allclose(project_box_budget(ours, upper, rho), ours, atol=1e-12)
+
+
+def test_projection_edge_cases():
+    # inactive budget: a plain clip
+    np.testing.assert_array_equal(project_box_budget([-1.0, 0.5, 3.0], 1.0, 10.0),
+                                  [0.0, 0.5, 1.0])
+    np.testing.assert_array_equal(project_box_budget([-1.0, 0.5, 3.0], 1.0), [0.0, 0.5, 1.0])
+    # ties and a budget met exactly at a breakpoint
+    out = project_box_budget([2.0, 2.0, 2.0, 2.0], 1.0, 2.0)
+    np.testing.assert_allclose(out, 0.5)
+    out = project_box_budget([1.0, 1.0, 0.0], 1.0, 2.0)
+    np.testing.assert_allclose(out, [1.0, 1.0, 0.0])
+    with pytest.raises(ValueError, match="'method' parameter of project_box_budget"):
+        project_box_budget([3.0, 1.0], 1.0, 1.0, method="newton")
+
+
+# ---------------------------------------------------------------------------------------
+# Lemma 3: group soft-thresholding
+# ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", range(8))
+def test_group_shrinkage_matches_bisection_and_cvxpy(seed):
+    """Spec §5 recipe 2."""
+    rng = np.random.default_rng(100 + seed)
+    m = int(rng.integers(1, 21))
+    a = rng.exponential(size=m)
+    c = [0.01, 1.0, 10.0][seed % 3] * rng.exponential()
+    shrink, S = group_soft_threshold(a, c)
+    shrink_b, S_b = group_soft_threshold(a, c, method="bisect")
+    assert S == pytest.approx(S_b, abs=1e-8)
+    np.testing.assert_allclose(shrink, shrink_b, atol=1e-8)
+    s = cp.Variable(m, nonneg=True)
+    _solve(cp.Problem(cp.Minimize(0.5 * cp.sum_squares(s - a) + c / 2 * cp.square(cp.sum(s)))))
+    np.testing.assert_allclose(shrink * a, s.value, atol=CVX_TOL)
+    assert S == pytest.approx((shrink * a).sum(), abs=1e-12)
+
+
+def test_group_shrinkage_edge_cases():
+    shrink, S = group_soft_threshold([0.0, 0.0], 1.0)
+    assert S == 0 and np.all(shrink == 0)
+    shrink, S = group_soft_threshold([2.0, 1.0], 0.0)
+    assert S == 3.0 and np.all(shrink == 1)
+
+
+# ---------------------------------------------------------------------------------------
+# AMP: saddle point, bound, rates
+# ---------------------------------------------------------------------------------------
+
+def test_amp_saddle_point_matches_cvxpy(toy_problem, amp_long):
+    """Spec §5 recipe 3: D(gamma_hat) <= D* = P* <= P(f_hat), gap -> 0."""
+    K, y = toy_problem
+    d_star, _ = cvx_dual(K, y, LAM, RHO)
+    p_star, weights_star = cvx_primal(K, y, LAM, RHO)
+    assert p_star == pytest.approx(d_star, rel=1e-5)          # strong duality of the oracle
+    h = amp_long.history
+    for T in (10, 100, 1000, 3000):
+        assert h["dual_objective"][T - 1] <= d_star + 1e-6
+        assert h["objective"][T - 1] >= d_star - 1e-6
+    assert amp_long.abs_gap < 2e-3
+    assert amp_long.objective == pytest.approx(d_star, abs=2e-3)
+    np.testing.assert_allclose(amp_long.weights, weights_star, atol=0.03)
+    # the gap of the averaged iterate decreases (up to round-off) over the first 600 steps
+    assert np.all(np.diff(h["abs_gap"][:600]) <= 1e-6)
+    # the result's certificate is the one of spec §1.6 recomputed from (coef, gamma)
+    vals = stpmkl_objectives(K, y, amp_long.coef, amp_long.gamma, lam=LAM, rho=RHO)
+    assert vals["gap"] == pytest.approx(amp_long.abs_gap, rel=1e-8)
+    assert vals["primal"] == pytest.approx(amp_long.objective, rel=1e-10)
+
+
+def test_knapsack_primal_matches_cvxpy(toy_problem, amp_long):
+    """Spec §5 recipe 6: P(f) by sorting equals cvxpy's max over Q' plus R(f)."""
+    K, y = toy_problem
+    n = y.size
+    fX = np.einsum("jik,kj->i", K, amp_long.coef)
+    g = cp.Variable(n)
+    value = _solve(cp.Problem(cp.Maximize(g @ ((1 - y * fX) / n)),
+                              [g >= 0, g <= 1, cp.sum(g) <= RHO]))
+    N = amp_long.kernel_norms.sum()
+    assert amp_long.objective == pytest.approx(value + LAM / 2 * N * N, abs=CVX_TOL)
+
+
+def test_theorem2_bound_holds(toy_problem, amp_long):
+    """Spec §5 recipe 4: gap <= (||f*||^2 + max ||gamma||^2) / (2 tau T) at every T."""
+    K, y = toy_problem
+    h = amp_long.history
+    assert np.all(h["abs_gap"] <= h["bound"] * (1 + 1e-9))
+    bound = theorem2_bound(K, y, amp_long.gamma, lam=LAM, rho=RHO, step=amp_long.step,
+                           n_iter=amp_long.n_iter)
+    assert bound == pytest.approx(amp_long.bound, rel=1e-8)
+    assert amp_long.abs_gap <= bound
+
+
+def _slope(gaps, lo=100, hi=1000):
+    T = np.unique(np.geomspace(lo, hi, 20).astype(int))
+    return np.polyfit(np.log(T), np.log(gaps[T - 1]), 1)[0]
+
+
+def test_rates_amp_vs_vi(toy_problem, amp_long):
+    """Spec §3.4 / §5 recipe 8: AMP's gap falls ~1/T, VI's (best eta0) ~1/sqrt(T)."""
+    K, y = toy_problem
+    amp_gaps = amp_long.history["abs_gap"]
+    vi_runs = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for factor in (0.1, 1.0, 10.0):
+            res = stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, solver="vi", tol=0,
+                               max_iter=1000, eta0=factor * amp_long.step)
+            vi_runs.append(res)
+    finite = [r for r in vi_runs if np.isfinite(r.abs_gap)]
+    best = min(finite, key=lambda r: r.abs_gap)
+    assert -1.4 <= _slope(amp_gaps) <= -0.8       # ~ 1/T
+    assert -1.0 <= _slope(best.history["abs_gap"]) <= -0.3   # slower, ~ 1/sqrt(T)
+    assert best.abs_gap > 3 * amp_gaps[999]       # AMP ahead after 1000 iterations
+    assert best.solver == "vi" and np.isnan(best.history["bound"]).all()
+
+
+# ---------------------------------------------------------------------------------------
+# rho >= n: l1-MKL without bias
+# ---------------------------------------------------------------------------------------
+
+def cvx_l1mkl_nobias_dual(K, y, C):
+    """max sum(alpha) - 1/2 max_j alpha' Y K_j Y alpha, 0 <= alpha <= C (no y'alpha = 0)."""
+    R = factor_kernels(K)
+    a = cp.Variable(y.size)
+    t = cp.Variable()
+    cons = [a >= 0, a <= C] + [cp.sum_squares(Rj.T @ cp.multiply(a, y)) <= t for Rj in R]
+    return _solve(cp.Problem(cp.Maximize(cp.sum(a) - t / 2), cons))
+
+
+@pytest.fixture(scope="module")
+def l1_fit(toy_problem):
+    """AMP with an inactive budget (rho = n), solved to a relative gap of 1e-3."""
+    K, y = toy_problem
+    return stpmkl_solve(K, y, noise_level=0.0, lam=L1_LAM, rho=float(y.size), tol=1e-3,
+                        max_iter=20000)
+
+
+#: lambda of the l1-MKL checks (two kernels active on the toy problem)
+L1_LAM = 0.1
+
+
+def test_large_budget_is_l1_mkl(toy_problem, l1_fit):
+    """Spec §5 recipe 5 / claim S1: with rho >= n, the optimum is lam * (l1-MKL dual value)."""
+    K, y = toy_problem
+    n = y.size
+    ref = cvx_l1mkl_nobias_dual(K, y, C=1.0 / (n * L1_LAM))
+    assert l1_fit.success and l1_fit.gap < 1e-3
+    # P >= P* and P - P* <= gap: equal to 1e-3 relative
+    assert l1_fit.objective == pytest.approx(L1_LAM * ref, rel=1e-3)
+    assert l1_fit.dual_objective <= L1_LAM * ref + 1e-9 <= l1_fit.objective + 2e-9
+    _, w_ref = cvx_primal(K, y, L1_LAM, np.inf)
+    np.testing.assert_allclose(l1_fit.weights, w_ref, atol=0.03)
+    # noise_level = 0 with the theoretical budget (>= n) is the same problem, step by step
+    assert rho_from_theory(n, 0.0) >= n
+    a = stpmkl_solve(K, y, noise_level=0.0, lam=L1_LAM, max_iter=50, tol=0)
+    b = stpmkl_solve(K, y, noise_level=0.0, lam=L1_LAM, rho=float(n), max_iter=50, tol=0)
+    np.testing.assert_allclose(a.history["objective"], b.history["objective"], rtol=1e-12)
+
+
+def test_large_budget_close_to_simplemkl(toy_problem, l1_fit):
+    """With a bias (SimpleMKL) the l1-MKL objective can only be lower, and is close."""
+    simplemkl = pytest.importorskip("mklcore.simplemkl")
+    K, y = toy_problem
+    n = y.size
+    try:
+        ref = simplemkl.simplemkl_solve(K, y, C=1.0 / (n * L1_LAM), tol=1e-4)
+    except Exception as exc:  # pragma: no cover - module under development elsewhere
+        pytest.skip(f"simplemkl_solve unavailable: {exc}")
+    # SimpleMKL's J(d) is in the C-convention: lam * J = objective of (E3) with a bias
+    assert L1_LAM * ref.objective <= l1_fit.objective * (1 + 1e-2)
+    assert L1_LAM * ref.objective >= 0.8 * l1_fit.objective
+
+
+# ---------------------------------------------------------------------------------------
+# factor mode, warm start, decision function
+# ---------------------------------------------------------------------------------------
+
+def test_factor_mode_matches_dense(toy_problem):
+    K, y = toy_problem
+    dense = stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, tol=0, max_iter=300)
+    F = factorize_kernels(K, rank_tol=1e-13)
+    assert isinstance(F, KernelFactors) and F.ranks.sum() < K.shape[0] * K.shape[1]
+    fact = stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, tol=0, max_iter=300,
+                        factors=F)
+    np.testing.assert_allclose(fact.history["abs_gap"], dense.history["abs_gap"], atol=1e-9)
+    np.testing.assert_allclose(fact.weights, dense.weights, atol=1e-8)
+    # the rebuilt coefficients give the same function on training and new points
+    np.testing.assert_allclose(fact.decision(K), dense.decision(K), atol=1e-7)
+    np.testing.assert_allclose(fact.decision_train, dense.decision_train, atol=1e-7)
+    np.testing.assert_allclose(dense.decision(K), dense.decision_train, atol=1e-10)
+    via_tol = stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, tol=0, max_iter=50,
+                           rank_tol=1e-13)
+    np.testing.assert_allclose(via_tol.history["abs_gap"], fact.history["abs_gap"][:50])
+
+
+def test_warm_start_and_decision(toy_problem, amp_long):
+    K, y = toy_problem
+    res = stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, tol=1e-2,
+                       warm_start=(amp_long.coef, amp_long.gamma))
+    assert res.success and res.n_iter < 20
+    f = stpmkl_decision(amp_long, K[:, :5, :])
+    np.testing.assert_allclose(f, amp_long.decision_train[:5], atol=1e-10)
+    np.testing.assert_allclose(amp_long.decision(K[:, :5, :]), f)
+    # the generic decision() of MKLResult uses the dual model: equal at the saddle point
+    from mklcore._result import decision as generic
+    np.testing.assert_allclose(generic(amp_long, K), amp_long.decision_train, atol=0.05)
+    with pytest.raises(ValueError, match="K_test must have shape"):
+        stpmkl_decision(amp_long, K[:3])
+
+
+def test_convergence_warning_and_callback(toy_problem):
+    K, y = toy_problem
+    with pytest.warns(ConvergenceWarning, match="did not converge in 1 iterations"):
+        res = stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, max_iter=1)
+    assert not res.success and res.status == 1
+    for key in ("objective", "gap", "weights", "time", "dual_objective", "abs_gap", "bound"):
+        assert len(res.history[key]) == 1
+
+    def stop(intermediate):
+        if intermediate.n_iter == 5:
+            raise StopIteration
+
+    res = stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, callback=stop)
+    assert res.status == 3 and res.n_iter == 5
+
+
+# ---------------------------------------------------------------------------------------
+# MiPMKL
+# ---------------------------------------------------------------------------------------
+
+def test_mipmkl(toy_problem):
+    """Spec §5 recipe 9: objective non-increasing; kappa = 1 is l1-MKL without bias."""
+    K, y = toy_problem
+    n = y.size
+    res = mipmkl_solve(K, y, noise_level=0.2, lam=0.3, tol=1e-3, max_iter=3000)
+    obj = res.history["objective"]
+    # non-increasing up to the accuracy of the inner solves (relative gap 1e-3)
+    assert np.all(np.diff(obj) <= 1e-3 * obj[0])
+    assert res.p.sum() == pytest.approx(res.kappa * n)
+    assert np.count_nonzero((res.p > 0) & (res.p < 1)) <= 1   # fractional at the boundary
+    assert res.method == "mipmkl" and res.n_iter == len(obj) and res.success
+    # the examples dropped (p = 0) are those with the largest losses
+    losses = np.maximum(0, 1 - y * res.decision_train)
+    assert losses[res.p == 0].min() >= losses[res.p == 1].max() - 1e-9
+    # kappa = 1: p stays 1 and the inner solve is AMP without budget, step by step
+    full = mipmkl_solve(K, y, noise_level=0.0, lam=L1_LAM, kappa=1.0, max_iter=100, tol=0)
+    amp = stpmkl_solve(K, y, noise_level=0.0, lam=L1_LAM, rho=1e9,
+                       max_iter=100, tol=0)
+    assert full.n_iter == 1 and np.all(full.p == 1)
+    np.testing.assert_allclose(full.history["objective"], amp.history["objective"][-1:],
+                               rtol=1e-10)
+    np.testing.assert_allclose(full.coef, amp.coef, rtol=1e-10, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------------------
+# estimators
+# ---------------------------------------------------------------------------------------
+
+def test_estimators_fit_predict():
+    from mklcore.kernels import gaussian
+
+    _, y, X = toy()
+    labels = np.where(y > 0, "pos", "neg")
+    kernels = [gaussian(sigma=s) for s in (0.25, 1.0)]
+    clf = StPMKLClassifier(kernels=kernels, noise_level=0.1, lam=0.05, max_iter=300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(X, labels)
+    assert clf.coef_.shape == (40, 2) and clf.gamma_.shape == (40,)
+    assert clf.weights_.sum() == pytest.approx(1.0) and clf.intercept_ == 0.0
+    assert set(clf.predict(X)) <= {"neg", "pos"} and clf.score(X, labels) > 0.7
+    K_test = clf.kernel_bank_.transform(X[:7])
+    np.testing.assert_allclose(clf.decision_function(X[:7]), stpmkl_decision(clf.result_, K_test))
+    assert clone(clf).get_params() == clf.get_params()
+    vi = StPMKLClassifier(kernels=kernels, solver="vi", noise_level=0.1, lam=0.05,
+                          max_iter=50, tol=0)
+    assert vi.fit(X, labels).result_.solver == "vi"
+    mi = MiPMKLClassifier(kernels=kernels, noise_level=0.1, lam=0.05, max_iter=200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        mi.fit(X, labels)
+    assert mi.p_.shape == (40,) and mi.score(X, labels) > 0.6
+
+
+def test_default_bank_is_xu2010():
+    _, y, X = toy(n=20)
+    clf = StPMKLClassifier(lam=0.1, max_iter=5, tol=0).fit(X, y)
+    assert clf.weights_.shape == (10 * (X.shape[1] + 1),)
+
+
+# ---------------------------------------------------------------------------------------
+# bad inputs
+# ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"noise_level": 0.5}, r"'noise_level' parameter of stpmkl_solve must be a float in the "
+                           r"range \[0, 0\.5\)\. Got 0\.5"),
+    ({"noise_level": -0.1}, r"'noise_level' parameter .* Got -0\.1"),
+    ({"lam": 0.0}, r"'lam' parameter of stpmkl_solve must be a float in the range \(0, inf\)"),
+    ({"lam": -1.0}, r"'lam' parameter .* Got -1\.0"),
+    ({"rho": 0.0}, r"'rho' parameter of stpmkl_solve must be a float in the range \(0, inf\) "
+                   r"or None\. Got 0\.0"),
+    ({"rho": -3.0}, r"'rho' parameter .* Got -3\.0"),
+    ({"solver": "sgd"}, r"'solver' parameter of stpmkl_solve must be one of \{'amp', 'vi'\}"),
+])
+def test_bad_parameters(toy_problem, kwargs, match):
+    K, y = toy_problem
+    params = {"noise_level": 0.1, "lam": 0.1, **kwargs}
+    with pytest.raises(ValueError, match=match):
+        stpmkl_solve(K, y, **params)
+
+
+def test_bad_labels_and_kernels(toy_problem):
+    K, y = toy_problem
+    y3 = y.copy()
+    y3[:3] = 0
+    with pytest.raises(ValueError, match="y has 3 classes; stpmkl_solve is binary-only"):
+        stpmkl_solve(K, y3, noise_level=0.1, lam=0.1)
+    with pytest.raises(ValueError, match="needs two classes"):
+        stpmkl_solve(K, np.ones_like(y), noise_level=0.1, lam=0.1)
+    with pytest.raises(ValueError, match="K and y do not match"):
+        stpmkl_solve(K, y[:-1], noise_level=0.1, lam=0.1)
+    with pytest.raises(ValueError, match="'noise_level' parameter of mipmkl_solve"):
+        mipmkl_solve(K, y, noise_level=0.7, lam=0.1)
+    with pytest.raises(ValueError, match="'kappa' parameter of mipmkl_solve"):
+        mipmkl_solve(K, y, noise_level=0.1, lam=0.1, kappa=1.5)
+    with pytest.raises(ValueError, match="factors are for"):
+        stpmkl_solve(K, y, noise_level=0.1, lam=0.1, factors=factorize_kernels(K[:3]))
+    with pytest.raises(ValueError, match="'delta' parameter of rho_from_theory"):
+        rho_from_theory(10, 0.1, delta=1.0)
+
+
+def test_estimator_bad_parameters():
+    _, y, X = toy(n=20)
+    with pytest.raises(ValueError, match="'noise_level' parameter of StPMKLClassifier must be "
+                                         r"a float in the range \[0, 0\.5\)"):
+        StPMKLClassifier(noise_level=0.5).fit(X, y)
+    with pytest.raises(ValueError, match="'lam' parameter of MiPMKLClassifier"):
+        MiPMKLClassifier(lam=0).fit(X, y)
+    with pytest.raises(ValueError, match="'rho' parameter of StPMKLClassifier"):
+        StPMKLClassifier(rho=-1.0).fit(X, y)
+
+
+# ---------------------------------------------------------------------------------------
+# batched internals and stpmkl_grid
+# ---------------------------------------------------------------------------------------
+
+def test_batched_projection_and_shrinkage_match_reference():
+    from mklcore.stpmkl import _knapsack, _knapsack_rows, _project_rows, _shrink_rows
+
+    rng = np.random.default_rng(7)
+    G, n = 12, 25
+    Gh = rng.normal(0, 2, size=(G, n))
+    Gh[0, :5] = Gh[0, 5]                      # ties
+    U = rng.uniform(0.5, 2.0, size=(G, n))
+    rho = rng.uniform(0.5, 20.0, size=G)
+    rho[1] = np.inf
+    out = _project_rows(Gh, U, rho)
+    for g in range(G):
+        np.testing.assert_allclose(out[g], project_box_budget(Gh[g], U[g], rho[g]),
+                                   atol=1e-12)
+    np.testing.assert_allclose(_project_rows(Gh, 1.0, rho)[3],
+                               project_box_budget(Gh[3], 1.0, rho[3]), atol=1e-12)
+    a = rng.exponential(size=(G, 9))
+    a[2] = 0.0
+    c = rng.exponential(size=G)
+    shrink, S = _shrink_rows(a, c)
+    for g in range(G):
+        ref_shrink, ref_S = group_soft_threshold(a[g], c[g])
+        np.testing.assert_allclose(shrink[g], ref_shrink, atol=1e-12)
+        assert S[g] == pytest.approx(ref_S, abs=1e-12)
+    vals = _knapsack_rows(Gh, U, rho)
+    for g in range(G):
+        assert vals[g] == pytest.approx(_knapsack(Gh[g], U[g], rho[g]), abs=1e-12)
+
+
+def test_grid_equals_single_solves(toy_problem):
+    K, y = toy_problem
+    lams, rhos = [0.05, 0.5, 0.05], [25.0, 10.0, 40.0]
+    F = factorize_kernels(K, rank_tol=1e-12)
+    for factors in (None, F):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            grid = stpmkl_grid(K, y, noise_level=0.1, lam=lams, rho=rhos, max_iter=400,
+                               factors=factors)
+            for lam, rho, res in zip(lams, rhos, grid):
+                one = stpmkl_solve(K, y, noise_level=0.1, lam=lam, rho=rho, max_iter=400,
+                                   factors=factors)
+                assert res.n_iter == one.n_iter and res.status == one.status
+                np.testing.assert_allclose(res.history["abs_gap"], one.history["abs_gap"],
+                                           rtol=1e-9, atol=1e-12)
+                np.testing.assert_allclose(res.coef, one.coef, rtol=1e-8, atol=1e-10)
+    assert any(r.success for r in grid) and not all(r.success for r in grid)
+    vi = stpmkl_grid(K, y, noise_level=0.1, lam=0.05, rho=25.0, solver="vi",
+                     eta0=[0.5 * F.n_samples, 1.0], max_iter=20, tol=0)
+    assert [r.eta0 for r in vi] == [20.0, 1.0]
+    with pytest.raises(ValueError, match="lengths 2, 3 and 1"):
+        stpmkl_grid(K, y, noise_level=0.1, lam=[0.1, 0.2], rho=[1.0, 2.0, 3.0])
+
+
+def test_factors_without_stack(toy_problem):
+    """Kernels may be factorised one at a time and the stack dropped (large n)."""
+    K, y = toy_problem
+    F = factorize_kernels((Kj for Kj in K), rank_tol=1e-12, dtype=np.float32)
+    assert F.Rt.dtype == np.float32 and F.n_kernels == K.shape[0]
+    a = stpmkl_solve(None, y, noise_level=0.1, lam=LAM, rho=RHO, factors=F, max_iter=100, tol=0)
+    b = stpmkl_solve(K, y, noise_level=0.1, lam=LAM, rho=RHO, max_iter=100, tol=0)
+    np.testing.assert_allclose(a.history["abs_gap"], b.history["abs_gap"], rtol=1e-4)
+    with pytest.raises(ValueError, match="give the kernels K"):
+        stpmkl_solve(None, y, noise_level=0.1, lam=LAM)
+    with pytest.raises(ValueError, match="square and of the same size"):
+        factorize_kernels([K[0], K[1][:5, :5]])
+
+
+def test_diverging_vi_is_flagged(toy_problem):
+    K, y = toy_problem
+    F = factorize_kernels(K, rank_tol=1e-12)
+    runs = stpmkl_grid(K, y, noise_level=0.1, lam=LAM, rho=RHO, solver="vi", tol=0,
+                       max_iter=400, eta0=[1.0, 1e4], factors=F)
+    assert runs[0].status == 1 and np.isfinite(runs[0].abs_gap)
+    assert runs[1].status == 2 and "non-finite" in runs[1].message
+    assert np.isnan(runs[1].coef).all()
