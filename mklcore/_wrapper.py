@@ -140,7 +140,7 @@ class WrapperState:
         self.L = float(np.sum(alpha))
         tS = float(self.theta @ self.S)
         self.J = self.L - tS
-        self.dual_norm = dual_norm(self.S, p)
+        self.dual_norm = p(self.S) if callable(p) else dual_norm(self.S, p)
         self.dual_objective = self.L - self.dual_norm
         excess = self.dual_norm - tS
         if self.J > 0:
@@ -321,8 +321,9 @@ class SVMOracle:
         Labels in {-1, +1}.
     C, svm_tol : float
         SVM box constraint and KKT tolerance.
-    p : float
-        Norm of the MKL problem, used for :math:`\|S\|_{p^*}`.
+    p : float or callable
+        Norm of the MKL problem, used for :math:`\|S\|_{p^*}`; or a callable ``S -> dual
+        norm`` for weight sets that are not a p-norm ball (Q-MKL's support function).
     backend : str, default="libsvm"
         ``"smo"``: the warm-started :class:`CachedSMO` with per-kernel gradient caches;
         otherwise a backend of :func:`mklcore.svm.svm_solve` (``"libsvm"``: scikit-learn's
@@ -412,6 +413,11 @@ class WeightStep:
     def init(self, n_kernels):
         """Starting weights; default: uniform with unit p-norm (spec §2.7)."""
         return uniform_weights(n_kernels, self.p)
+
+    def dual_norm(self, S):
+        r"""Dual norm of ``S`` for the weight set (its support function); default
+        :math:`\|S\|_{p^*}` of eq. (8). Determines ``dual_objective`` and ``rel_gap``."""
+        return dual_norm(S, self.p)
 
     def gap(self, state):
         r"""The method's stopping criterion at ``state``; default :math:`\Delta_{rel}` (§1.7)."""
@@ -572,7 +578,7 @@ def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose
         raise ValueError("mode='interleaved' needs svm_backend='smo' (partial SVM solves with "
                          f"per-kernel gradient caches); got svm_backend={svm_backend!r}.")
     chunk = (mkl_every or max(10, K.shape[1] // 10)) if interleaved else None
-    oracle = SVMOracle(K, y, C=C, svm_tol=svm_tol, p=step.p, backend=svm_backend)
+    oracle = SVMOracle(K, y, C=C, svm_tol=svm_tol, p=step.dual_norm, backend=svm_backend)
     history = History()
     every = 1 if verbose >= 2 else 10
 

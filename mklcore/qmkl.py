@@ -26,7 +26,7 @@ the same ``C``. Contents:
 - experiment helpers: :func:`multiview_kernels` (the paper's t-statistic feature stages ×
   linear/quadratic/Gaussian kernels per modality), :func:`theorem2_proxy`,
   :func:`dirichlet_ratio` and :func:`isolated_pockets` (roughness of Q-SVM weight maps), and
-  the cvxpy oracle :func:`qmkl_primal_cvx`.
+  the cvxpy oracle :func:`mklcore.reference.qmkl_primal_cvx`.
 
 References
 ----------
@@ -55,7 +55,6 @@ from .svm import svm_solve
 
 __all__ = [
     "qmkl_solve", "QMKLClassifier", "qmkl_beta_step", "qmkl_support_function", "check_q",
-    "qmkl_primal_cvx",
     "alpha_correlation", "q_from_correlation", "q_from_alpha_covariance",
     "graph_laplacian", "block_diagonal_q", "grid_laplacian", "theorem2_proxy",
     "multiview_kernels", "dirichlet_ratio", "isolated_pockets",
@@ -587,69 +586,6 @@ def qmkl_support_function(G, Q):
         raise ValueError(f"G must be one-dimensional; got shape {G.shape}.")
     Q = check_q(Q, G.shape[0], owner="qmkl_support_function")
     return _BetaStep(Q).support(G)
-
-
-def qmkl_primal_cvx(K, y, Q, *, C=1.0, solver_options=None):
-    r"""Reference solution of the Q-MKL primal (Q-P) with cvxpy (small problems only).
-
-    .. math::
-        \min_{\beta\ge0,\ \|R\beta\|_2\le1,\ w,b,\xi\ge0}\
-        \frac12\sum_m\frac{\|w_m\|^2}{\beta_m}+C\sum_i\xi_i
-        \quad\text{s.t.}\quad y_i\Big(\sum_m(\Phi_mw_m)_i+b\Big)\ge1-\xi_i,
-
-    with explicit features :math:`K_m=\Phi_m\Phi_m^\top`
-    (:func:`mklcore.reference.factor_kernels`), :math:`Q=R^\top R` and ``quad_over_lin``
-    in epigraph form (spec Sec. 5 recipe 3). The oracle for :func:`qmkl_solve`.
-
-    Parameters
-    ----------
-    K : array-like of shape (n_kernels, n, n)
-        PSD kernels (n up to a few hundred).
-    y : array-like of shape (n,)
-        Labels in {-1, +1}.
-    Q : array-like of shape (n_kernels, n_kernels)
-        Symmetric positive semidefinite regulariser with bounded feasible set.
-    C : float, default=1.0
-        Misclassification penalty.
-    solver_options : dict, default=None
-        Clarabel options; tight tolerances (1e-10) by default.
-
-    Returns
-    -------
-    result : dict
-        ``objective`` (optimal value), ``weights`` (:math:`\beta`), ``intercept``,
-        ``status``.
-
-    Raises
-    ------
-    RuntimeError
-        If cvxpy does not report an optimal solution.
-    """
-    import cvxpy as cp
-
-    from .reference import factor_kernels
-
-    K = np.asarray(K, dtype=float)
-    y = np.asarray(y, dtype=float)
-    Q = check_q(Q, K.shape[0], owner="qmkl_primal_cvx")
-    options = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}
-    options.update(solver_options or {})
-    phis = factor_kernels(K)
-    M, n = K.shape[0], y.shape[0]
-    ws = [cp.Variable(P.shape[1]) for P in phis]
-    b, xi = cp.Variable(), cp.Variable(n, nonneg=True)
-    beta, t = cp.Variable(M, nonneg=True), cp.Variable(M)
-    f = sum(P @ w for P, w in zip(phis, ws)) + b
-    cons = [cp.quad_over_lin(w, beta[m]) <= t[m] for m, w in enumerate(ws)]
-    cons += [cp.multiply(y, f) >= 1 - xi, cp.norm(_sqrt_factor(Q) @ beta, 2) <= 1]
-    problem = cp.Problem(cp.Minimize(0.5 * cp.sum(t) + C * cp.sum(xi)), cons)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Solution may be inaccurate")
-        problem.solve(solver=cp.CLARABEL, **options)
-    if problem.status not in ("optimal", "optimal_inaccurate"):
-        raise RuntimeError(f"qmkl_primal_cvx: cvxpy status {problem.status!r}.")
-    return {"objective": float(problem.value), "weights": np.maximum(beta.value, 0.0),
-            "intercept": float(b.value), "status": problem.status}
 
 
 # ---------------------------------------------------------------------------
@@ -1410,8 +1346,7 @@ class _QMKLStep(WeightStep):
     :math:`W_m=\beta_m^2G_m\propto\beta_m^2S_m` (its minimiser ignores the scale of W).
     """
 
-    # the wrapper's own dual value uses an lp-norm; qmkl_solve replaces it (see _fix_dual)
-    p = 1.0
+    p = 1.0  # unused: dual_norm below replaces the lp-norm of the wrapper
     method = "qmkl"
     criterion_name = "relative duality gap"
 
@@ -1426,12 +1361,10 @@ class _QMKLStep(WeightStep):
         ones = np.ones(n_kernels)
         return ones / np.sqrt(ones @ self.Q @ ones)
 
-    def gap(self, state):
-        # spec Sec. 1.3: gap = (1/2)(sigma_B(G) - beta'G) = sigma_B(S) - beta'S; relative to J
-        excess = self.module2.support(state.S) - float(state.theta @ state.S)
-        if state.J > 0:
-            return max(excess, 0.0) / state.J
-        return 0.0 if excess <= 0 else np.inf
+    def dual_norm(self, S):
+        # spec Sec. 1.3: the dual value is L - sigma_B(S), so the wrapper's relative gap
+        # (sigma_B(S) - beta'S) / J is the Q-MKL gap (1/2)(sigma_B(G) - beta'G) / J
+        return self.module2.support(S)
 
     def step(self, state, oracle):
         W = state.theta ** 2 * state.S  # Alg. 1, line 5 (up to the factor 2)
@@ -1442,21 +1375,6 @@ class _QMKLStep(WeightStep):
 
     def result_extras(self):
         return {"beta_step_counts": dict(self.module2.counts)}
-
-
-def _fix_dual(result):
-    """Replace the wrapper's lp-norm dual bookkeeping by the Q-MKL dual (spec Sec. 1.3).
-
-    ``criterion`` is the Q-MKL relative gap ``(sigma_B(S) - beta'S) / J``, so the dual value
-    is ``D = J (1 - criterion)``.
-    """
-    hist = result.history
-    hist["gap"] = np.asarray(hist["criterion"], dtype=float).copy()
-    hist["dual_objective"] = np.asarray(hist["objective"]) * (1.0 - hist["gap"])
-    result.gap = float(result.criterion)
-    result.dual_objective = float(result.objective * (1.0 - result.criterion))
-    result.rigorous_gap = float(result.primal_objective - result.dual_objective)
-    return result
 
 
 _QMKL_CONSTRAINTS = {k: COMMON_CONSTRAINTS[k] for k in
@@ -1559,7 +1477,7 @@ def qmkl_solve(K, y, Q, *, C=1.0, tol=1e-4, max_iter=200, beta_step="auto", svm_
     step = _QMKLStep(Q, beta_step)
     result = run_wrapper(K, y, step, C=C, tol=tol, max_iter=max_iter, svm_tol=svm_tol,
                          callback=callback, verbose=verbose, extras={"beta_step": beta_step})
-    return _fix_dual(result)
+    return result
 
 
 class QMKLClassifier(BaseMKLClassifier):

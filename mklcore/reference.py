@@ -6,13 +6,16 @@ above ``1e-10 * max`` kept), so the problems can be written with explicit block 
 small n (a few hundred at most). All functions raise :class:`ReferenceSolverError` unless
 cvxpy reports ``optimal``.
 
-Also holds the reference toy problem of spec §5.1 and its optima, shared by the tests.
+Also holds the Q-MKL primal oracle (:func:`qmkl_primal_cvx`) and the reference toy problem of spec §5.1 and its optima, shared by the tests.
 """
+
+import warnings
 
 import numpy as np
 
 __all__ = ["ReferenceSolverError", "toy_problem", "TOY_OPTIMA", "factor_kernels",
-           "solve_primal_cvx", "solve_dual_cvx", "solve_tikhonov_cvx", "theta_from_dual"]
+           "solve_primal_cvx", "solve_dual_cvx", "solve_tikhonov_cvx", "theta_from_dual",
+           "qmkl_primal_cvx"]
 
 #: Optimal values of (6) and optimal theta on :func:`toy_problem` (C = 1), spec §5.1
 #: (cvxpy + Clarabel; primal and dual agree to 2e-8 relative).
@@ -307,3 +310,66 @@ def solve_tikhonov_cvx(K, y, C_tilde, mu, p):
     return {"objective": value, "theta": np.maximum(theta.value, 0.0),
             "w_norms": np.array([np.linalg.norm(w.value) for w in ws]), "b": float(b.value),
             "loss": float(loss.value), "status": prob.status}
+
+
+def qmkl_primal_cvx(K, y, Q, *, C=1.0, solver_options=None):
+    r"""Reference solution of the Q-MKL primal (Q-P) with cvxpy (small problems only).
+
+    .. math::
+        \min_{\beta\ge0,\ \|R\beta\|_2\le1,\ w,b,\xi\ge0}\
+        \frac12\sum_m\frac{\|w_m\|^2}{\beta_m}+C\sum_i\xi_i
+        \quad\text{s.t.}\quad y_i\Big(\sum_m(\Phi_mw_m)_i+b\Big)\ge1-\xi_i,
+
+    with explicit features :math:`K_m=\Phi_m\Phi_m^\top`
+    (:func:`factor_kernels`), :math:`Q=R^\top R` and ``quad_over_lin``
+    in epigraph form (spec Sec. 5 recipe 3). The oracle for :func:`mklcore.qmkl.qmkl_solve`.
+
+    Parameters
+    ----------
+    K : array-like of shape (n_kernels, n, n)
+        PSD kernels (n up to a few hundred).
+    y : array-like of shape (n,)
+        Labels in {-1, +1}.
+    Q : array-like of shape (n_kernels, n_kernels)
+        Symmetric positive semidefinite regulariser with bounded feasible set.
+    C : float, default=1.0
+        Misclassification penalty.
+    solver_options : dict, default=None
+        Clarabel options; tight tolerances (1e-10) by default.
+
+    Returns
+    -------
+    result : dict
+        ``objective`` (optimal value), ``weights`` (:math:`\beta`), ``intercept``,
+        ``status``.
+
+    Raises
+    ------
+    RuntimeError
+        If cvxpy does not report an optimal solution.
+    """
+    import cvxpy as cp
+
+    from .qmkl import _sqrt_factor, check_q
+
+    K = np.asarray(K, dtype=float)
+    y = np.asarray(y, dtype=float)
+    Q = check_q(Q, K.shape[0], owner="qmkl_primal_cvx")
+    options = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}
+    options.update(solver_options or {})
+    phis = factor_kernels(K)
+    M, n = K.shape[0], y.shape[0]
+    ws = [cp.Variable(P.shape[1]) for P in phis]
+    b, xi = cp.Variable(), cp.Variable(n, nonneg=True)
+    beta, t = cp.Variable(M, nonneg=True), cp.Variable(M)
+    f = sum(P @ w for P, w in zip(phis, ws)) + b
+    cons = [cp.quad_over_lin(w, beta[m]) <= t[m] for m, w in enumerate(ws)]
+    cons += [cp.multiply(y, f) >= 1 - xi, cp.norm(_sqrt_factor(Q) @ beta, 2) <= 1]
+    problem = cp.Problem(cp.Minimize(0.5 * cp.sum(t) + C * cp.sum(xi)), cons)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Solution may be inaccurate")
+        problem.solve(solver=cp.CLARABEL, **options)
+    if problem.status not in ("optimal", "optimal_inaccurate"):
+        raise RuntimeError(f"qmkl_primal_cvx: cvxpy status {problem.status!r}.")
+    return {"objective": float(problem.value), "weights": np.maximum(beta.value, 0.0),
+            "intercept": float(b.value), "status": problem.status}

@@ -18,9 +18,9 @@ from mklcore.qmkl import (QMKLClassifier, QSVMClassifier, _BetaStep, _sqrt_facto
                           alpha_correlation, block_diagonal_q, check_q, dirichlet_ratio,
                           graph_laplacian, grid_laplacian, isolated_pockets, multiview_kernels,
                           q_from_alpha_covariance, q_from_correlation, qmkl_beta_step,
-                          qmkl_primal_cvx, qmkl_solve, qmkl_support_function, qsvm_solve,
+                          qmkl_solve, qmkl_support_function, qsvm_solve,
                           theorem2_proxy)
-from mklcore.reference import TOY_OPTIMA, solve_primal_cvx, toy_problem
+from mklcore.reference import TOY_OPTIMA, qmkl_primal_cvx, solve_primal_cvx, toy_problem
 
 cp = pytest.importorskip("cvxpy")
 
