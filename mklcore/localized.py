@@ -883,18 +883,20 @@ class LMKLClassifier(BaseMKLClassifier):
         paper's :math:`K_L`, :math:`K_P`, :math:`K_G`). ``None`` uses the paper's
         :math:`(K_L\text{-}K_P)` pair: linear and :math:`(\langle x,z\rangle+1)^2`.
     C : float, default=1.0
-        Misclassification penalty of problem (5). Must be > 0. With the default unit-trace
-        normalisation the useful range depends on n (the paper's grid is 0.01 ... 100).
+        Misclassification penalty of problem (5). Must be > 0. With
+        ``normalize="unit_trace"`` (the paper) the useful range depends on n (the paper's
+        grid is 0.01 ... 100).
     gating : {"softmax", "fixed"}, default="softmax"
         ``"softmax"``: linear softmax gating on the (standardised) inputs. ``"fixed"``: one
         constant gate per kernel (biases only), a fixed-weight MKL with weights
         :math:`\bar\eta_m^2` (see :func:`lmkl_solve`).
     n_iter : int, default=50
         Number of gating updates (50 in the paper). Must be >= 1.
-    normalize : {"unit_trace", "trace", "cosine"} or None, default="unit_trace"
-        Kernel normalisation fitted on the training data: ``"unit_trace"`` divides each
-        training kernel by its trace (the paper, Sec. 4), ``"trace"`` scales it to trace n
-        (mklcore's convention, equivalent to unit trace with C multiplied by n),
+    normalize : {"unit_trace", "trace", "cosine"} or None, default="trace"
+        Kernel normalisation fitted on the training data: ``"trace"`` scales each training
+        kernel to trace n (mklcore's convention, so ``C`` keeps its usual SVM scale; it is
+        the paper's unit trace with C multiplied by n), ``"unit_trace"`` divides each
+        training kernel by its trace (the paper, Sec. 4; then useful C grow with n),
         ``"cosine"`` gives unit diagonal (Gönen's later LMKSVM code). Test kernels use the
         training factors.
     gate_threshold : float, default=0.0
@@ -974,7 +976,7 @@ class LMKLClassifier(BaseMKLClassifier):
     >>> from mklcore.localized import LMKLClassifier
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(80, 2)); y = (X[:, 0] * X[:, 1] > 0).astype(int)
-    >>> clf = LMKLClassifier(C=100.0, n_iter=10, random_state=0).fit(X, y)
+    >>> clf = LMKLClassifier(C=1.0, n_iter=10, random_state=0).fit(X, y)
     >>> clf.gating_coef_.shape, clf.weights_.shape
     ((2, 2), (2,))
     """
@@ -998,7 +1000,7 @@ class LMKLClassifier(BaseMKLClassifier):
     }
 
     def __init__(self, *, kernels=None, C=1.0, gating="softmax", n_iter=50,
-                 normalize="unit_trace", gate_threshold=0.0, standardize_gating=True,
+                 normalize="trace", gate_threshold=0.0, standardize_gating=True,
                  gating_columns=None, tol=0.0, line_search="expand_backtrack", init_scale=0.01,
                  sv_tol=1e-3, svm_tol=1e-3, random_state=None, verbose=0):
         self.kernels = kernels

@@ -58,7 +58,7 @@ _ALIASES = {
     "linfmkl": "summkl", "linftymkl": "summkl",
     "lpmklclassifier": "lpmkl", "lpnormmkl": "lpmkl", "lpnorm": "lpmkl",
     "simplemklclassifier": "simplemkl",
-    "silpmkl": "silp", "silpmklclassifier": "silp", "l1mkl": "silp",
+    "silpmkl": "silp", "silpmklclassifier": "silp", "l1mkl": "silp", "sipmkl": "silp",
     "stpmklclassifier": "stpmkl", "mipmklclassifier": "mipmkl",
     "qmklclassifier": "qmkl", "qsvmclassifier": "qsvm",
     "rls2regressor": "rls2", "rls2classifier": "rls2",

@@ -382,7 +382,7 @@ def xor_data():
 
 def test_estimator_fit_predict_and_gating_units(xor_data):
     X, y = xor_data
-    clf = LMKLClassifier(C=300.0, n_iter=10, random_state=0).fit(X, y)
+    clf = LMKLClassifier(C=300.0, n_iter=10, random_state=0, normalize="unit_trace").fit(X, y)
     assert clf.score(X, y) > 0.8
     assert clf.gating_coef_.shape == (2, 2) and clf.gating_intercept_.shape == (2,)
     assert clf.weights_.shape == (2,) and clf.weights_.sum() == pytest.approx(1.0)
@@ -416,10 +416,10 @@ def test_estimator_label_mapping_and_fixed_gating(xor_data):
     X, y = xor_data
     y01 = (y == "pos").astype(int)
     ypm = np.where(y01 == 1, 1, -1)
-    a = LMKLClassifier(C=50.0, n_iter=3, random_state=0).fit(X, y01)
-    b = LMKLClassifier(C=50.0, n_iter=3, random_state=0).fit(X, ypm)
+    a = LMKLClassifier(C=50.0, n_iter=3, random_state=0, normalize="unit_trace").fit(X, y01)
+    b = LMKLClassifier(C=50.0, n_iter=3, random_state=0, normalize="unit_trace").fit(X, ypm)
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X))
-    fixed = LMKLClassifier(C=50.0, gating="fixed", n_iter=3, random_state=0).fit(X, y)
+    fixed = LMKLClassifier(C=50.0, gating="fixed", n_iter=3, random_state=0, normalize="unit_trace").fit(X, y)
     np.testing.assert_array_equal(fixed.gating_coef_, 0.0)
     eta = fixed.gating_function(X)
     np.testing.assert_allclose(eta, np.broadcast_to(fixed.weights_, eta.shape))
@@ -429,7 +429,7 @@ def test_estimator_label_mapping_and_fixed_gating(xor_data):
 def test_estimator_gating_columns(xor_data):
     X, y = xor_data
     X3 = np.hstack([X, np.zeros((X.shape[0], 1))])  # constant feature: scale 1
-    clf = LMKLClassifier(C=100.0, n_iter=3, random_state=0, gating_columns=[0]).fit(X3, y)
+    clf = LMKLClassifier(C=100.0, n_iter=3, random_state=0, gating_columns=[0], normalize="unit_trace").fit(X3, y)
     assert clf.gating_coef_.shape == (2, 3)
     np.testing.assert_array_equal(clf.gating_coef_[:, 1:], 0.0)
     assert clf.result_.gating_coef.shape == (2, 2)
@@ -467,3 +467,15 @@ def test_lean_backend_matches_libsvm(three_kernels):
     np.testing.assert_allclose(r2.history["objective"], r1.history["objective"], rtol=1e-12)
     with pytest.raises(ValueError, match="Unknown SVM backend 'nope'"):
         lmkl_solve(K, y, X, svm_backend="nope")
+
+
+def test_estimator_default_normalisation_keeps_the_svm_scale_of_C():
+    # with the default trace-n normalisation, C = 1 fits a usable model (the paper's unit
+    # trace would need C of the order of n)
+    from mklcore.datasets import load_ionosphere
+
+    X, y = load_ionosphere(return_X_y=True)
+    X, y = X[:150], y[:150]
+    default = LMKLClassifier(n_iter=5, random_state=0).fit(X, y)
+    majority = max(np.mean(y == c) for c in np.unique(y))
+    assert default.score(X, y) > majority + 0.1
