@@ -454,6 +454,46 @@ class FixedWeights(WeightStep):
         return state.theta
 
 
+class SIPWeightStep(WeightStep):
+    r"""Base of the column-generation steps (SILP, lp-norm cutting plane): the stop rule.
+
+    ``stop="gap"`` (default) stops on a relative duality gap (upper bound :math:`J(\theta)`
+    minus a lower bound of the optimum, over :math:`J`), the certificate every other solver
+    stops on: :math:`\Delta_{rel}` of §1.7 item 2 (lower bound :math:`D_p(\alpha)`). At
+    ``p = 1`` the value :math:`\eta` of the LP master is a second lower bound (every cut is
+    at most :math:`J(\theta)` for all :math:`\theta`), and the better of the two is used:
+    :math:`\min(\Delta_{rel}, |1-\eta/J|)`. This matters because the LP returns vertex
+    weights whose SVM need not certify through :math:`D_1(\alpha)` when the optimal
+    :math:`\theta` is not unique. For ``p > 1`` the SQCLP value is not a lower bound, so
+    only :math:`\Delta_{rel}` counts. ``stop="sip"`` stops on the SIP gap
+    :math:`|1-\eta/J|` of §1.7 item 3 (Sonnenburg's :math:`\epsilon_{MKL}`, the paper's
+    "inner SIP precision") at every p. Subclasses set ``self.eta``.
+    """
+
+    eta = -np.inf
+    stop = "gap"
+    STOP_NAMES = {"gap": "relative duality gap", "sip": "SIP gap |1 - eta/J|"}
+
+    def _set_stop(self, stop):
+        if stop not in self.STOP_NAMES:
+            raise ValueError(f"stop must be one of {sorted(self.STOP_NAMES)}; got {stop!r}.")
+        self.stop = stop
+        self.criterion_name = self.STOP_NAMES[stop]
+
+    def sip_gap(self, state):
+        r""":math:`|1-\eta/J|` (``inf`` before the first master problem)."""
+        if not np.isfinite(self.eta):
+            return np.inf
+        return abs(1.0 - self.eta / state.J)
+
+    def gap(self, state):
+        if self.stop == "sip":
+            return self.sip_gap(state)
+        if self.p == 1:  # the LP value is a lower bound: use the better certificate
+            return min(state.rel_gap, self.sip_gap(state))
+        return state.rel_gap
+
+
 class Cuts:
     r"""Cutting planes :math:`\eta\ge L^r-\theta^\top S^r` of the (SIP), with pruning.
 

@@ -1288,7 +1288,13 @@ def kernel_bank(kind, *, per_feature=None, n_features=None, **params):
         * ``"xu2010"`` (Yang et al. 2012 spec §3.3): Gaussian with ``sigma`` =
           :math:`2^{-3},\dots,2^{6}` on all attributes and each single attribute:
           :math:`10(d+1)`. Pass ``sigma=[0.5, 1, 2, 5, 7, 10, 12, 15, 17, 20]`` for SimpleMKL's
-          widths.
+          widths. These widths are fixed, not data-dependent: they assume every attribute
+          min-max scaled to :math:`[0,1]` (Yang et al. 2012 spec §3.2-3.3). Neither this
+          bank nor :class:`~mklcore.stpmkl.StPMKLClassifier` scales ``X``; on raw features
+          of a larger range the narrow widths give near-diagonal Gram matrices and the
+          widths no longer span the scale of the data. Scale first, e.g.
+          ``make_pipeline(MinMaxScaler(), StPMKLClassifier(kernels=kernel_bank("xu2010")))``
+          (a pipeline takes the scaling statistics from the training data only).
         * ``"kloft_median"`` (Kloft et al. 2009 spec §4.1): ``n_kernels=M`` (default 50)
           Gaussian kernels :math:`\exp(-D/(c_k d_{med}))`, :math:`c_k` log-spaced from
           :math:`10^{-2}` to :math:`10^2` (or ``scale=[...]``).

@@ -26,8 +26,8 @@ from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
 from ._result import History, MKLResult
 from ._validation import (Interval, Options, check_binary_labels, check_kernel_stack,
                           validate_params)
-from ._wrapper import (THETA_FLOOR, Cuts, FixedWeights, NumericalFailure, WeightStep,
-                       dual_norm, normalize_pnorm, run_wrapper, uniform_weights)
+from ._wrapper import (THETA_FLOOR, Cuts, FixedWeights, NumericalFailure, SIPWeightStep,
+                       WeightStep, dual_norm, normalize_pnorm, run_wrapper, uniform_weights)
 from .svm import svm_solve
 
 __all__ = ["sum_kernel_svm_solve", "SumKernelSVC", "lpmkl_solve", "LpMKLClassifier"]
@@ -310,19 +310,20 @@ _P_BOX = 1e7
 _P_EXACT_MAX = 1e3
 
 
-class _CuttingPlaneStep(WeightStep):
+class _CuttingPlaneStep(SIPWeightStep):
     r"""Column generation for the (SIP) with a nested SQCLP master (spec §2.2).
 
-    The stopping criterion is the SIP gap :math:`|1-\eta/J|` (§1.7 item 3).
+    Stops on :math:`\Delta_{rel}` (default) or, with ``stop="sip"``, on the SIP gap
+    :math:`|1-\eta/J|` (§1.7 item 3; see :class:`~mklcore._wrapper.SIPWeightStep`).
     """
 
     method = "lpmkl"
-    criterion_name = "SIP gap |1 - eta/J|"
 
     def __init__(self, p, *, master="sqclp", inner_eps=1e-6, max_inner=50, max_cuts=100,
-                 prune_cuts=True):
+                 prune_cuts=True, stop="gap"):
         self.p, self.master, self.inner_eps, self.max_inner = p, master, inner_eps, max_inner
         self.max_cuts, self.prune_cuts = max_cuts, prune_cuts
+        self._set_stop(stop)
         self.label = f"LpMKL (cutting_plane, p={p:g})"
         self.eta = -np.inf
         self.n_master_solves = 0
@@ -331,11 +332,6 @@ class _CuttingPlaneStep(WeightStep):
     def init(self, n_kernels):
         self.cuts = Cuts(n_kernels, max_cuts=self.max_cuts, prune=self.prune_cuts)
         return uniform_weights(n_kernels, self.p)
-
-    def gap(self, state):
-        if not np.isfinite(self.eta):
-            return np.inf
-        return abs(1.0 - self.eta / state.J)
 
     def step(self, state, oracle):
         cuts = self.cuts
@@ -395,7 +391,8 @@ _SOLVER_OPTIONS = {
                       "inner_eps": [Interval("real", 0, None, closed="neither")],
                       "max_inner": [Interval("int", 1, None)],
                       "max_cuts": [Interval("int", 1, None)],
-                      "prune_cuts": [bool]},
+                      "prune_cuts": [bool],
+                      "stop": [Options("gap", "sip")]},
 }
 _COMMON_OPTIONS = {"svm_backend": [str],
                    "polish_tol": [Interval("real", 0, None, closed="neither")],
@@ -461,11 +458,12 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
         Sec. 2.4.2, spec §2.2; an LP master for p = 1), ``"analytic"`` (closed form of
         Kloft et al. JMLR 2011, spec §2.3).
     tol : float, default=1e-5
-        Stopping tolerance (the paper's MKL epsilon). ``"newton"`` and ``"analytic"`` stop when
-        the relative duality gap of §1.7,
-        :math:`\Delta_{rel}=(\|S\|_{p^*}-\theta^\top S)/J`, is at most ``tol``;
-        ``"cutting_plane"`` when the SIP gap :math:`|1-\eta/J|` is (:math:`\eta`: value of the
-        last master problem, a lower bound of the optimum).
+        Stopping tolerance (the paper's MKL epsilon). Every solver stops when the relative
+        duality gap of §1.7, :math:`\Delta_{rel}=(\|S\|_{p^*}-\theta^\top S)/J`, is at most
+        ``tol``; the cutting plane at ``p = 1`` also accepts the LP bound,
+        :math:`\min(\Delta_{rel}, |1-\eta/J|)\le` ``tol`` (its LP value :math:`\eta` is a
+        lower bound of the optimum), and with ``stop="sip"`` it stops on the SIP gap
+        :math:`|1-\eta/J|` alone, :math:`\eta` being the value of the last master problem.
     max_iter : int, default=1000
         Maximum number of outer iterations (one SVM phase and one weight update each; in
         interleaved mode an SVM phase is ``mkl_every`` SMO steps).
@@ -489,7 +487,9 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
         (Taylor QCLPs, or the exact ``pnorm`` constraint for p <= 1000), ``inner_eps=1e-6``
         (SQCLP stop),
         ``max_inner=50``, ``max_cuts=100`` and ``prune_cuts=True`` (keep at most
-        ``max(max_cuts, 2 * n_active)`` cuts). All solvers: ``mode={"wrapper",
+        ``max(max_cuts, 2 * n_active)`` cuts), ``stop={"gap", "sip"}`` (default ``"gap"``:
+        stop on the relative duality gap as above; ``"sip"``: on the SIP gap, §1.7 item 3,
+        the paper's "inner SIP precision"). All solvers: ``mode={"wrapper",
         "interleaved"}`` (default ``"wrapper"``: the SVM is solved to ``svm_tol`` before each
         weight update; ``"interleaved"``: the paper's scheme, ``mkl_every`` SMO iterations
         between updates, default ``max(10, n // 10)``, spec §2.0), ``svm_backend`` (``"libsvm"``:
@@ -608,8 +608,7 @@ class LpMKLClassifier(BaseMKLClassifier):
     normalize : {"trace", "cosine"} or None, default=None
         Normalisation of each kernel, fitted on the training data.
     tol : float, default=1e-5
-        Relative duality gap :math:`\Delta_{rel}` of §1.7 at which to stop (``"newton"``,
-        ``"analytic"``), or SIP gap :math:`|1-\eta/J|` (``"cutting_plane"``).
+        Relative duality gap :math:`\Delta_{rel}` of §1.7 at which every solver stops.
     max_iter : int, default=1000
         Maximum number of outer iterations.
     svm_tol : float, default=1e-3

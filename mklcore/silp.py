@@ -12,7 +12,7 @@ from scipy.optimize import linprog
 from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
 from ._validation import (Interval, Options, check_binary_labels, check_kernel_stack,
                           validate_params)
-from ._wrapper import Cuts, NumericalFailure, WeightStep, run_wrapper
+from ._wrapper import Cuts, NumericalFailure, SIPWeightStep, run_wrapper
 
 __all__ = ["silp_solve", "SILPMKLClassifier"]
 
@@ -42,16 +42,20 @@ def _lp_master(cuts):
     return theta, float(res.x[-1])
 
 
-class _SILPStep(WeightStep):
-    r"""SILP weight step: add the cut of the current alpha, re-solve the LP (spec §2.5)."""
+class _SILPStep(SIPWeightStep):
+    r"""SILP weight step: add the cut of the current alpha, re-solve the LP (spec §2.5).
+
+    Line 4's test is :math:`\Delta_{rel}` by default, Sonnenburg's :math:`\epsilon_{MKL}`
+    (the SIP gap) with ``stop="sip"`` (see :class:`~mklcore._wrapper.SIPWeightStep`).
+    """
 
     p = 1.0
     method = "silp"
     label = "SILP-MKL"
-    criterion_name = "SIP gap |1 - eta/J|"
 
-    def __init__(self, *, max_cuts=100, prune_cuts=True):
+    def __init__(self, *, max_cuts=100, prune_cuts=True, stop="gap"):
         self.max_cuts, self.prune_cuts = max_cuts, prune_cuts
+        self._set_stop(stop)
         self.eta = -np.inf
         self.n_master_solves = 0
         self.cuts = None
@@ -59,11 +63,6 @@ class _SILPStep(WeightStep):
     def init(self, n_kernels):  # line 1: theta = 1/M
         self.cuts = Cuts(n_kernels, max_cuts=self.max_cuts, prune=self.prune_cuts)
         return np.full(n_kernels, 1.0 / n_kernels)
-
-    def gap(self, state):  # line 4: Sonnenburg's epsilon_MKL test
-        if not np.isfinite(self.eta):
-            return np.inf
-        return abs(1.0 - self.eta / state.J)
 
     def step(self, state, oracle):  # line 5
         self.cuts.add(state.L, state.S)
@@ -92,12 +91,13 @@ _SILP_CONSTRAINTS = {
     "svm_backend": [str, None],
     "mode": [Options("wrapper", "interleaved")],
     "mkl_every": [Interval("int", 1, None), None],
+    "stop": [Options("gap", "sip")],
 }
 
 
 def silp_solve(K, y, *, C=1.0, tol=1e-5, max_iter=1000, svm_tol=1e-3, callback=None, verbose=0,
                check_input=True, max_cuts=100, prune_cuts=True, mode="wrapper", mkl_every=None,
-               svm_backend=None):
+               svm_backend=None, stop="gap"):
     r"""Solve l1-norm MKL by the SILP column-generation method of Sonnenburg et al. (2006).
 
     Solves problem (6) of Kloft et al. (2009) with :math:`p=1` in its semi-infinite form
@@ -122,8 +122,7 @@ def silp_solve(K, y, *, C=1.0, tol=1e-5, max_iter=1000, svm_tol=1e-3, callback=N
     C : float, default=1.0
         Misclassification penalty of (6). Must be > 0.
     tol : float, default=1e-5
-        Stop when the SIP gap :math:`|1-\eta/J|` of §1.7 item 3 (Sonnenburg's
-        :math:`\epsilon_{MKL}`) is at most ``tol``.
+        Stop when the criterion chosen by ``stop`` is at most ``tol``.
     max_iter : int, default=1000
         Maximum number of outer iterations (SVM solve + LP each).
     svm_tol : float, default=1e-3
@@ -148,6 +147,15 @@ def silp_solve(K, y, *, C=1.0, tol=1e-5, max_iter=1000, svm_tol=1e-3, callback=N
     svm_backend : str, default=None
         ``"libsvm"`` (default in wrapper mode) or ``"smo"`` (the warm-started SMO with
         per-kernel gradient caches; default and required in interleaved mode).
+    stop : {"gap", "sip"}, default="gap"
+        Stopping criterion. ``"gap"``: a relative duality gap, :math:`J(\theta)` minus the
+        better of two lower bounds of the optimum, :math:`D_1(\alpha)` (giving
+        :math:`\Delta_{rel}` of §1.7 item 2, the certificate of every mklcore solver) and the
+        LP value :math:`\eta`, i.e. :math:`\min(\Delta_{rel}, |1-\eta/J|)`; the LP's vertex
+        weights need not certify through :math:`D_1(\alpha)` when the optimal weights are
+        not unique. ``"sip"``: the SIP gap :math:`|1-\eta/J|` alone (§1.7 item 3,
+        Sonnenburg's :math:`\epsilon_{MKL}`). :math:`\Delta_{rel}` is recorded in
+        ``history["gap"]`` and ``gap`` either way.
 
     Returns
     -------
@@ -157,8 +165,8 @@ def silp_solve(K, y, *, C=1.0, tol=1e-5, max_iter=1000, svm_tol=1e-3, callback=N
         relative duality gap :math:`\Delta_{rel}` of §1.7 at p = 1, ``n_iter``, ``success``,
         ``status``, ``message``, ``history``, ``method="silp"``) plus ``alpha``,
         ``dual_objective`` (:math:`D_1(\alpha)`, eq. (9)), ``primal_objective``,
-        ``rigorous_gap``, ``criterion`` (final SIP gap), ``criterion_name``, ``eta`` (last LP
-        value), ``n_svm_calls``, ``n_master_solves``, ``n_cuts``, ``n_cuts_pruned``,
+        ``rigorous_gap``, ``criterion`` (final value of the ``stop`` criterion),
+        ``criterion_name``, ``eta`` (last LP value), ``n_svm_calls``, ``n_master_solves``, ``n_cuts``, ``n_cuts_pruned``,
         ``n_smo_iter``, ``svm_time``, ``time``. ``history`` adds ``eta`` and ``n_cuts``.
 
     See Also
@@ -187,7 +195,7 @@ def silp_solve(K, y, *, C=1.0, tol=1e-5, max_iter=1000, svm_tol=1e-3, callback=N
     validate_params("silp_solve", _SILP_CONSTRAINTS, {
         "C": C, "tol": tol, "max_iter": max_iter, "svm_tol": svm_tol, "verbose": verbose,
         "callback": callback, "max_cuts": max_cuts, "prune_cuts": prune_cuts,
-        "svm_backend": svm_backend, "mode": mode, "mkl_every": mkl_every})
+        "svm_backend": svm_backend, "mode": mode, "mkl_every": mkl_every, "stop": stop})
     if svm_backend is None:
         svm_backend = "smo" if mode == "interleaved" else "libsvm"
     if check_input:
@@ -195,7 +203,7 @@ def silp_solve(K, y, *, C=1.0, tol=1e-5, max_iter=1000, svm_tol=1e-3, callback=N
     else:
         K = np.asarray(K)
     y_pm, _ = check_binary_labels(y, "silp_solve")
-    step = _SILPStep(max_cuts=max_cuts, prune_cuts=prune_cuts)
+    step = _SILPStep(max_cuts=max_cuts, prune_cuts=prune_cuts, stop=stop)
     return run_wrapper(K, y_pm, step, C=C, tol=tol, max_iter=max_iter, svm_tol=svm_tol,
                        callback=callback, verbose=int(verbose), svm_backend=svm_backend,
                        extras={"p": 1.0}, mode=mode, mkl_every=mkl_every)
@@ -218,7 +226,7 @@ class SILPMKLClassifier(BaseMKLClassifier):
     normalize : {"trace", "cosine"} or None, default=None
         Normalisation of each kernel, fitted on the training data.
     tol : float, default=1e-5
-        SIP gap :math:`|1-\eta/J|` at which to stop.
+        Relative duality gap :math:`\Delta_{rel}` (§1.7) at which to stop.
     max_iter : int, default=1000
         Maximum number of outer iterations.
     svm_tol : float, default=1e-3
@@ -245,7 +253,7 @@ class SILPMKLClassifier(BaseMKLClassifier):
     n_iter_ : int
         Number of outer iterations.
     converged_ : bool
-        Whether the SIP gap fell below ``tol``.
+        Whether the relative duality gap fell below ``tol``.
     objective_ : float
         Final objective :math:`J(\theta)`.
     gap_ : float

@@ -1515,7 +1515,11 @@ class StPMKLClassifier(_NoBiasMKLClassifier):
     kernels : list, default=None
         Kernel bank (see :func:`mklcore.kernels.kernel_bank`). ``None``:
         ``kernel_bank("xu2010")``, the paper's 10 Gaussian widths on all attributes and on
-        each single attribute (:math:`10(d+1)` kernels).
+        each single attribute (:math:`10(d+1)` kernels). Those widths,
+        :math:`\sigma=2^{-3},\dots,2^{6}`, are fixed and assume attributes min-max scaled
+        to :math:`[0,1]` as in the paper; this estimator does not scale ``X``, so put a
+        scaler in front of it: ``make_pipeline(MinMaxScaler(),
+        StPMKLClassifier(kernels=kernel_bank("xu2010")))``.
     noise_level : float, default=0.0
         Noise level :math:`q\in[0,1/2)`; sets the budget when ``rho`` is None.
     lam : float, default=1e-2
@@ -1628,7 +1632,9 @@ class MiPMKLClassifier(_NoBiasMKLClassifier):
     Parameters
     ----------
     kernels : list, default=None
-        Kernel bank; ``None``: ``kernel_bank("xu2010")``.
+        Kernel bank; ``None``: ``kernel_bank("xu2010")``, whose fixed widths assume
+        attributes min-max scaled to :math:`[0,1]`: put a ``MinMaxScaler`` in front (see
+        :class:`StPMKLClassifier`).
     noise_level : float, default=0.0
         :math:`q\in[0,1/2)`; sets ``kappa`` when it is None.
     lam : float, default=1e-2

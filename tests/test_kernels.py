@@ -530,3 +530,37 @@ def test_pairwise_stack_consistency_all_families(data):
     stack = kernel_stack(kernels, Z, X)
     for m, k in itertools.islice(enumerate(kernels), 0, None, 7):
         np.testing.assert_allclose(stack[m], k(Z, X), rtol=1e-12, atol=1e-12)
+
+
+# ------------------------------------------------------------------------------------
+# the "xu2010" bank assumes [0, 1]-scaled attributes: use it behind a MinMaxScaler
+# ------------------------------------------------------------------------------------
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_xu2010_bank_in_a_minmax_pipeline():
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import MinMaxScaler
+
+    from mklcore.datasets import load_sonar
+    from mklcore.stpmkl import StPMKLClassifier
+
+    X, y = load_sonar(return_X_y=True)
+    X = X[:, ::4]  # 15 attributes: 10 * 16 = 160 kernels
+    idx = np.random.default_rng(0).permutation(len(y))
+    tr, te = idx[:80], idx[80:]
+    pipe = make_pipeline(MinMaxScaler(), StPMKLClassifier(kernels=kernel_bank("xu2010"),
+                                                          noise_level=0.1, lam=1e-2,
+                                                          max_iter=30))
+    pipe.fit(X[tr], y[tr])
+    scaler, clf = pipe[0], pipe[-1]
+    # the classifier saw min-max scaled attributes (training statistics), not raw X
+    np.testing.assert_allclose(clf.X_fit_, MinMaxScaler().fit_transform(X[tr]))
+    np.testing.assert_allclose(clf.X_fit_.min(0), 0.0)
+    np.testing.assert_allclose(clf.X_fit_.max(0), 1.0)
+    assert clf.weights_.shape == (10 * (15 + 1),)
+    assert clf.weights_.sum() == pytest.approx(1.0)
+    pred = pipe.predict(X[te])
+    assert pred.shape == te.shape and set(pred) <= set(np.unique(y))
+    np.testing.assert_array_equal(pred, clf.predict(scaler.transform(X[te])))
+    majority = max(np.mean(y[te] == c) for c in np.unique(y))
+    assert np.mean(pred == y[te]) > majority + 0.1

@@ -256,6 +256,33 @@ def test_no_step_when_gradient_is_zero(prototype):
     assert res.history["grad_norm"][0] == 0.0
 
 
+def test_line_search_doubles_and_halves_the_step(prototype):
+    """Spec §2.1 LineSearch: start at mu = 1, double while J decreases, else halve.
+
+    So every accepted step is 2**k (k integer), taken along the unit vector -G/||G||, and an
+    iteration that accepts 2**k costs exactly k + 2 SVM solves when k >= 0 (trials
+    1, 2, ..., 2**k, and the failing 2**(k+1)) and 1 + |k| when k < 0 (the failing trial at
+    1, then |k| halvings). On this problem (found by experiment) both phases occur.
+    """
+    X, y, K, _ = prototype
+    res = lmkl_solve(K, y, X, C=50.0, n_iter=15, random_state=0, tol=0.0)
+    assert res.n_iter == 15
+    steps = res.history["step"][1:]
+    k = np.log2(steps)
+    np.testing.assert_array_equal(k, np.round(k))  # exact powers of two of mu0 = 1
+    k = np.round(k).astype(int)
+    np.testing.assert_array_equal(steps, 2.0 ** k)
+    assert k.max() >= 2, f"no expansion (doubling) phase: log2 steps {k.tolist()}"
+    assert k.min() <= -2, f"no backtracking (halving) phase: log2 steps {k.tolist()}"
+    calls = np.diff(res.history["n_svm_calls"])
+    expected = np.where(k >= 0, k + 2, 1 - k)
+    np.testing.assert_array_equal(calls, expected)
+    # the step is the length of the move: the direction is the normalised gradient
+    V = res.history["gating_coef"]
+    moved = np.linalg.norm((V[1:] - V[:-1]).reshape(len(steps), -1), axis=1)
+    np.testing.assert_allclose(moved, steps, rtol=1e-12)
+
+
 def test_tol_convergence_warning_and_callback(prototype):
     X, y, K, _ = prototype
     with pytest.warns(ConvergenceWarning, match="did not converge in 1 iterations"):

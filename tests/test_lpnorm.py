@@ -93,8 +93,24 @@ def test_solvers_reach_toy_optimum(toy, oracle, p, solver, opts):
         np.testing.assert_allclose(res.objective, ref["objective"], rtol=OBJ_RTOL)
         np.testing.assert_allclose(res.weights, ref["theta"], atol=THETA_ATOL)
     _check_run(res, K, y, C, p)
-    if solver != "cutting_plane":  # their criterion is the relative duality gap itself
-        assert res.gap <= MKL_TOL
+    # one certificate stops every solver: the relative duality gap of §1.7 item 2
+    assert res.criterion_name == "relative duality gap"
+    assert res.gap <= MKL_TOL and res.criterion == res.gap
+
+
+@pytest.mark.parametrize("p", [1.0, 2.0])
+def test_cutting_plane_sip_stop(toy, p):
+    """stop="sip": Sonnenburg's SIP gap |1 - eta/J| (§1.7 item 3) stops the cutting plane."""
+    K, y, C = toy
+    res = lpmkl_solve(K, y, p=p, C=C, solver="cutting_plane", stop="sip", tol=1e-6,
+                      svm_tol=1e-8)
+    assert res.success and res.criterion_name == "SIP gap |1 - eta/J|"
+    np.testing.assert_allclose(res.criterion, abs(1.0 - res.eta / res.objective), rtol=1e-12)
+    assert res.criterion <= 1e-6 and np.isfinite(res.eta) and res.eta <= res.objective * (1 + 1e-6)
+    np.testing.assert_allclose(res.objective, TOY_OPTIMA[p][0], rtol=L1_RTOL)
+    np.testing.assert_allclose(res.history["gap"][-1], res.gap)  # Δ_rel recorded either way
+    with pytest.raises(ValueError, match="stop"):
+        lpmkl_solve(K, y, p=p, C=C, solver="cutting_plane", stop="eta")
 
 
 @pytest.mark.parametrize("solver,opts", [("analytic", {"stabilize": True}),
@@ -286,8 +302,8 @@ def test_single_kernel_equals_svc(toy, solver):
     svc = SVC(kernel="precomputed", C=C, tol=1e-10).fit(K[1], y)
     f = res.decision(K[1:2])
     np.testing.assert_allclose(f, svc.decision_function(K[1]), atol=1e-6)
-    # newton/analytic: the gap is 0 at once; the SIP gap needs one master solve
-    assert res.n_iter == (2 if solver == "cutting_plane" else 1) and res.success
+    # one kernel: the relative duality gap is 0 at once for every solver
+    assert res.n_iter == 1 and res.success
 
 
 @pytest.mark.parametrize("solver", ["newton", "analytic", "cutting_plane"])
@@ -431,7 +447,10 @@ def test_max_iter_warns(toy):
         res = lpmkl_solve(K, y, max_iter=1)
     assert not res.success and res.status == 1 and res.n_iter == 1
     with pytest.warns(ConvergenceWarning, match="SIP gap"):
-        lpmkl_solve(K, y, solver="cutting_plane", max_iter=2)
+        lpmkl_solve(K, y, solver="cutting_plane", max_iter=2, stop="sip")
+    with pytest.warns(ConvergenceWarning, match=r"cutting_plane, p=2\) did not converge in 1 "
+                                                r"iterations: relative duality gap"):
+        lpmkl_solve(K, y, solver="cutting_plane", max_iter=1)
 
 
 def test_callback_stop_iteration(toy):

@@ -133,11 +133,57 @@ def test_license_is_bsd3():
     assert spdx == "BSD-3-Clause"
 
 
+#: leftover fill-in markers (``KLOFT_FULL``, ``RLS2_CLAIMS``, ...) and TODO/TBD notes
+README_PLACEHOLDER = re.compile(r"\b[A-Z0-9]+_(?:FULL|CLAIMS|QUICK|TODO)\b|TODO|TBD")
+
+
+def readme_problems(text):
+    """What is wrong with a README text: placeholders, missing commands, table order."""
+    problems = []
+    found = sorted({m.group(0) for m in README_PLACEHOLDER.finditer(text)})
+    if found:
+        problems.append(f"leftover placeholders {found}")
+    lines = text.splitlines()
+
+    def first(predicate):
+        return next((i for i, line in enumerate(lines) if predicate(line)), None)
+
+    commands = {cmd: first(lambda line, c=cmd: line.lstrip().startswith(c))
+                for cmd in ("make reproduce", "make test")}
+    missing = [cmd for cmd, i in commands.items() if i is None]
+    if missing:
+        problems.append(f"no line starting with the set-up command(s) {missing}")
+    table = first(lambda line: line.startswith("| paper |"))
+    if table is None:
+        problems.append("no paper table (a line starting with '| paper |')")
+    elif not missing and table < max(commands.values()):
+        problems.append("the paper table comes before the set-up commands "
+                        f"(table line {table + 1}, commands on lines "
+                        f"{sorted(i + 1 for i in commands.values())})")
+    return problems
+
+
+def test_readme_checker_catches_bad_readmes():
+    good = ("# x\n```bash\nmake reproduce   # full\nmake test        # quick\n```\n"
+            "| paper | notebook |\n|---|---|\n| a | b |\n")
+    assert readme_problems(good) == []
+    assert "KLOFT_FULL" in readme_problems(good.replace("| b |", "| KLOFT_FULL |"))[0]
+    for marker in ("RLS2_CLAIMS", "X_QUICK", "A1_TODO", "TODO: fill", "TBD"):
+        assert readme_problems(good + marker + "\n"), marker
+    assert readme_problems(good + "QUICK mode, FULL mode, MKL_FULLY\n") == []
+    late = good.replace("make test        # quick\n", "") + "make test\n"
+    assert "before the set-up commands" in readme_problems(late)[0]
+    assert readme_problems(good.replace("make test ", "pytest "))
+    assert readme_problems(good.replace("| paper |", "| method |"))
+
+
 def test_readme_names_the_two_commands():
     readme = ROOT / "README.md"
     assert readme.is_file(), "README.md is missing"
     text = readme.read_text()
     assert "make reproduce" in text and "make test" in text
+    problems = readme_problems(text)
+    assert not problems, "README.md: " + "; ".join(problems)
 
 
 def test_ci_runs_make_test():

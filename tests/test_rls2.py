@@ -392,6 +392,35 @@ def test_transductive_trace_scaling(small):
     np.testing.assert_allclose(rls2_linear_scaling(X), [*(1 / (X[:, :2] ** 2).sum(0)), 0.0])
 
 
+def test_transductive_linear_scaling_rule16():
+    """Rule (16), transductive (spec §1.5): s_i = 1/||x^(i)||^2 over train ∪ unlabelled rows."""
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((15, 4))
+    X_unl = 3.0 * rng.standard_normal((9, 4)) + 1.0  # other scale: the norms change a lot
+    y = X[:, 0] - X[:, 2] + 0.1 * rng.standard_normal(15)
+    union = np.vstack([X, X_unl])
+    by_hand = np.array([1.0 / sum(union[j, i] ** 2 for j in range(union.shape[0]))
+                        for i in range(4)])
+    inductive = np.array([1.0 / sum(X[j, i] ** 2 for j in range(15)) for i in range(4)])
+    s = rls2_linear_scaling(X, "norm", transductive_X=union)
+    np.testing.assert_allclose(s, by_hand, rtol=1e-12)
+    np.testing.assert_allclose(rls2_linear_scaling(X, "norm"), inductive, rtol=1e-12)
+    assert np.all(np.abs(s / inductive - 1) > 0.5)  # the unlabelled rows matter
+    # the solver and the estimators pass the same scaling through
+    res = rls2_linear_solve(X, y, lam=0.1, transductive_X=union)
+    np.testing.assert_allclose(res.scaling, by_hand, rtol=1e-12)
+    reg = LinearRLS2Regressor(lam=0.1).fit(X, y, X_unlabeled=X_unl)
+    np.testing.assert_allclose(reg.scaling_, by_hand, rtol=1e-12)
+    reg_ind = LinearRLS2Regressor(lam=0.1).fit(X, y)
+    np.testing.assert_allclose(reg_ind.scaling_, inductive, rtol=1e-12)
+    assert not np.allclose(reg.coef_, reg_ind.coef_)  # and it changes the fitted model
+    # a zero column of the union still gets s_i = 0 (never selected)
+    Z, Z_unl = X.copy(), X_unl.copy()
+    Z[:, 1] = Z_unl[:, 1] = 0.0
+    s0 = rls2_linear_scaling(Z, "norm", transductive_X=np.vstack([Z, Z_unl]))
+    assert s0[1] == 0.0 and np.all(s0[[0, 2, 3]] > 0)
+
+
 def test_fisher_scaling():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((20, 3))

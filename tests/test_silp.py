@@ -33,6 +33,10 @@ def test_reaches_l1_optimum(toy, toy_run):
     K, y, C = toy
     res = toy_run
     assert res.success and res.method == "silp" and res.criterion <= 1e-6
+    # stop="gap" at p = 1: the better of Δ_rel and the LP bound's gap 1 - eta/J
+    assert res.criterion_name == "relative duality gap"
+    assert res.criterion == min(res.gap, abs(1.0 - res.eta / res.objective))
+    assert res.eta <= TOY_OPTIMA[1.0][0] * (1 + 1e-6)  # the LP value is a lower bound
     np.testing.assert_allclose(res.objective, TOY_OPTIMA[1.0][0], rtol=L1_RTOL)
     try:
         ref = solve_primal_cvx(K, y, C, 1.0)
@@ -143,8 +147,24 @@ def test_max_iter_and_callback(toy):
     K, y, _ = toy
     with pytest.warns(ConvergenceWarning, match=r"SILP-MKL did not converge in 2 iterations: "
                                                 r"SIP gap"):
+        res = silp_solve(K, y, max_iter=2, stop="sip")
+    assert not res.success and res.status == 1
+    with pytest.warns(ConvergenceWarning, match=r"SILP-MKL did not converge in 2 iterations: "
+                                                r"relative duality gap"):
         res = silp_solve(K, y, max_iter=2)
     assert not res.success and res.status == 1
+
+
+def test_sip_stop(toy):
+    """stop="sip" stops on |1 - eta/J| (§1.7 item 3); Δ_rel is still reported."""
+    K, y, C = toy
+    res = silp_solve(K, y, C=C, tol=1e-6, svm_tol=1e-8, stop="sip")
+    assert res.success and res.criterion_name == "SIP gap |1 - eta/J|"
+    np.testing.assert_allclose(res.criterion, abs(1.0 - res.eta / res.objective), rtol=1e-12)
+    np.testing.assert_allclose(res.objective, TOY_OPTIMA[1.0][0], rtol=L1_RTOL)
+    assert res.gap == res.history["gap"][-1]
+    with pytest.raises(ValueError, match="stop"):
+        silp_solve(K, y, stop="eta")
 
     calls = []
 
