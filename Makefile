@@ -25,7 +25,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 test: install verify-strip
-	TQDM_DISABLE=1 $(PYTHON) -m pytest tests $(NBVAL) notebooks -p no:cacheprovider -q
+	TQDM_DISABLE=1 $(PYTHON) -m pytest tests $(NBVAL) notebooks -p no:cacheprovider -q -rs
 
 unit: install
 	TQDM_DISABLE=1 $(PYTHON) -m pytest tests -p no:cacheprovider -q

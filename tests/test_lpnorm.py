@@ -1,6 +1,5 @@
 """Tests of lp-norm MKL (Kloft et al. 2009): spec §5.1 toy optima and §5.3 invariants."""
 
-import importlib.util
 
 import numpy as np
 import pytest
@@ -31,7 +30,6 @@ P_GT_1 = [4 / 3, 2.0, 4.0, 16.0]
 SOLVERS = [("newton", {}), ("analytic", {}), ("cutting_plane", {}),
            ("cutting_plane", {"master": "exact"})]
 
-HAS_KERNELS = importlib.util.find_spec("mklcore.kernels") is not None
 
 
 @pytest.fixture(scope="module")
@@ -479,7 +477,6 @@ def test_verbose_prints(toy, capsys):
 
 # ------------------------------------------------------------------ estimator
 
-@pytest.mark.skipif(not HAS_KERNELS, reason="mklcore.kernels not available")
 def test_estimator_single_kernel_matches_svc():
     """STYLE §7: one kernel, no normalisation ⇒ SVC(kernel="precomputed") decision values."""
     rng = np.random.default_rng(0)
@@ -498,7 +495,6 @@ def test_estimator_single_kernel_matches_svc():
     assert clf.weights_.tolist() == [1.0] and clf.converged_
 
 
-@pytest.mark.skipif(not HAS_KERNELS, reason="mklcore.kernels not available")
 def test_estimator_fit_and_params():
     from sklearn.base import clone
 

@@ -100,7 +100,7 @@ def strip_command():
     exe = Path(sys.executable).parent / "nbstripout"
     exe = str(exe) if exe.exists() else shutil.which("nbstripout")
     if exe is None:
-        pytest.skip("nbstripout is not installed (pip install -e .[test])")
+        pytest.fail("nbstripout is not installed (pip install -e .[test])")
     flags = DEFAULT_STRIP_FLAGS
     makefile = ROOT / "Makefile"
     if makefile.is_file():
@@ -336,7 +336,8 @@ def test_notebook_rejects_unknown_parameter_value(path, tmp_path):
     papermill passes ``false`` (lower case) as the string ``"false"``, which is truthy; the
     derived-settings cell must turn that into a clear error instead of a silent quick run.
     """
-    papermill = pytest.importorskip("papermill")
+    import papermill
+
     nb = read(path)
     idx = parameters_index(nb)
     nb.cells = nb.cells[: idx + 2]
@@ -430,7 +431,8 @@ def test_runner_rejects_quick_as_parameter():
 @pytest.mark.slow
 def test_quickstart_quick_mode_is_deterministic(tmp_path):
     """Two quick runs of the quickstart write byte-identical ``summary.csv`` files."""
-    papermill = pytest.importorskip("papermill")
+    import papermill
+
     source = NOTEBOOK_DIR / "quickstart.ipynb"
     outputs = []
     for run in ("run1", "run2"):

@@ -9,6 +9,7 @@ primal QP (recipe 5).
 
 import warnings
 
+import cvxpy as cp
 import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
@@ -22,7 +23,6 @@ from mklcore.qmkl import (QMKLClassifier, QSVMClassifier, _BetaStep, _sqrt_facto
                           theorem2_proxy)
 from mklcore.reference import TOY_OPTIMA, qmkl_primal_cvx, solve_primal_cvx, toy_problem
 
-cp = pytest.importorskip("cvxpy")
 
 # the oracles run Clarabel at tight tolerances; cvxpy then warns although the status is fine
 pytestmark = pytest.mark.filterwarnings("ignore:Solution may be inaccurate:UserWarning")
@@ -297,9 +297,8 @@ def test_special_q_reproduce_l1_and_l2_mkl(p):
     np.testing.assert_allclose(res.objective, ref["objective"], rtol=OBJ_RTOL)
     assert res.beta_step_counts["closed_form"] == res.n_iter - 1
     np.testing.assert_allclose(np.sum(res.weights ** p), 1.0, rtol=1e-10)
-    lpnorm = pytest.importorskip("mklcore.lpnorm")
-    if not hasattr(lpnorm, "lpmkl_solve"):
-        pytest.skip("lpmkl_solve not available")
+    from mklcore import lpnorm
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         lp = lpnorm.lpmkl_solve(K, y, p=p, C=C, solver="analytic", tol=1e-7, svm_tol=1e-10,
@@ -547,7 +546,6 @@ def test_qsvm_classifier(digits38):
 # ---------------------------------------------------------------------------
 
 def test_qmkl_classifier():
-    pytest.importorskip("mklcore.kernels")
     from sklearn.datasets import make_classification
 
     X, y = make_classification(n_samples=60, n_features=4, random_state=0)

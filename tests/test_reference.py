@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-pytest.importorskip("cvxpy")
+import cvxpy  # noqa: F401  hard dependency: a missing install fails, never skips
 
 from mklcore.reference import (TOY_OPTIMA, ReferenceSolverError, factor_kernels,  # noqa: E402
                                solve_dual_cvx, solve_primal_cvx, solve_tikhonov_cvx,

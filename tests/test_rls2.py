@@ -6,6 +6,7 @@ sklearn (Lasso, KernelRidge), invariants from §5.3.
 
 import warnings
 
+import cvxpy as cp
 import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
@@ -19,7 +20,6 @@ from mklcore.rls2 import (LinearRLS2Classifier, LinearRLS2Regressor, RLS2Classif
                           rls2_lambda_max, rls2_linear_path, rls2_linear_scaling,
                           rls2_linear_solve, rls2_path, rls2_scaling, rls2_solve)
 
-cp = pytest.importorskip("cvxpy")
 
 # Relative tolerance of Algorithm 1 used in the oracle tests (the default is 1e-6).
 TOL = 1e-10

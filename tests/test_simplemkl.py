@@ -1,6 +1,5 @@
 """Tests of SimpleMKL (Rakotomamonjy et al. 2008) as the l1 baseline of Kloft et al. (2009)."""
 
-import importlib.util
 
 import numpy as np
 import pytest
@@ -12,7 +11,6 @@ from mklcore.reference import TOY_OPTIMA, ReferenceSolverError, solve_primal_cvx
 from mklcore.simplemkl import SimpleMKLClassifier, simplemkl_duality_gap, simplemkl_solve
 
 L1_RTOL = 1e-4   # spec §5.3 item 5: l1 solvers agree within 1e-4 relative
-HAS_KERNELS = importlib.util.find_spec("mklcore.kernels") is not None
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +123,6 @@ def test_max_iter_and_callback(toy):
     assert res.status == 3 and res.n_iter == 1
 
 
-@pytest.mark.skipif(not HAS_KERNELS, reason="mklcore.kernels not available")
 def test_estimator():
     rng = np.random.default_rng(2)
     X = rng.normal(size=(60, 3))
