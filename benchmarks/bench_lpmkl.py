@@ -47,6 +47,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from mklcore._kloft_experiments import _Budget as CPUBudget  # CPU-time stop callback
 from mklcore._kloft_experiments import reference_problem, timing_stack
 from mklcore.lpnorm import lpmkl_solve, sum_kernel_svm_solve
 from mklcore.silp import silp_solve
@@ -56,18 +57,6 @@ MODES = ("wrapper", "interleaved")
 TARGET_N = 2000
 BASELINE = "sum-kernel SVM"
 SIMPLEMKL = "SimpleMKL (l1)"
-
-
-class CPUBudget:
-    """``callback`` that stops a solver (``status=3``) once ``seconds`` of CPU time passed."""
-
-    def __init__(self, seconds):
-        self.seconds = float(seconds)
-        self.t0 = time.process_time()
-
-    def __call__(self, _):
-        if time.process_time() - self.t0 > self.seconds:
-            raise StopIteration
 
 
 def solver_table(mode, C, tol, svm_tol):
