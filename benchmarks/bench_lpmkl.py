@@ -1,31 +1,24 @@
 """Timing of the lp-norm MKL solvers against one sum-kernel SVM (Kloft et al. 2009, Fig. 1).
 
-Data (the notebook's Figure 1, spec §4.1): ``mklcore._kloft_experiments.timing_stack(n, M,
-seed)``, a stratified subsample of n of the 5,000 MNIST images (pixels / 255), odd vs even
-digits, with M = 50 Gaussian kernels ``exp(-D / (c_k * d_med))`` (median heuristic, c_k
-log-spaced from 1e-2 to 1e2). C = 1, SVM tolerance 1e-3. The same subsample is used for every
-solver and every repetition of one n; kernel computation and validation are not timed
-(``check_input=False``), the solvers' lazy imports (cvxpy, HiGHS) are warmed up first.
+The protocol is the notebook's Figure 1, reused as is: every measurement is one call of
+``mklcore._kloft_experiments.timing_cell`` (the same function the notebook runs), so the data,
+the precision, SimpleMKL's threshold and budget and the way time is taken are identical:
 
-Precision (the same for every solver): every MKL method stops at a relative duality gap of
-``--tol`` (default 1e-5, the paper's MKL epsilon and the library default). SimpleMKL runs
-after SILP and stops at max(``--tol``, SILP's final relative gap in the same mode) (the
-paper's protocol, as ``timing_cell`` of the notebook); because SimpleMKL can stall above that
-threshold it also has a CPU-time budget, ``max(--smkl-min-budget, --smkl-budget-factor x the
-slowest other MKL run of that n and mode)``. A run stopped by the budget (or by ``max_iter``)
-is marked ``censored``: its time is a lower bound (printed as ``>=``).
+* data: ``timing_stack(n, M, seed)``, a stratified subsample of n of the 5,000 MNIST images
+  (pixels / 255), odd vs even, M = 50 Gaussian kernels by the median heuristic (spec §4.1);
+  built once per n and shared by every solver and repetition (kernels are not timed);
+* precision: every MKL method stops at a certified relative duality gap of ``--tol``
+  (default 1e-5); SimpleMKL (always a LIBSVM wrapper) runs after SILP and stops at
+  max(``--tol``, SILP's final relative gap), with a CPU budget of ``max(--smkl-min-budget,
+  --smkl-budget-factor x the slowest other MKL run)``; a run stopped by the budget is
+  ``censored`` (its time is a lower bound, printed with ``>=``);
+* time: CPU seconds with one BLAS thread (wall seconds too); the sum-kernel SVM is one LIBSVM
+  fit (``sum_kernel_svm_solve``).
 
-Modes (``--mode``, default both, as separate rows): ``wrapper`` (every SVM solved to the SVM
-tolerance by LIBSVM before each weight step) and ``interleaved`` (the paper's scheme:
-``max(10, n // 10)`` iterations of our warm-started SMO with per-kernel gradient caches
-between weight steps; Newton, analytic, cutting plane and SILP). SimpleMKL is always a
-LIBSVM wrapper (it needs J(theta) exactly); in interleaved mode the sum-kernel SVM is also
-timed with our SMO, to separate the cost of MKL from the SVM engine.
-
-Times are CPU seconds of this process (robust to other jobs on a shared machine; with one
-BLAS thread, the default, they equal the single-thread compute time); wall seconds are
-printed too. Each time is the median of ``--repeats`` runs; the ratio is to the median of ONE
-sum-kernel SVM fit (``sum_kernel_svm_solve``, LIBSVM) on the same data.
+Modes (``--mode``, default both): ``interleaved`` (the paper's scheme: ``max(10, n // 10)``
+iterations of the warm-started SMO between weight steps) and ``wrapper`` (LIBSVM solves each
+SVM first). Each time is the median of ``--repeats`` calls; ratios are to the median sum-kernel
+fit of the same n and mode.
 
 Usage::
 
@@ -39,199 +32,78 @@ n = 2000 (stretch: 3x); SimpleMKL at least 5x slower than Newton.
 
 import argparse
 import platform
-import statistics
 import sys
 import time
-import warnings
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
+import pandas as pd
 
-from mklcore._kloft_experiments import _Budget as CPUBudget  # CPU-time stop callback
-from mklcore._kloft_experiments import reference_problem, timing_stack
-from mklcore.lpnorm import lpmkl_solve, sum_kernel_svm_solve
-from mklcore.silp import silp_solve
-from mklcore.simplemkl import simplemkl_solve
+from mklcore._kloft_experiments import timing_cell, timing_stack
 
 MODES = ("wrapper", "interleaved")
 TARGET_N = 2000
-BASELINE = "sum-kernel SVM"
-SIMPLEMKL = "SimpleMKL (l1)"
+BASELINE, SIMPLEMKL = "sum kernel", "SimpleMKL"
+METHODS = (BASELINE, "Newton p=2", "analytic p=2", "CP p=2", "SILP", SIMPLEMKL)
 
 
-def solver_table(mode, C, tol, svm_tol):
-    """(label, solve(K, y), kind) of one mode; SimpleMKL is added by :func:`run_mode`."""
-    common = dict(C=C, svm_tol=svm_tol, check_input=False)
-
-    def lp(solver):
-        return lambda K, y: lpmkl_solve(K, y, p=2.0, solver=solver, tol=tol, mode=mode,
-                                        **common)
-
-    rows = []
-    if mode == "interleaved":
-        rows.append(("sum-kernel (our SMO)", lambda K, y: lpmkl_solve(
-            K, y, p=np.inf, tol=tol, svm_backend="smo", **common), "baseline"))
-    rows += [("Newton p=2", lp("newton"), "mkl"),
-             ("analytic p=2", lp("analytic"), "mkl"),
-             ("cutting plane p=2", lp("cutting_plane"), "mkl"),
-             ("SILP (l1)", lambda K, y: silp_solve(K, y, tol=tol, mode=mode, **common), "mkl")]
-    return rows
-
-
-def warm_up(modes):
-    """Trigger the solvers' lazy imports (cvxpy, HiGHS, Clarabel) outside the timed region."""
-    K, y = reference_problem()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        sum_kernel_svm_solve(K, y, check_input=False)
-        simplemkl_solve(K, y, check_input=False)
-        for mode in modes:
-            for _, solve, _ in solver_table(mode, 1.0, 1e-5, 1e-3):
-                solve(K, y)
+def time_mode(n, mode, data, args):
+    """Median over ``args.repeats`` calls of ``timing_cell`` on one stack, one row a method."""
+    methods = [m for m in METHODS if not (args.no_simplemkl and m == SIMPLEMKL)]
+    cells = [timing_cell(n=n, n_kernels=args.kernels, methods=methods, C=args.C, tol=args.tol,
+                         svm_tol=args.svm_tol, mode=mode, stop="gap",
+                         smkl_budget_factor=args.smkl_budget_factor,
+                         smkl_min_budget=args.smkl_min_budget, smkl_max_iter=args.smkl_max_iter,
+                         repeat=r, seed=args.seed, data=data)
+             for r in range(args.repeats)]
+    df = pd.DataFrame([row for cell in cells for row in cell])
+    out = df.groupby("method", sort=False).agg(
+        cpu=("cpu_s", "median"), wall=("wall_s", "median"), censored=("censored", "any"),
+        gap=("gap", "max"), n_iter=("n_iter", "median"), n_svm=("n_svm_calls", "median"),
+        objective=("objective", "median"), smkl_tol=("smkl_tol", "max")).reset_index()
+    out["ratio"] = out["cpu"] / float(out.loc[out.method == BASELINE, "cpu"].iloc[0])
+    out.insert(0, "mode", mode)
+    out.insert(0, "n", n)
+    return out
 
 
-def time_runs(solve, K, y, repeats, budget=None):
-    """Median CPU and wall seconds over ``repeats`` runs and the last result."""
-    cpus, walls, censored, res = [], [], False, None
-    for _ in range(repeats):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            if budget is not None:
-                budget.t0 = time.process_time()
-            w0, c0 = time.perf_counter(), time.process_time()
-            res = solve(K, y)
-            cpus.append(time.process_time() - c0)
-            walls.append(time.perf_counter() - w0)
-        censored |= not bool(res.success)
-    return statistics.median(cpus), statistics.median(walls), censored, res
+def print_rows(df):
+    for r in df.itertuples():
+        mark = ">=" if r.censored else "  "
+        extra = f"  stop at {r.smkl_tol:.1e}" if np.isfinite(r.smkl_tol) else ""
+        extra += "  CENSORED (budget)" if r.censored else ""
+        print(f"  {r.method:13s} {r.mode:11s} cpu {mark}{r.cpu:8.3f}s  wall {r.wall:8.3f}s  "
+              f"x{mark}{r.ratio:6.1f}  iter {r.n_iter:5.0f}  svm {r.n_svm:5.0f}  rel.gap "
+              f"{r.gap:.1e}  obj {r.objective:.6f}{extra}", flush=True)
 
 
-def make_row(n, mode, name, kind, cpu, wall, censored, res, base, smkl_tol=np.nan):
-    status = int(res.get("status", 0))
-    why = {1: "max_iter", 2: "error", 3: "budget"}.get(status, "") if censored else ""
-    return dict(n=n, mode=mode, method=name, kind=kind, cpu=cpu, wall=wall,
-                ratio=cpu / base, censored=censored, why=why, n_iter=int(res.n_iter),
-                n_svm=int(res.get("n_svm_calls", 1)), gap=float(res.gap),
-                crit=float(res.get("criterion", res.gap)), objective=float(res.objective),
-                smkl_tol=smkl_tol)
-
-
-def fmt_time(r):
-    return (">=" if r["censored"] else "  ") + f"{r['cpu']:8.3f}"
-
-
-def print_row(r):
-    ratio = (">" if r["censored"] else " ") + f"{r['ratio']:6.1f}"
-    extra = f"  stop at {r['smkl_tol']:.1e}" if np.isfinite(r["smkl_tol"]) else ""
-    extra += f"  CENSORED ({r['why']})" if r["censored"] else ""
-    print(f"  {r['method']:20s} {r['mode']:11s} cpu {fmt_time(r)}s  wall {r['wall']:8.3f}s  "
-          f"x{ratio}  iter {r['n_iter']:4d}  svm {r['n_svm']:5d}  rel.gap {r['gap']:.1e}  "
-          f"obj {r['objective']:.6f}{extra}", flush=True)
-
-
-def run_mode(n, mode, K, y, base, args, smkl_cache):
-    rows, slowest, silp_gap = [], 0.0, None
-    for name, solve, kind in solver_table(mode, args.C, args.tol, args.svm_tol):
-        cpu, wall, censored, res = time_runs(solve, K, y, args.repeats)
-        if kind == "mkl":
-            slowest = max(slowest, cpu)
-        if name == "SILP (l1)":
-            silp_gap = float(res.gap)
-        rows.append(make_row(n, mode, name, kind, cpu, wall, censored, res, base))
-        print_row(rows[-1])
-    if not args.no_simplemkl:
-        smkl_tol = max(args.tol, silp_gap)
-        seconds = max(args.smkl_min_budget, args.smkl_budget_factor * slowest)
-        if args.smkl_budget is not None:
-            seconds = args.smkl_budget
-        budget = CPUBudget(seconds)
-
-        def smkl(K_, y_):
-            return simplemkl_solve(K_, y_, C=args.C, tol=smkl_tol, svm_tol=args.svm_tol,
-                                   max_iter=args.smkl_max_iter, callback=budget,
-                                   check_input=False)
-
-        # SimpleMKL does not depend on the mode: a run to the same threshold that finished
-        # within its budget is not repeated (a censored one is, with this mode's budget)
-        cached = smkl_cache.get(smkl_tol)
-        if cached is not None and not cached["censored"]:
-            row = dict(cached, mode=mode)
-            note = f"same run as the {cached['mode']} row (same stop threshold)"
-        else:
-            cpu, wall, censored, res = time_runs(smkl, K, y, args.repeats, budget)
-            row = make_row(n, mode, SIMPLEMKL, "mkl", cpu, wall, censored, res, base,
-                           smkl_tol=smkl_tol)
-            smkl_cache[smkl_tol] = row
-            note = f"CPU budget {seconds:.1f}s per run, max_iter {args.smkl_max_iter}"
-        rows.append(row)
-        print_row(row)
-        print(f"    (SimpleMKL: stop at max(tol {args.tol:.0e}, SILP's gap {silp_gap:.1e}); "
-              f"{note})", flush=True)
-    return rows
-
-
-def run(args):
-    rows = []
-    for n in args.sizes:
-        t0 = time.perf_counter()
-        K, y = timing_stack(n, args.kernels, args.seed)
-        print(f"# n={n}: MNIST odd vs even, {args.kernels} Gaussian kernels built in "
-              f"{time.perf_counter() - t0:.1f}s ({K.nbytes / 2**20:.0f} MiB)", flush=True)
-        cpu, wall, censored, res = time_runs(
-            lambda K_, y_: sum_kernel_svm_solve(K_, y_, C=args.C, svm_tol=args.svm_tol,
-                                                check_input=False), K, y, args.repeats)
-        base = cpu
-        rows.append(make_row(n, "-", BASELINE, "baseline", cpu, wall, censored, res, base))
-        print_row(rows[-1])
-        smkl_cache = {}
-        for mode in args.modes:
-            rows += run_mode(n, mode, K, y, base, args, smkl_cache)
-        del K
-    return rows
-
-
-def print_table(rows):
-    head = (f"{'n':>5} {'method':20s} {'mode':11s} {'cpu[s]':>10} {'wall[s]':>8} "
-            f"{'x sum-SVM':>9} {'iter':>5} {'SVMs':>5} {'rel.gap':>8} {'criterion':>9} "
-            f"{'objective':>12} {'status':>9}")
-    print(head)
-    print("-" * len(head))
-    for r in rows:
-        ratio = (">" if r["censored"] else " ") + f"{r['ratio']:8.1f}"
-        status = ("censored" if r["why"] == "budget" else r["why"]) if r["censored"] else "conv"
-        print(f"{r['n']:5d} {r['method']:20s} {r['mode']:11s} {fmt_time(r):>10} "
-              f"{r['wall']:8.3f} {ratio:>9} {r['n_iter']:5d} {r['n_svm']:5d} {r['gap']:8.1e} "
-              f"{r['crit']:9.1e} {r['objective']:12.6f} {status:>9}")
-
-
-def check_targets(rows, modes):
-    n_max = max(r["n"] for r in rows)
-    at = {(r["method"], r["mode"]): r for r in rows if r["n"] == n_max}
+def check_targets(df, modes):
+    n_max = int(df.n.max())
+    at = df[df.n == n_max].set_index(["method", "mode"])
     note = "" if n_max == TARGET_N else (f" [target is at n={TARGET_N}; this run's largest n is "
                                          f"{n_max}: indicative only]")
     lines = []
     for mode in modes:
         for name in ("Newton p=2", "analytic p=2"):
-            r = at[name, mode]
-            ok = r["ratio"] <= 10 and not r["censored"]
-            stretch = "met" if r["ratio"] <= 3 and not r["censored"] else "missed"
+            r = at.loc[(name, mode)]
+            ok = r.ratio <= 10 and not r.censored
+            stretch = "met" if r.ratio <= 3 and not r.censored else "missed"
             lines.append(f"{name} ({mode}) within 10x of one sum-kernel fit at n={n_max}: "
-                         f"{'MET' if ok else 'MISSED'} ({r['ratio']:.1f}x, rel.gap "
-                         f"{r['gap']:.1e}; stretch 3x {stretch}){note}")
+                         f"{'MET' if ok else 'MISSED'} ({r.ratio:.1f}x, rel.gap {r.gap:.1e}; "
+                         f"stretch 3x {stretch}){note}")
     for mode in modes:
-        smk, newton = at.get((SIMPLEMKL, mode)), at["Newton p=2", mode]
-        if smk is None:
+        if (SIMPLEMKL, mode) not in at.index:
             continue
-        slow = smk["cpu"] / newton["cpu"]
+        smk, newton = at.loc[(SIMPLEMKL, mode)], at.loc[("Newton p=2", mode)]
+        slow = smk.cpu / newton.cpu
         if slow >= 5:
             verdict = "MET"
-        elif smk["censored"]:
+        elif smk.censored:
             verdict = "UNDETERMINED (SimpleMKL censored, its time is a lower bound)"
         else:
             verdict = "MISSED"
-        lines.append(f"SimpleMKL (LIBSVM wrapper, stop at {smk['smkl_tol']:.1e}) at least 5x "
-                     f"slower than Newton ({mode}) at n={n_max}: {verdict} "
-                     f"({'>=' if smk['censored'] else ''}{slow:.1f}x){note}")
+        lines.append(f"SimpleMKL (LIBSVM wrapper, stop at {smk.smkl_tol:.1e}) at least 5x slower "
+                     f"than Newton ({mode}) at n={n_max}: {verdict} "
+                     f"({'>=' if smk.censored else ''}{slow:.1f}x){note}")
     return lines
 
 
@@ -252,39 +124,32 @@ def main(argv=None):
                         help="SimpleMKL CPU budget: this times the slowest other MKL run")
     parser.add_argument("--smkl-min-budget", type=float, default=5.0,
                         help="SimpleMKL CPU budget: at least this many seconds")
-    parser.add_argument("--smkl-budget", type=float, default=None,
-                        help="fixed SimpleMKL CPU budget in seconds (overrides the two above)")
     parser.add_argument("--smkl-max-iter", type=int, default=1000, help="SimpleMKL max_iter")
     parser.add_argument("--no-simplemkl", action="store_true", help="skip SimpleMKL")
-    parser.add_argument("--blas-threads", type=int, default=1,
-                        help="BLAS threads (default 1: on a shared 2-core machine multi-threaded "
-                             "gemv is up to 10x slower under load; 0 = library default)")
     args = parser.parse_args(argv)
     args.sizes = args.sizes or ([200, 500] if args.quick else [500, 1000, 2000])
     args.repeats = args.repeats or (1 if args.quick else 3)
-    args.modes = MODES if args.mode == "both" else (args.mode,)
-    print(f"# bench_lpmkl: MNIST-5k odd vs even, M={args.kernels}, C={args.C:g}, sizes="
-          f"{args.sizes}, modes {list(args.modes)}, MKL tol {args.tol:.0e} (every solver), SVM "
-          f"tol {args.svm_tol:.0e}, median of {args.repeats} run(s), CPU time; BLAS threads "
-          f"{args.blas_threads or 'default'}; python {platform.python_version()}, numpy "
-          f"{np.__version__}", flush=True)
+    modes = MODES if args.mode == "both" else (args.mode,)
+    print(f"# bench_lpmkl: MNIST-5k odd vs even, M={args.kernels}, C={args.C:g}, sizes "
+          f"{args.sizes}, modes {list(modes)}, MKL tol {args.tol:.0e} (every solver), SVM tol "
+          f"{args.svm_tol:.0e}, median of {args.repeats} run(s), CPU time, one BLAS thread; "
+          f"python {platform.python_version()}, numpy {np.__version__}", flush=True)
     t0 = time.perf_counter()
-    if args.blas_threads > 0:
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(args.blas_threads):
-            warm_up(args.modes)
-            rows = run(args)
-    else:
-        warm_up(args.modes)
-        rows = run(args)
-    print()
-    print_table(rows)
-    print("\n'rel.gap': each run's final relative duality gap; 'criterion': the value its stop "
-          "rule tested;\n'>=' / 'censored': stopped by the CPU budget before its tolerance (time "
-          "is a lower bound).\nSimpleMKL is always a LIBSVM wrapper: its row in each mode "
-          "stops at that mode's SILP gap (or tol).\n")
-    for line in check_targets(rows, args.modes):
+    tables = []
+    for n in args.sizes:
+        t1 = time.perf_counter()
+        data = timing_stack(n, args.kernels, args.seed)
+        print(f"# n={n}: stack built in {time.perf_counter() - t1:.1f}s "
+              f"({data[0].nbytes / 2**20:.0f} MiB)", flush=True)
+        for mode in modes:
+            tables.append(time_mode(n, mode, data, args))
+            print_rows(tables[-1])
+        del data
+    df = pd.concat(tables, ignore_index=True)
+    print("\n'rel.gap': the largest final relative duality gap over the runs; '>=' / CENSORED: "
+          "stopped by the CPU budget\nbefore its tolerance (time is a lower bound). SimpleMKL is "
+          "always a LIBSVM wrapper; in each mode it stops at that\nmode's SILP gap (or tol).\n")
+    for line in check_targets(df, modes):
         print(line)
     print(f"# total {time.perf_counter() - t0:.1f}s")
     return 0

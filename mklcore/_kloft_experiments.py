@@ -278,14 +278,15 @@ def _timed(func):
 
 def timing_cell(*, n, n_kernels, methods, panel=None, C=1.0, tol=1e-5, svm_tol=1e-3,
                 mode="interleaved", stop="gap", smkl_budget_factor=15.0, smkl_min_budget=5.0,
-                smkl_max_iter=200, repeat, seed):
+                smkl_max_iter=200, repeat, seed, data=None):
     r"""Time every method of Figure 1 on one MNIST subsample (one cell of ``experiments.run``).
 
     All methods get the same precomputed stack (kernel computation is not timed), C = 1,
     SVM tolerance ``svm_tol`` (the paper's outer SVM-eps 1e-3) and MKL tolerance ``tol``
-    (the paper's 1e-5). ``stop="gap"`` (default): every MKL method stops on the relative
-    duality gap :math:`\Delta_{rel}` (one certificate for all); ``stop="sip"``: SILP and the
-    cutting planes stop on the SIP gap instead (the paper's "inner SIP precision").
+    (the paper's 1e-5). ``stop="gap"`` (default): every MKL method stops on a certified
+    relative duality gap (:math:`\Delta_{rel}`; at p = 1 SILP and the cutting plane may use
+    their LP bound, see :class:`~mklcore._wrapper.SIPWeightStep`); ``stop="sip"``: SILP and
+    the cutting planes stop on the SIP gap instead (the paper's "inner SIP precision").
     ``mode="interleaved"`` (default, the paper's scheme, spec §2.0): SILP, Newton, cutting
     plane and analytic interleave weight steps with ``max(10, n // 10)`` iterations of the
     warm-started SMO; ``"wrapper"`` solves every SVM to ``svm_tol`` with LIBSVM first.
@@ -299,7 +300,9 @@ def timing_cell(*, n, n_kernels, methods, panel=None, C=1.0, tol=1e-5, svm_tol=1
 
     Time is measured with one BLAS thread (``threadpoolctl``), as CPU time (``cpu_s``,
     robust to other processes on a shared machine) and wall time (``wall_s``). ``panel`` only
-    labels the cell ("n" or "M").
+    labels the cell ("n" or "M"). ``data``: the ``(K, y)`` of ``timing_stack(n, n_kernels,
+    seed)`` when the caller already has it (repeated timings on one subsample, as in
+    ``benchmarks/bench_lpmkl.py``); built here when None.
 
     Returns
     -------
@@ -307,10 +310,11 @@ def timing_cell(*, n, n_kernels, methods, panel=None, C=1.0, tol=1e-5, svm_tol=1
         One per method: ``method``, ``family``, ``p``, ``wall_s``, ``cpu_s``, ``objective``,
         ``gap`` (final :math:`\Delta_{rel}`), ``n_iter``, ``n_svm_calls``,
         ``n_master_solves`` (LP / QCLP master problems of SILP and cutting planes), ``converged``,
-        ``censored``, ``n_active`` (weights > 1e-6 * max), ``smkl_tol``, ``run_mode`` (the solver's mode).
+        ``censored``, ``n_active`` (weights > 1e-6 * max), ``smkl_tol``, ``run_mode`` (the
+        solver's mode).
     """
     _warm_up()
-    K, y = timing_stack(int(n), int(n_kernels), seed)
+    K, y = timing_stack(int(n), int(n_kernels), seed) if data is None else data
     names = [m for m in methods if m != "SimpleMKL"]
     if "SimpleMKL" in methods:
         if "SILP" not in names:

@@ -474,9 +474,7 @@ class SIPWeightStep(WeightStep):
     stop = "gap"
     STOP_NAMES = {"gap": "relative duality gap", "sip": "SIP gap |1 - eta/J|"}
 
-    def _set_stop(self, stop):
-        if stop not in self.STOP_NAMES:
-            raise ValueError(f"stop must be one of {sorted(self.STOP_NAMES)}; got {stop!r}.")
+    def _set_stop(self, stop):  # validated by the public solvers' parameter constraints
         self.stop = stop
         self.criterion_name = self.STOP_NAMES[stop]
 

@@ -325,7 +325,6 @@ class _CuttingPlaneStep(SIPWeightStep):
         self.max_cuts, self.prune_cuts = max_cuts, prune_cuts
         self._set_stop(stop)
         self.label = f"LpMKL (cutting_plane, p={p:g})"
-        self.eta = -np.inf
         self.n_master_solves = 0
         self.cuts = None
 
@@ -608,7 +607,8 @@ class LpMKLClassifier(BaseMKLClassifier):
     normalize : {"trace", "cosine"} or None, default=None
         Normalisation of each kernel, fitted on the training data.
     tol : float, default=1e-5
-        Relative duality gap :math:`\Delta_{rel}` of §1.7 at which every solver stops.
+        Relative duality gap of §1.7 at which every solver stops (the cutting plane at p = 1
+        may also use its LP bound; see :func:`lpmkl_solve`).
     max_iter : int, default=1000
         Maximum number of outer iterations.
     svm_tol : float, default=1e-3

@@ -56,7 +56,6 @@ class _SILPStep(SIPWeightStep):
     def __init__(self, *, max_cuts=100, prune_cuts=True, stop="gap"):
         self.max_cuts, self.prune_cuts = max_cuts, prune_cuts
         self._set_stop(stop)
-        self.eta = -np.inf
         self.n_master_solves = 0
         self.cuts = None
 
@@ -166,8 +165,8 @@ def silp_solve(K, y, *, C=1.0, tol=1e-5, max_iter=1000, svm_tol=1e-3, callback=N
         ``status``, ``message``, ``history``, ``method="silp"``) plus ``alpha``,
         ``dual_objective`` (:math:`D_1(\alpha)`, eq. (9)), ``primal_objective``,
         ``rigorous_gap``, ``criterion`` (final value of the ``stop`` criterion),
-        ``criterion_name``, ``eta`` (last LP value), ``n_svm_calls``, ``n_master_solves``, ``n_cuts``, ``n_cuts_pruned``,
-        ``n_smo_iter``, ``svm_time``, ``time``. ``history`` adds ``eta`` and ``n_cuts``.
+        ``criterion_name``, ``eta`` (last LP value), ``n_svm_calls``, ``n_master_solves``,
+        ``n_cuts``, ``n_cuts_pruned``, ``n_smo_iter``, ``svm_time``, ``time``. ``history`` adds ``eta`` and ``n_cuts``.
 
     See Also
     --------
@@ -226,7 +225,8 @@ class SILPMKLClassifier(BaseMKLClassifier):
     normalize : {"trace", "cosine"} or None, default=None
         Normalisation of each kernel, fitted on the training data.
     tol : float, default=1e-5
-        Relative duality gap :math:`\Delta_{rel}` (§1.7) at which to stop.
+        Relative duality gap at which to stop: :math:`\min(\Delta_{rel}, |1-\eta/J|)`, the
+        better of the two certificates of :func:`silp_solve` (``stop="gap"``).
     max_iter : int, default=1000
         Maximum number of outer iterations.
     svm_tol : float, default=1e-3
@@ -253,7 +253,7 @@ class SILPMKLClassifier(BaseMKLClassifier):
     n_iter_ : int
         Number of outer iterations.
     converged_ : bool
-        Whether the relative duality gap fell below ``tol``.
+        Whether that relative duality gap fell below ``tol``.
     objective_ : float
         Final objective :math:`J(\theta)`.
     gap_ : float

@@ -1,6 +1,5 @@
 """Tests of lp-norm MKL (Kloft et al. 2009): spec §5.1 toy optima and §5.3 invariants."""
 
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -29,7 +28,6 @@ CERT_FLOOR = -1e-8   # rigorous gap P_hinge - D_p >= -1e-8
 P_GT_1 = [4 / 3, 2.0, 4.0, 16.0]
 SOLVERS = [("newton", {}), ("analytic", {}), ("cutting_plane", {}),
            ("cutting_plane", {"master": "exact"})]
-
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,5 @@
 """Tests of SILP l1-MKL (Sonnenburg et al. 2006), the l1 baseline of Kloft et al. (2009)."""
 
-
 import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning

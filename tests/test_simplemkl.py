@@ -1,6 +1,5 @@
 """Tests of SimpleMKL (Rakotomamonjy et al. 2008) as the l1 baseline of Kloft et al. (2009)."""
 
-
 import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
