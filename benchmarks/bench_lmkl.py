@@ -32,7 +32,7 @@ import time
 import numpy as np
 
 from mklcore.datasets import load_banana
-from mklcore.experiments import subsample
+from mklcore.repro.experiments import subsample
 from mklcore.kernels import linear, normalize_cosine, normalize_trace
 from mklcore.localized import LMKLClassifier, _test_gates, lmkl_solve
 from mklcore.svm import svm_solve

@@ -1,7 +1,7 @@
 """Timing of the lp-norm MKL solvers against one sum-kernel SVM (Kloft et al. 2009, Fig. 1).
 
 The protocol is the notebook's Figure 1, reused as is: every measurement is one call of
-``mklcore._kloft_experiments.timing_cell`` (the same function the notebook runs), so the data,
+``mklcore.repro.kloft2009_lpmkl.timing_cell`` (the same function the notebook runs), so the data,
 the precision, SimpleMKL's threshold and budget and the way time is taken are identical:
 
 * data: ``timing_stack(n, M, seed)``, a stratified subsample of n of the 5,000 MNIST images
@@ -38,7 +38,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from mklcore._kloft_experiments import timing_cell, timing_stack
+from mklcore.repro.kloft2009_lpmkl import timing_cell, timing_stack
 
 MODES = ("wrapper", "interleaved")
 TARGET_N = 2000

@@ -36,10 +36,10 @@ import sklearn
 from threadpoolctl import threadpool_limits
 
 from mklcore.datasets import load_mfeat
-from mklcore.experiments import kfold_splits, subsample
+from mklcore.repro.experiments import kfold_splits, subsample
 from mklcore.lpnorm import lpmkl_solve
-from mklcore.qmkl import (_BetaStep, alpha_correlation, multiview_kernels, q_from_correlation,
-                          qmkl_solve)
+from mklcore.qmkl import _BetaStep, alpha_correlation, q_from_correlation, qmkl_solve
+from mklcore.repro.hinrichs2012_qmkl import multiview_kernels
 
 
 def _median_time(fn, repeats):

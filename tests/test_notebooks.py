@@ -2,7 +2,7 @@
 
 The lint follows STYLE.md §5-§7: a Markdown H1 title with a citation first; exactly one cell
 tagged ``parameters`` (typed literals, with ``QUICK`` and ``SEED``); derived settings in the
-next cell, validated with :func:`mklcore.notebook.check_params`; outputs only in cells tagged
+next cell, validated with :func:`mklcore.repro.notebook.check_params`; outputs only in cells tagged
 ``keep_output``; ascending execution counts; no skipped heading levels; no ``%store``; and the
 committed file is what ``make strip`` produces. The notebooks themselves are executed by nbval
 (``make test``) and by the ``slow`` tests at the end of this file.
@@ -20,7 +20,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from mklcore.notebook import check_params, setup_run
+from mklcore.repro.notebook import check_params, setup_run
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = ROOT / "notebooks"
@@ -188,7 +188,7 @@ def test_derived_settings_cell_validates_parameters(path):
         "(papermill inserts its overrides between the two)")
     declared = set(parse_parameters(nb.cells[idx].source))
     calls = check_params_calls(nxt.source)
-    assert calls, "the derived-settings cell must call mklcore.notebook.check_params(...)"
+    assert calls, "the derived-settings cell must call mklcore.repro.notebook.check_params(...)"
     passed = set().union(*map(set, calls))
     assert declared <= passed, (
         f"check_params is not given {sorted(declared - passed)}; pass every parameter")

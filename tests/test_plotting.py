@@ -1,4 +1,4 @@
-"""Tests of mklcore.plotting: deterministic savefig, palettes and the plot helpers."""
+"""Tests of mklcore.repro.plotting: deterministic savefig, palettes and the plot helpers."""
 
 import matplotlib
 
@@ -9,7 +9,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from mklcore.plotting import (  # noqa: E402
+from mklcore.repro.plotting import (  # noqa: E402
     METHOD_COLORS, method_palette, plot_curves, plot_gap_history, plot_weights, savefig,
     set_theme,
 )

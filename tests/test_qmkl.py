@@ -16,11 +16,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 from mklcore.qmkl import (QMKLClassifier, QSVMClassifier, _BetaStep, _sqrt_factor,
-                          alpha_correlation, block_diagonal_q, check_q, dirichlet_ratio,
-                          graph_laplacian, grid_laplacian, isolated_pockets, multiview_kernels,
-                          q_from_alpha_covariance, q_from_correlation, qmkl_beta_step,
-                          qmkl_solve, qmkl_support_function, qsvm_solve,
-                          theorem2_proxy)
+                          alpha_correlation, block_diagonal_q, check_q, graph_laplacian,
+                          grid_laplacian, q_from_alpha_covariance, q_from_correlation,
+                          qmkl_beta_step, qmkl_solve, qmkl_support_function, qsvm_solve)
+from mklcore.repro.hinrichs2012_qmkl import (dirichlet_ratio, isolated_pockets,
+                                             multiview_kernels, theorem2_proxy)
 from mklcore.reference import TOY_OPTIMA, qmkl_primal_cvx, solve_primal_cvx, toy_problem
 
 

@@ -1,10 +1,10 @@
-"""Tests of mklcore.reporting: verdicts, comparison tables, summary.csv and REPORT.md."""
+"""Tests of mklcore.repro.reporting: verdicts, comparison tables, summary.csv and REPORT.md."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from mklcore.reporting import (
+from mklcore.repro.reporting import (
     DEFAULT_RTOL, Claim, claims_table, compare, environment_info, markdown_table, verdict,
     write_report, write_summary,
 )

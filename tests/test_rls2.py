@@ -15,8 +15,9 @@ from sklearn.linear_model import Lasso
 
 from mklcore.datasets import load_prostate, make_binary_strings
 from mklcore.kernels import gaussian, linear, polynomial
+from mklcore.repro.dinuzzo2010_rls2 import rls2_benchmark_data
 from mklcore.rls2 import (LinearRLS2Classifier, LinearRLS2Regressor, RLS2Classifier,
-                          RLS2Regressor, _simplex_lstsq, rls2_benchmark_data, rls2_decision,
+                          RLS2Regressor, _simplex_lstsq, rls2_decision,
                           rls2_lambda_max, rls2_linear_path, rls2_linear_scaling,
                           rls2_linear_solve, rls2_path, rls2_scaling, rls2_solve)
 

@@ -16,9 +16,38 @@ import numbers
 import os
 from pathlib import Path
 
-from ._paths import project_root
 
 __all__ = ["check_params", "setup_run", "project_root"]
+
+
+def project_root(start=None):
+    """Return the repository root: the first folder upwards holding ``pyproject.toml``.
+
+    Notebooks call this so that paths work whether the kernel was started in
+    ``notebooks/`` (nbval, Jupyter) or in the repository root (papermill).
+
+    Parameters
+    ----------
+    start : str or Path, default=None
+        Where to start looking; the current working directory by default.
+
+    Returns
+    -------
+    root : Path
+    """
+    here = Path(start or os.getcwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "pyproject.toml").is_file() and (folder / "mklcore").is_dir():
+            return folder
+    # fall back to the checkout this package was imported from
+    pkg_root = Path(__file__).resolve().parents[2]
+    if (pkg_root / "pyproject.toml").is_file():
+        return pkg_root
+    raise FileNotFoundError(
+        f"Could not find the mklcore repository root (a folder with pyproject.toml) "
+        f"above {here}. Run from inside the repository or pass start=."
+    )
+
 
 _LITERAL_TYPES = (bool, int, float, str, type(None), list, tuple, dict)
 
@@ -132,7 +161,7 @@ def setup_run(paper_id, quick, out_dir=None, quick_out_dir=None, *, root=None):
 
     Quick runs write to ``quick_out_dir`` (default ``build/quick/<paper_id>``), full runs to
     ``out_dir`` (default ``figures/<paper_id>``). Relative paths are taken from the
-    repository root (:func:`mklcore._paths.project_root`), so the notebook behaves the same
+    repository root (:func:`project_root`), so the notebook behaves the same
     under nbval (kernel started in ``notebooks/``), papermill and Jupyter.
 
     Parameters

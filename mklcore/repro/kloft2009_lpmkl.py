@@ -30,14 +30,14 @@ import numpy as np
 import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
-from .datasets import load_mfeat, load_mnist, load_splice, make_synthetic_dna
+from ..datasets import load_mfeat, load_mnist, load_splice, make_synthetic_dna
 from .experiments import auc, repeated_splits, spawn_seeds, subsample
-from .kernels import (fit_kernels, gaussian, kernel_bank, kernel_stack, normalize_cosine,
+from ..kernels import (fit_kernels, gaussian, kernel_bank, kernel_stack, normalize_cosine,
                       spectrum, weighted_degree)
-from .lpnorm import lpmkl_solve, sum_kernel_svm_solve
+from ..lpnorm import lpmkl_solve, sum_kernel_svm_solve
 from .reporting import Claim
-from .silp import silp_solve
-from .simplemkl import simplemkl_solve
+from ..silp import silp_solve
+from ..simplemkl import simplemkl_solve
 
 __all__ = [
     "PAPER_ID", "NORMS_TABLE1", "NORMS_FIGURE2", "TIMING_METHODS", "REFERENCE_OPTIMA",

@@ -264,7 +264,7 @@ _PACKAGES = ["numpy", "scipy", "scikit-learn", "pandas", "cvxpy", "matplotlib", 
 
 def _git_commit():
     try:
-        from ._paths import project_root
+        from .notebook import project_root
 
         root = project_root()
     except Exception:
@@ -301,7 +301,7 @@ def environment_info():
         except importlib.metadata.PackageNotFoundError:
             info[name] = "not installed"
     if info["mklcore"] == "not installed":
-        from . import __version__
+        from .. import __version__
 
         info["mklcore"] = __version__
     info["platform"] = platform.platform()
