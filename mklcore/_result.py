@@ -1,8 +1,13 @@
-"""MKLResult: the one result type every mklcore solver returns."""
+"""MKLResult, the one result type every mklcore solver returns, and the iteration contract
+(:class:`Monitor`) every solver loop follows."""
+
+import importlib
+import time
+import warnings
 
 import numpy as np
 
-__all__ = ["MKLResult", "STATUS_MESSAGES", "History"]
+__all__ = ["MKLResult", "STATUS_MESSAGES", "History", "Monitor", "decision"]
 
 #: status codes shared by every solver (as in scipy.optimize)
 STATUS_MESSAGES = {
@@ -78,24 +83,18 @@ class MKLResult(dict):
             lines.append(f"{key.rjust(width)}: {text}")
         return "\n".join(lines)
 
-    def decision(self, K_test):
-        """Evaluate the model on a test stack.
-
-        Parameters
-        ----------
-        K_test : ndarray of shape (n_kernels, n_test, n_train)
-            Test kernels between test points (rows) and training points (columns).
-
-        Returns
-        -------
-        f : ndarray of shape (n_test,)
-            ``sum_m weights[m] * K_test[m] @ dual_coef + intercept``.
-        """
-        return decision(self, K_test)
+    def decision(self, K_test, **inputs):
+        """Evaluate the model on a test stack: :func:`decision` ``(self, K_test, **inputs)``."""
+        return decision(self, K_test, **inputs)
 
 
-def decision(result, K_test):
-    """Evaluate ``f = sum_m weights[m] K_test[m] dual_coef + intercept``.
+#: method name -> "module:function" of its decision rule, for results whose model is not a
+#: weighted kernel sum (imported on first use)
+DECISION_RULES = {}
+
+
+def decision(result, K_test, **inputs):
+    """Evaluate a fitted model on a test stack: ``f = sum_m weights[m] K_test[m] dual_coef + b``.
 
     Parameters
     ----------
@@ -103,6 +102,9 @@ def decision(result, K_test):
         A fitted result with ``weights``, ``dual_coef`` and ``intercept``.
     K_test : ndarray of shape (n_kernels, n_test, n_train)
         Test stack; rows are test points, columns training points.
+    **inputs
+        Extra test inputs of methods whose model needs them (e.g. ``X_gate`` for localized
+        MKL, whose gates depend on the test points).
 
     Returns
     -------
@@ -110,13 +112,21 @@ def decision(result, K_test):
 
     Notes
     -----
-    Results of methods whose model is not a weighted kernel sum (RLS2, StPMKL, localized
-    MKL) subclass :class:`MKLResult` and override ``decision``; this function dispatches
-    to that override, so ``decision(result, K_test)`` works for every solver.
+    Methods whose model is not a weighted kernel sum register their rule in
+    :data:`DECISION_RULES` (keyed by ``result.method``), so ``decision(result, K_test)``
+    works for every solver.
     """
     override = getattr(type(result), "decision", None)
-    if override is not None and override is not MKLResult.decision:
-        return result.decision(K_test)
+    if override is not None and override is not MKLResult.decision:  # legacy result classes
+        return result.decision(K_test, **inputs)
+    rule = DECISION_RULES.get(result.get("method"))
+    if rule is not None:
+        module, name = rule.split(":")
+        func = getattr(importlib.import_module(f"mklcore.{module}"), name)
+        return func(result, K_test, **inputs)
+    if inputs:
+        raise TypeError(f"decision() got unexpected test inputs {sorted(inputs)} for a "
+                        f"{result.get('method')!r} result.")
     K_test = np.asarray(K_test)
     weights = np.asarray(result["weights"], dtype=float)
     coef = np.asarray(result["dual_coef"], dtype=float)
@@ -139,8 +149,6 @@ class History:
     """
 
     def __init__(self):
-        import time
-
         self._clock = time.perf_counter
         self._t0 = self._clock()
         self._rows = {"objective": [], "gap": [], "weights": [], "time": []}
@@ -170,3 +178,218 @@ class History:
             else:
                 out[key] = np.asarray(values)
         return out
+
+
+# --------------------------------------------------------------------------------------
+# the iteration contract
+# --------------------------------------------------------------------------------------
+
+class Monitor:
+    r"""The iteration contract every mklcore solver loop follows.
+
+    A solver creates one ``Monitor``, calls :meth:`record` once per outer iteration (after
+    computing that iteration's objective, certificate and weights) and stops as soon as it
+    returns ``True``; a step that cannot continue calls :meth:`fail`; :meth:`finish` builds
+    the :class:`MKLResult`. The rules are the same for every solver:
+
+    * **History**: one row per iteration, so ``n_iter == len(history["objective"])``; keys
+      ``objective``, ``gap``, ``criterion``, ``weights``, ``time`` and the solver's extras
+      (the same keys in every row).
+    * **Stopping**: status 0 when the criterion is ``<= tol`` (and the iterate is ``ready``,
+      e.g. the SVM is solved at the current weights); ``tol=None`` switches the test off, so
+      the loop runs ``max_iter`` iterations and ends with status 1 and no warning (a fixed
+      budget the user asked for); ``tol=0`` keeps the test (only an exact optimum stops).
+      Status 1 when ``max_iter`` iterations are done, 2 after :meth:`fail`, 3 when the
+      callback raised ``StopIteration``.
+    * **Callback**: ``callback(intermediate_result)`` after every row, with an
+      :class:`MKLResult` holding ``n_iter``, ``objective``, ``gap``, ``criterion``,
+      ``weights``, ``time``, ``method`` and the loop's ``snapshot`` keys.
+    * **Warnings**: a :class:`~sklearn.exceptions.ConvergenceWarning` for status 1 (with a
+      tolerance) and status 2, worded with the criterion, its value and what to try.
+    * **Sanity gate** (:meth:`finish`): ``success=True`` only if the run converged, every
+      output is finite, the certificate is finite (for solvers that have one) and the model
+      is not empty; otherwise status 2 with a message saying what went wrong.
+
+    Parameters
+    ----------
+    method : str
+        Short solver name stored in the result (``"simplemkl"``).
+    tol : float or None
+        Stopping tolerance on the criterion; ``None``: no stopping test.
+    max_iter : int
+        Maximum number of outer iterations.
+    callback : callable, default=None
+        See above.
+    verbose : int, default=0
+        ``1``: a progress line on the first iteration, every ``10`` iterations and at the
+        end; ``>= 2``: every iteration.
+    label : str, default=None
+        Name used in messages (``"LpMKL (newton, p=2)"``); ``method`` by default.
+    criterion_name : str, default="relative duality gap"
+        What the criterion is, for messages.
+    certified : bool, default=True
+        Whether ``gap`` is an optimality certificate (``False`` for methods with none, whose
+        ``gap`` is ``nan``: the sanity gate then does not ask for a finite gap).
+    advice : str, default="Increase max_iter or loosen tol."
+        What to try when ``max_iter`` is reached.
+    """
+
+    def __init__(self, method, *, tol, max_iter, callback=None, verbose=0, label=None,
+                 criterion_name="relative duality gap", certified=True,
+                 advice="Increase max_iter or loosen tol."):
+        self.method = method
+        self.label = label or method
+        self.tol = None if tol is None else float(tol)
+        self.max_iter = int(max_iter)
+        self.callback = callback
+        self.verbose = int(verbose)
+        self.criterion_name = criterion_name
+        self.certified = bool(certified)
+        self.advice = advice
+        self.history = History()
+        self.n_iter = 0
+        self.status = None
+        self.detail = ""
+        self.criterion = np.nan
+        self.ready = True
+
+    # -- during the loop -----------------------------------------------------------------
+    def record(self, *, objective, gap, weights, criterion=None, ready=True, snapshot=None,
+               **extra):
+        """Add the row of one iteration; return ``True`` when the loop must stop.
+
+        Parameters
+        ----------
+        objective, gap : float
+            The iteration's objective and relative duality gap (``nan`` if none).
+        weights : array-like of shape (n_kernels,)
+        criterion : float, default=None
+            The stopping value, if not ``gap`` (e.g. a SIP gap).
+        ready : bool, default=True
+            Whether the iterate may stop the loop when the criterion is met (``False``
+            e.g. while the inner SVM is not yet solved at the current weights).
+        snapshot : dict, default=None
+            Extra keys for the callback payload (not stored in the history).
+        **extra
+            Extra history columns.
+        """
+        self.n_iter += 1
+        crit = float(gap if criterion is None else criterion)
+        self.criterion, self.ready = crit, bool(ready)
+        self.history.append(objective=objective, gap=gap, weights=weights, criterion=crit,
+                            **extra)
+        if self.tol is not None and ready and crit <= self.tol:
+            self.status = 0
+        if self.verbose and (self.n_iter == 1 or self.verbose >= 2 or self.n_iter % 10 == 0
+                             or self.status == 0):
+            print(f"{self.label} iter {self.n_iter:4d}: objective {float(objective):.8e}  "
+                  f"{self.criterion_name} {crit:.2e}  time {self.history.elapsed():.2f}s")
+        if self.callback is not None:
+            payload = MKLResult(n_iter=self.n_iter, objective=float(objective),
+                                gap=float(gap), criterion=crit,
+                                weights=np.array(weights, dtype=float, copy=True),
+                                time=self.history.elapsed(), method=self.method)
+            payload.update(snapshot or {})
+            try:
+                self.callback(payload)
+            except StopIteration:
+                if self.status is None:
+                    self.status = 3
+        if self.status is None and self.n_iter >= self.max_iter:
+            self.status = 1
+        return self.status is not None
+
+    def fail(self, detail):
+        """Stop with status 2 (numerical failure); ``detail`` says what happened."""
+        self.status, self.detail = 2, str(detail)
+
+    @property
+    def stopped(self):
+        """Whether the loop must stop."""
+        return self.status is not None
+
+    def elapsed(self):
+        """Seconds since the monitor was created."""
+        return self.history.elapsed()
+
+    # -- at the end ----------------------------------------------------------------------
+    def _message(self):
+        status, crit, tol = self.status, self.criterion, self.tol
+        if status == 0:
+            return (f"converged: {self.criterion_name} {crit:.1e} <= tol {tol:.1e} after "
+                    f"{self.n_iter} iterations")
+        if status == 1:
+            if tol is None:
+                return f"{STATUS_MESSAGES[1]} ({self.n_iter}; no tolerance given)"
+            if crit <= tol and not self.ready:
+                reason = (f"{self.criterion_name} {crit:.1e} <= tol {tol:.1e} but the inner "
+                          f"problem was not solved at the final iterate")
+            else:
+                reason = f"{self.criterion_name} {crit:.1e} > tol {tol:.1e}"
+            return (f"{self.label} did not converge in {self.n_iter} iterations: {reason}. "
+                    f"{self.advice}")
+        if status == 2:
+            return f"{self.label}: {STATUS_MESSAGES[2]}: {self.detail}"
+        return f"{STATUS_MESSAGES[3]} after {self.n_iter} iterations"
+
+    def _gate(self, weights, dual_coef, intercept, objective, gap, empty_ok):
+        """The sanity gate: a reason why the result cannot be a success, or ``None``."""
+        named = {"weights": weights, "dual_coef": dual_coef, "intercept": intercept,
+                 "objective": objective}
+        for name, value in named.items():
+            value = np.asarray(value, dtype=float)
+            if not np.all(np.isfinite(value)):
+                return (f"non-finite {name}; scale the kernels (normalize='trace'), lower C "
+                        f"or raise the regularisation")
+        if self.certified and not np.isfinite(gap):
+            return "the duality gap is not finite, so the result is not certified"
+        if not empty_ok and not np.any(np.asarray(dual_coef, dtype=float)):
+            return ("empty model (every dual coefficient is 0, the decision is constant); "
+                    "scale the kernels or raise C")
+        return None
+
+    def finish(self, *, weights, dual_coef, intercept, objective, gap, empty_ok=False,
+               warn=True, stacklevel=3, **extras):
+        """Build the :class:`MKLResult`, after the sanity gate.
+
+        Parameters
+        ----------
+        weights, dual_coef, intercept, objective, gap
+            The final model and its certificate (core keys of :class:`MKLResult`).
+        empty_ok : bool, default=False
+            Whether an all-zero ``dual_coef`` is a valid model (e.g. RLS2 above
+            ``lambda_max``).
+        warn : bool, default=True
+            Whether to raise a ``ConvergenceWarning`` for status 1 and 2.
+        stacklevel : int, default=3
+            Of the warning (3: the caller of the solver function that calls ``finish``).
+        **extras
+            Method-specific keys.
+
+        Returns
+        -------
+        result : MKLResult
+            Core keys plus ``criterion``, ``criterion_name``, ``tol``, ``time`` and the extras.
+        """
+        if self.status is None:  # a loop that ended without its last record
+            self.status = 1
+        problem = self._gate(weights, dual_coef, intercept, objective, gap, empty_ok)
+        if problem is not None and self.status in (0, 1, 3):
+            self.status, self.detail = 2, problem
+        message = self._message()
+        if warn and (self.status == 2 or (self.status == 1 and self.tol is not None)):
+            from sklearn.exceptions import ConvergenceWarning
+
+            warnings.warn(message, ConvergenceWarning, stacklevel=stacklevel)
+        if self.verbose:
+            print(f"{self.label}: {message}")
+        result = MKLResult(
+            weights=np.asarray(weights, dtype=float), dual_coef=np.asarray(dual_coef),
+            intercept=intercept if np.ndim(intercept) else float(intercept),
+            objective=float(objective), gap=float(gap), n_iter=self.n_iter,
+            success=self.status == 0, status=self.status, message=message,
+            history=self.history.as_dict(np.size(weights)), method=self.method,
+            criterion=float(self.criterion), criterion_name=self.criterion_name,
+            tol=np.nan if self.tol is None else self.tol, time=self.history.elapsed())
+        result.update(extras)
+        return result
