@@ -18,7 +18,7 @@ STRIP := nbstripout --keep-count --extra-keys "metadata.papermill cell.metadata.
 $(STAMP): pyproject.toml
 	test -x $(PYTHON) || $(PY) -m venv $(VENV)
 	$(PYTHON) -m pip install --quiet --upgrade pip
-	$(PYTHON) -m pip install --quiet -e ".[notebooks,test]"
+	$(PYTHON) -m pip install --quiet -e ".[repro,notebooks,test]"
 	$(PYTHON) -m ipykernel install --sys-prefix --name python3 > /dev/null
 	touch $(STAMP)
 

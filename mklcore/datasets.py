@@ -96,11 +96,34 @@ def _read_csv(*args, **kwargs):
 
 
 def data_dir():
-    """Folder of the vendored raw data (``<repo>/data``), or ``$MKLCORE_DATA_DIR``."""
+    """Folder of the vendored raw data.
+
+    In order: ``$MKLCORE_DATA_DIR``; the ``data/`` folder of the checkout this package was
+    imported from (``<repo>/data``); ``$MKLCORE_DATA_HOME/data`` (a copy of the repository's
+    ``data/`` folder, for an installed wheel).
+
+    Returns
+    -------
+    folder : Path
+
+    Raises
+    ------
+    FileNotFoundError
+        If none exists, with one line saying where the data must be.
+    """
     env = os.environ.get("MKLCORE_DATA_DIR")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parent.parent / "data"
+    checkout = Path(__file__).resolve().parent.parent / "data"
+    if checkout.is_dir():
+        return checkout
+    home = os.environ.get("MKLCORE_DATA_HOME")
+    if home and (Path(home).expanduser() / "data").is_dir():
+        return Path(home).expanduser() / "data"
+    raise FileNotFoundError(
+        "mklcore's vendored data were not found: use mklcore from a checkout of its repository "
+        "(data/ beside mklcore/), or copy the repository's data/ folder to "
+        "$MKLCORE_DATA_HOME/data (or point $MKLCORE_DATA_DIR at it).")
 
 
 def _resolve_data_home(data_home=None):
@@ -478,7 +501,11 @@ load_liver = load_bupa
 
 def _sklearn_descr(raw, folder):
     """scikit-learn's description followed by our folder note (if any)."""
-    return raw.DESCR + ("\n\n" + _descr(folder, "") if (data_dir() / folder).is_dir() else "")
+    try:
+        note = _descr(folder, "") if (data_dir() / folder).is_dir() else ""
+    except FileNotFoundError:  # an installed wheel without the data folder
+        note = ""
+    return raw.DESCR + ("\n\n" + note if note else "")
 
 
 def load_wdbc(*, return_X_y=False):

@@ -246,6 +246,7 @@ class Counter:
         self.__qualname__ = cell.__qualname__
         self.__module__ = cell.__module__
         self.__name__ = cell.__name__
+        self.__wrapped__ = cell  # same code identity as ``cell`` for the cache key
 
     def __call__(self, **kwargs):
         with self._lock:
@@ -310,6 +311,51 @@ def test_run_cache_key_depends_on_seed_and_function(tmp_path):
              progress=False)
     assert df.attrs["n_cached"] == 0
     assert len(list(tmp_path.glob("*.json"))) == 6
+
+
+def _cache_files(cache):
+    return sorted(cache.glob("*.json"))
+
+
+@pytest.mark.parametrize("tamper, reason", [
+    (lambda d: d["rows"][0].update(accuracy=0.123456), "does not match its checksum"),
+    (lambda d: d.update(rows=[]), "structurally empty"),
+    (lambda d: d.pop("checksum"), "unreadable"),
+])
+def test_run_cache_ignores_tampered_or_empty_files(tmp_path, tamper, reason):
+    first = run(cell, GRID[:1], n_repeats=1, seed=SEED, cache_dir=tmp_path, progress=False)
+    (path,) = _cache_files(tmp_path)
+    data = json.loads(path.read_text())
+    tamper(data)
+    path.write_text(json.dumps(data))
+    with pytest.warns(RuntimeWarning, match=reason):
+        again = run(cell, GRID[:1], n_repeats=1, seed=SEED, cache_dir=tmp_path, progress=False)
+    assert again.attrs["n_cached"] == 0
+    pd.testing.assert_frame_equal(first, again)
+
+
+def test_run_cache_key_includes_code_version(tmp_path, monkeypatch):
+    from mklcore.repro import experiments
+
+    run(cell, GRID[:1], n_repeats=1, seed=SEED, cache_dir=tmp_path, progress=False)
+    assert len(experiments.code_version()) == 16
+    monkeypatch.setattr(experiments, "_CODE_VERSION", "0" * 16)  # "edited" library code
+    df = run(cell, GRID[:1], n_repeats=1, seed=SEED, cache_dir=tmp_path, progress=False)
+    assert df.attrs["n_cached"] == 0 and len(_cache_files(tmp_path)) == 2
+
+
+def test_run_cache_key_includes_source_of_notebook_functions(tmp_path):
+    import importlib.util
+
+    cache = tmp_path / "cache"
+    for value in (1, 2):  # the same function name, its body edited between two runs
+        src = tmp_path / f"nb{value}.py"
+        src.write_text(f"def cellfun(repeat, seed):\n    return {{'x': {value}}}\n")
+        spec = importlib.util.spec_from_file_location("nbcells", src)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        df = run(module.cellfun, [{}], cache_dir=cache, progress=False)
+    assert df.attrs["n_cached"] == 0 and df["x"].tolist() == [2]
 
 
 def test_run_cache_rejects_unserialisable_setting(tmp_path):

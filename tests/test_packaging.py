@@ -18,7 +18,7 @@ else:  # pragma: no cover - Python 3.10
 
 ROOT = Path(__file__).resolve().parent.parent
 #: extras that environment.yml installs (its last line is ``pip install -e .[<these>]``)
-EXTRAS = ("notebooks", "test")
+EXTRAS = ("repro", "notebooks", "test")
 #: pip name -> conda-forge name, where they differ
 CONDA_NAMES = {}
 REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*?)\s*(;.*)?$")
@@ -117,7 +117,7 @@ def test_environment_yml_python_and_editable_install(environment):
     assert python == read_pyproject()["project"]["requires-python"].replace(" ", "")
     assert "pip" in conda
     assert f"-e .[{','.join(EXTRAS)}]" in pip, (
-        "environment.yml must end with pip install -e .[notebooks,test]")
+        "environment.yml must end with pip install -e .[repro,notebooks,test]")
 
 
 def test_license_is_bsd3():
@@ -192,3 +192,107 @@ def test_ci_runs_make_test():
     commands = [line.strip() for line in ci.read_text().splitlines()
                 if line.strip() and not line.lstrip().startswith("#")]
     assert "make test" in commands, ".ci/run must call `make test`"
+
+
+# ----------------------------------------------------------------------------- the layout
+HEAVY = ("pandas", "matplotlib", "seaborn", "joblib", "tqdm")
+
+
+def test_import_mklcore_is_light():
+    """``import mklcore`` in a fresh interpreter loads none of the reproduction stack."""
+    import subprocess
+
+    code = ("import sys, mklcore; "
+            f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT).stdout.strip()
+    assert out == "", f"import mklcore imported {out}"
+
+
+def _core_files():
+    return [p for p in (ROOT / "mklcore").rglob("*.py") if "repro" not in p.parts]
+
+
+def test_core_never_imports_repro():
+    pattern = re.compile(r"^\s*(from\s+(mklcore)?\.*repro|import\s+mklcore\.repro)", re.M)
+    offenders = [p.name for p in _core_files() if pattern.search(p.read_text())]
+    assert offenders == []
+
+
+def _private_imports(text, module_is_mklcore):
+    """``from <mklcore module> import _name`` statements in a piece of Python source."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ImportFrom) and module_is_mklcore(node):
+            found += [f"from {'.' * node.level}{node.module or ''} import {a.name}"
+                      for a in node.names
+                      if a.name.startswith("_") and not a.name.startswith("__")]
+    return found
+
+
+def test_no_private_name_imported_across_modules():
+    """Library, benchmarks, scripts and notebooks import no ``_private`` name of an mklcore
+    module (tests may)."""
+    import json
+
+    def is_mklcore(node):
+        return node.level > 0 or (node.module or "").split(".")[0] == "mklcore"
+
+    texts = {p: p.read_text() for p in [*(ROOT / "mklcore").rglob("*.py"),
+                                        *(ROOT / "benchmarks").glob("*.py"),
+                                        *(ROOT / "scripts").glob("*.py")]}
+    for nb in (ROOT / "notebooks").glob("*.ipynb"):
+        cells = json.loads(nb.read_text())["cells"]
+        texts[nb] = "\n".join("".join(c["source"]) for c in cells
+                              if c["cell_type"] == "code" and not "".join(c["source"])
+                              .lstrip().startswith(("%", "!")))
+    offenders = [f"{path.relative_to(ROOT)}: {imp}" for path, text in texts.items()
+                 for imp in _private_imports(text, is_mklcore)]
+    assert offenders == [], "\n".join(offenders)
+
+
+def test_no_reference_to_private_notes():
+    """Nothing cites the implementation notes that are not part of the repository."""
+    files = [p for ext in ("py", "ipynb", "md", "cfg", "toml", "yml")
+             for p in ROOT.rglob(f"*.{ext}")
+             if not {".git", ".venv", "build", "node_modules"} & set(p.parts)]
+    pattern = re.compile(r"spec\s*(§|Sec\.|section)|papers/\w+\.md|STYLE\.md", re.I)
+    offenders = sorted(str(p.relative_to(ROOT)) for p in files if pattern.search(p.read_text()))
+    assert offenders == []
+
+
+@pytest.mark.slow
+def test_wheel_imports_solves_and_explains_missing_data(tmp_path):
+    """A wheel built from the repository imports and solves; without a checkout the dataset
+    loaders say in one line where the data must be."""
+    import subprocess
+
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                    "-q", "-w", str(tmp_path / "dist"), str(ROOT)], check=True,
+                   capture_output=True)
+    (wheel,) = (tmp_path / "dist").glob("mklcore-*.whl")
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target",
+                    str(site), str(wheel)], check=True, capture_output=True)
+    code = """
+import numpy as np, mklcore
+assert mklcore.__file__.startswith(SITE), mklcore.__file__
+rng = np.random.default_rng(0)
+X = rng.normal(size=(40, 3)); y = np.where(X[:, 0] > 0, 1, -1)
+K = np.stack([X @ X.T, (X @ X.T + 1) ** 2])
+res = mklcore.lpmkl_solve(K, y, p=2.0)
+assert res.success, res.message
+try:
+    mklcore.load_ionosphere()
+except FileNotFoundError as exc:
+    print(exc)
+""".replace("SITE", repr(str(site)))
+    env = {k: v for k, v in __import__("os").environ.items()
+           if k not in ("MKLCORE_DATA_DIR", "MKLCORE_DATA_HOME", "PYTHONPATH")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=tmp_path, env={**env, "PYTHONPATH": str(site)})
+    assert out.returncode == 0, out.stderr
+    message = out.stdout.strip()
+    assert "\n" not in message and "MKLCORE_DATA_HOME" in message and "checkout" in message

@@ -20,6 +20,7 @@ every split helper takes an explicit ``seed``.
 """
 
 import hashlib
+import inspect
 import itertools
 import json
 import math
@@ -632,9 +633,72 @@ def _func_identity(func):
     return f"{module}.{name}"
 
 
-def _cell_key(func_id, setting, repeat, seed):
+_CODE_VERSION = None
+
+
+def code_version():
+    """Fingerprint of the installed mklcore code: sha256 of every ``.py`` file of the package.
+
+    Part of every cache key of :func:`run`, so that a cell computed by other code (a changed
+    solver, kernel or experiment function) is never reused: editing any module of mklcore
+    invalidates the cached cells, and a resumed run recomputes them.
+
+    Returns
+    -------
+    version : str
+        16 hexadecimal digits.
+    """
+    global _CODE_VERSION
+    if _CODE_VERSION is None:
+        package = Path(__file__).resolve().parents[1]
+        digest = hashlib.sha256()
+        for path in sorted(package.rglob("*.py")):
+            digest.update(path.relative_to(package).as_posix().encode())
+            digest.update(b"\0")
+            digest.update(path.read_bytes())
+            digest.update(b"\0")
+        _CODE_VERSION = digest.hexdigest()[:16]
+    return _CODE_VERSION
+
+
+def _func_source(func):
+    """Source text of a cell function defined outside mklcore (e.g. in a notebook cell)."""
+    while isinstance(func, partial):
+        func = func.func
+    func = inspect.unwrap(func)
+    module = getattr(func, "__module__", "") or ""
+    if module == "mklcore" or module.startswith("mklcore."):
+        return None  # covered by code_version()
+    try:
+        return inspect.getsource(func)
+    except (OSError, TypeError):
+        return None
+
+
+def _cell_key(func_id, setting, repeat, seed, code=None):
     payload = {"func": func_id, "setting": setting, "repeat": repeat, "seed": seed}
+    if code is not None:
+        payload["code"] = code
     return hashlib.sha256(_canonical(payload).encode("ascii")).hexdigest()
+
+
+def _rows_checksum(rows):
+    """sha256 of the canonical JSON of a cell's rows (stored beside them in the cache)."""
+    return hashlib.sha256(_canonical(rows).encode("ascii")).hexdigest()
+
+
+def _read_cell(path):
+    """Rows of a cache file and ``None``, or ``None`` and why the file cannot be trusted."""
+    try:
+        payload = json.loads(path.read_text(encoding="ascii"))
+        rows, checksum = payload["rows"], payload["checksum"]
+    except (ValueError, KeyError, UnicodeDecodeError, TypeError):
+        return None, "unreadable or written by an older version"
+    if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) and r for r in rows):
+        return None, "structurally empty"
+    if _rows_checksum(rows) != checksum:
+        return None, "its content does not match its checksum"
+    return rows, None
 
 
 def _atomic_write(path, text):
@@ -806,6 +870,7 @@ def run(func, grid, *, n_repeats=1, seed=0, cache_dir=None, n_jobs=1, progress=T
              for i, setting in enumerate(grid) for r in range(n_repeats)]
 
     func_id = _func_identity(func)
+    code = {"mklcore": code_version(), "source": _func_source(func)}
     paths = {}
     results = {}
     if cache_dir is not None:
@@ -817,13 +882,14 @@ def run(func, grid, *, n_repeats=1, seed=0, cache_dir=None, n_jobs=1, progress=T
             except _NotJSON as exc:
                 raise TypeError(f"{exc} With cache_dir, settings must be JSON-serialisable: "
                                 f"pass a name and look the object up inside func.") from None
-            path = cache_dir / f"{_cell_key(func_id, jsetting, r, s)}.json"
+            path = cache_dir / f"{_cell_key(func_id, jsetting, r, s, code)}.json"
             paths[index] = path
             if path.is_file():
-                try:
-                    results[index] = json.loads(path.read_text(encoding="ascii"))["rows"]
-                except (ValueError, KeyError, UnicodeDecodeError, TypeError):
-                    warnings.warn(f"Ignoring unreadable cache file {path}; recomputing it.",
+                rows, problem = _read_cell(path)
+                if problem is None:
+                    results[index] = rows
+                else:
+                    warnings.warn(f"Ignoring cache file {path} ({problem}); recomputing it.",
                                   RuntimeWarning, stacklevel=2)
     n_cached = len(results)
     todo = [cell for cell in cells if cell[0] not in results]
@@ -848,7 +914,8 @@ def run(func, grid, *, n_repeats=1, seed=0, cache_dir=None, n_jobs=1, progress=T
                 rows = _rows_of(out, index, setting)
                 if cache_dir is not None:
                     payload = {"func": func_id, "setting": _jsonable(setting, ""),
-                               "repeat": r, "seed": s, "rows": rows}
+                               "repeat": r, "seed": s, "code": code, "rows": rows,
+                               "checksum": _rows_checksum(rows)}
                     try:
                         text = json.dumps(payload, indent=1, ensure_ascii=True,
                                           allow_nan=True) + "\n"
