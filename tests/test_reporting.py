@@ -6,7 +6,7 @@ import pytest
 
 from mklcore.repro.reporting import (
     DEFAULT_RTOL, Claim, claims_table, compare, environment_info, markdown_table, verdict,
-    write_report, write_summary,
+    write_report, write_summary, summary_table, SUMMARY_COLUMNS,
 )
 
 
@@ -66,7 +66,7 @@ def test_claims_table_verdicts():
     ]
     table = claims_table(claims)
     assert list(table.columns) == ["id", "claim", "hard", "holds", "verdict", "evidence"]
-    assert table["verdict"].tolist() == ["PASS", "NOT REPRODUCED", "n/a"]
+    assert table["verdict"].tolist() == ["match", "differs", "n/a"]
     assert table["hard"].tolist() == [True, False, True]
 
 
@@ -79,10 +79,29 @@ def test_write_summary_byte_identical(tmp_path):
     path = write_summary(_summary(), tmp_path / "out")
     assert path == tmp_path / "out" / "summary.csv"
     data = path.read_bytes()
-    assert data == (b"item,paper,ours,verdict\n"
-                    b"acc,0.9,0.333333,differs\n"
-                    b"weights,0.123457,0.2,close\n")
+    assert data == (b"item,paper,ours,verdict,source,note\n"
+                    b"acc,0.9,0.333333,differs,,\n"
+                    b"weights,0.123457,0.2,close,,\n")
     assert write_summary(_summary(), tmp_path / "out").read_bytes() == data
+
+
+def test_summary_table_one_schema_one_vocabulary():
+    claims = claims_table([Claim("C1", "Sparse", True, "3 of 10 kernels"),
+                           Claim("C2", "Fast", False), Claim("C3", "Scales", None)])
+    table = summary_table(claims)
+    assert list(table.columns) == SUMMARY_COLUMNS
+    assert table["verdict"].tolist() == ["match", "differs", "n/a"]
+    assert table["ours"].tolist() == ["holds", "does not hold", ""]
+    assert table.loc[0, "item"] == "C1: Sparse" and table.loc[0, "note"] == "3 of 10 kernels"
+    values = summary_table(pd.DataFrame({"item": ["n"], "value": [351]}))
+    assert values.loc[0, "verdict"] == "n/a" and values.loc[0, "ours"] == 351
+    legacy = pd.DataFrame({"item": ["a", "b"], "paper": ["x", "y"], "ours": ["x", "z"],
+                           "verdict": ["PASS", "NOT REPRODUCED"]})
+    assert summary_table(legacy)["verdict"].tolist() == ["match", "differs"]
+    with pytest.raises(ValueError, match="Unknown verdicts"):
+        summary_table(legacy.assign(verdict=["ok", "bad"]))
+    with pytest.raises(ValueError, match="item, ours and verdict"):
+        summary_table(pd.DataFrame({"x": [1]}))
 
 
 def test_markdown_table_escapes_and_aligns():
@@ -124,8 +143,8 @@ def test_write_report_contents(tmp_path):
     assert "| acc | 0.9 | 0.91 | 0.01 | match |  |  |" in text
     assert "![Weights vs C](fig3_weights_vs_C.png)" in text
     assert "![fig4](fig4.svg)" in text
-    assert "## Claims" in text and "| C2 | Beats uniform | True | False | NOT REPRODUCED |" in text
-    assert "PASS" in text
+    assert "## Claims" in text and "| C2 | Beats uniform | True | False | differs |" in text
+    assert "| match |" in text
     assert "75.0 s (1.2 min)" in text
     assert "| python | 3.11.7 |" in text and "| git_commit | unknown |" in text
     assert text.endswith("\n") and not text.endswith("\n\n")

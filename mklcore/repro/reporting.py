@@ -27,7 +27,8 @@ import pandas as pd
 
 __all__ = [
     "DEFAULT_RTOL", "verdict", "compare", "Claim", "claims_table", "write_summary",
-    "environment_info", "markdown_table", "write_report",
+    "environment_info", "markdown_table", "write_report", "summary_table", "VERDICTS",
+    "SUMMARY_COLUMNS",
 ]
 
 #: relative tolerance used by :func:`verdict` when neither ``rtol`` nor ``atol`` is given
@@ -196,10 +197,22 @@ class Claim:
     hard: bool = True
 
 
+#: the one verdict vocabulary of every table and ``summary.csv``: for a number, ``match``
+#: (within its tolerance), ``close`` (within ``close_factor`` times it), ``differs``; for a
+#: claim, ``match`` (our run supports it) or ``differs`` (it does not); ``n/a``: nothing to
+#: compare (the paper gives no number, or the claim was not tested)
+VERDICTS = ("match", "close", "differs", "n/a")
+
+#: the columns of every ``summary.csv``
+SUMMARY_COLUMNS = ["item", "paper", "ours", "verdict", "source", "note"]
+
+_LEGACY_VERDICTS = {"PASS": "match", "NOT REPRODUCED": "differs"}
+
+
 def _claim_verdict(holds):
     if holds is None or _is_missing(holds):
         return "n/a"
-    return "PASS" if bool(holds) else "NOT REPRODUCED"
+    return "match" if bool(holds) else "differs"
 
 
 def claims_table(claims):
@@ -214,8 +227,8 @@ def claims_table(claims):
     -------
     table : pandas.DataFrame
         Columns ``id, claim, hard, holds, verdict, evidence``; ``verdict`` is
-        ``"PASS"`` (holds), ``"NOT REPRODUCED"`` (does not hold) or ``"n/a"`` (not
-        tested). Nothing is asserted here.
+        ``"match"`` (our run supports the claim), ``"differs"`` (it does not) or ``"n/a"``
+        (not tested), the vocabulary of :data:`VERDICTS`. Nothing is asserted here.
     """
     rows = []
     for c in claims:
@@ -229,13 +242,58 @@ def claims_table(claims):
     return pd.DataFrame(rows, columns=["id", "claim", "hard", "holds", "verdict", "evidence"])
 
 
+def summary_table(df):
+    """Bring a table of reproduced items to the one summary schema.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows of :func:`compare` (``item, paper, ours, verdict, ...``), of
+        :func:`claims_table` (``id, claim, holds, verdict, evidence``) or ``item, value``
+        rows of settings and results with no paper number.
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        Columns :data:`SUMMARY_COLUMNS` (``item, paper, ours, verdict, source, note``) with
+        verdicts from :data:`VERDICTS`. A claim becomes ``paper="holds"`` and ``ours``
+        ``"holds"`` / ``"does not hold"``; a value with no paper number gets ``n/a``.
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"df must be a pandas DataFrame; got {type(df).__name__}.")
+    df = df.copy()
+    if {"claim", "holds"} <= set(df.columns):
+        holds = df["holds"].map(lambda h: "" if _is_missing(h) else
+                                ("holds" if bool(h) else "does not hold"))
+        ident = df["id"].astype(str) + ": " if "id" in df.columns else ""
+        df = pd.DataFrame({"item": ident + df["claim"].astype(str), "paper": "holds",
+                           "ours": holds, "verdict": df["holds"].map(_claim_verdict),
+                           "note": df.get("evidence", "")})
+    elif "value" in df.columns and "ours" not in df.columns:
+        df = df.rename(columns={"value": "ours"})
+        df["paper"] = ""
+        df["verdict"] = "n/a"
+    missing = [c for c in ("item", "ours", "verdict") if c not in df.columns]
+    if missing:
+        raise ValueError(f"A summary table needs the columns item, ours and verdict; "
+                         f"{missing} missing in {list(df.columns)}.")
+    df["verdict"] = df["verdict"].replace(_LEGACY_VERDICTS)
+    unknown = sorted(set(df["verdict"].astype(str)) - set(VERDICTS))
+    if unknown:
+        raise ValueError(f"Unknown verdicts {unknown}; the vocabulary is {list(VERDICTS)}.")
+    for column in SUMMARY_COLUMNS:
+        if column not in df.columns:
+            df[column] = ""
+    return df[SUMMARY_COLUMNS].reset_index(drop=True)
+
+
 def write_summary(df, out_dir, *, filename="summary.csv", float_format="%.6g"):
     """Write the summary table to ``out_dir/summary.csv``, byte-identically across runs.
 
     Parameters
     ----------
     df : pandas.DataFrame
-        One row per reproduced item (e.g. ``item, paper, ours, verdict``).
+        One row per reproduced item; brought to the one schema by :func:`summary_table`.
     out_dir : str or Path
         Output folder, created if needed.
     filename : str, default="summary.csv"
@@ -248,8 +306,7 @@ def write_summary(df, out_dir, *, filename="summary.csv", float_format="%.6g"):
     path : Path
         The file written (UTF-8, ``\\n`` line endings, no index column).
     """
-    if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"df must be a pandas DataFrame; got {type(df).__name__}.")
+    df = summary_table(df)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / filename
