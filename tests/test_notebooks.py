@@ -346,12 +346,37 @@ def test_notebook_rejects_unknown_parameter_value(path, tmp_path):
     with pytest.raises(papermill.PapermillExecutionError) as info:
         papermill.execute_notebook(
             str(head), str(tmp_path / "out.ipynb"), kernel_name=KERNEL_NAME, cwd=str(ROOT),
-            parameters={"QUICK": "false", "SEED": -1}, progress_bar=False,
+            parameters={"QUICK": "false", "SEED": -1, "SEDE": 3}, progress_bar=False,
             execution_timeout=CELL_TIMEOUT)
     err = info.value
     assert err.ename == "ValueError"
+    assert "Unknown notebook parameter(s) SEDE (a typo?)" in err.evalue
     assert "Unknown value for notebook parameter QUICK: 'false' (str)" in err.evalue
     assert "Unknown value for notebook parameter SEED: -1 (int)" in err.evalue
+
+
+def test_full_run_with_changed_parameters_writes_under_build(tmp_path, monkeypatch, capsys):
+    """A full run whose parameters differ from the notebook's defaults does not write into
+    figures/ unless OUT_DIR says so."""
+    from mklcore.repro import notebook
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("QUICK = True\nSEED = 0\nOUT_DIR = 'figures/demo'\n",
+                                          metadata={"tags": ["parameters"]})]
+    nb.metadata["kernelspec"] = {"name": KERNEL_NAME, "language": "python",
+                                 "display_name": "Python 3"}
+    (tmp_path / "notebooks").mkdir()
+    nbformat.write(nb, tmp_path / "notebooks" / "demo.ipynb")
+    monkeypatch.setattr(notebook, "_CHECKED", None)
+    default = "figures/demo"
+    notebook.check_params(QUICK=False, SEED=0, OUT_DIR=default)
+    assert notebook.setup_run("demo", False, default, root=tmp_path) == tmp_path / default
+    notebook.check_params(QUICK=False, SEED=3, OUT_DIR=default)
+    assert notebook.setup_run("demo", False, default, root=tmp_path) == (
+        tmp_path / "build" / "full" / "demo")
+    assert "SEED" in capsys.readouterr().out
+    notebook.check_params(QUICK=False, SEED=3, OUT_DIR="mine")
+    assert notebook.setup_run("demo", False, "mine", root=tmp_path) == tmp_path / "mine"
 
 
 # ----------------------------------------------------------------------------- sanitizer

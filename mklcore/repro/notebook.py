@@ -151,16 +151,98 @@ def check_params(*, choices=None, types=None, **params):
         if not ok:
             errors.append(f"Unknown value for notebook parameter {name}: {_describe(value)}. "
                           f"Allowed: {words}.")
+    unknown = sorted(set(_injected_names()) - set(params))
+    if unknown:
+        errors.insert(0, f"Unknown notebook parameter(s) {', '.join(unknown)} (a typo?); this "
+                         f"notebook's parameters are {', '.join(sorted(params))}.")
     if errors:
         raise ValueError("\n".join(errors))
-    return {name: params[name] for name in sorted(params)}
+    global _CHECKED
+    _CHECKED = {name: params[name] for name in sorted(params)}
+    return dict(_CHECKED)
+
+
+#: the parameters of the last :func:`check_params` call (read by :func:`setup_run`)
+_CHECKED = None
+
+
+def _injected_names():
+    """Names that papermill injected into the running notebook (its ``# Parameters`` cell).
+
+    papermill only warns about a parameter the notebook does not declare and runs on with
+    the defaults; the injected cell is in the kernel's input history, so the names can be
+    checked against the declared ones. Empty outside IPython or without injection.
+    """
+    import ast
+
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython comes with the notebooks extra
+        return []
+    shell = get_ipython()
+    if shell is None:
+        return []
+    names = []
+    for source in shell.user_ns.get("In", []):
+        if source.lstrip().startswith("# Parameters"):
+            try:
+                tree = ast.parse(source)
+            except SyntaxError:
+                continue
+            names = [t.id for node in tree.body if isinstance(node, ast.Assign)
+                     for t in node.targets if isinstance(t, ast.Name)]
+    return names
+
+
+def _notebook_defaults(root, paper_id):
+    """Default parameter values declared by ``notebooks/<paper_id>.ipynb`` (or ``None``)."""
+    path = Path(root) / "notebooks" / f"{paper_id}.ipynb"
+    if not path.is_file():
+        return None
+    try:
+        import papermill
+    except ImportError:  # pragma: no cover - papermill comes with the notebooks extra
+        return None
+    declared = papermill.inspect_notebook(str(path))
+    defaults = {}
+    for name, info in declared.items():
+        try:
+            defaults[name] = _literal(info["default"])
+        except ValueError:
+            return None
+    return defaults
+
+
+def _literal(text):
+    """``ast.literal_eval`` of a parameter default as papermill reports it (a source string)."""
+    import ast
+
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError) as exc:
+        raise ValueError(f"not a literal: {text!r}") from exc
+
+
+def _changed_parameters(root, paper_id):
+    """Names of the checked parameters whose values differ from the notebook's defaults."""
+    if _CHECKED is None:
+        return []
+    defaults = _notebook_defaults(root, paper_id)
+    if defaults is None or _CHECKED.get("OUT_DIR") != defaults.get("OUT_DIR"):
+        return []  # no defaults to compare with, or an explicit OUT_DIR: write there
+    return [name for name, value in _CHECKED.items()
+            if name not in ("QUICK", "OUT_DIR", "QUICK_OUT_DIR", "N_JOBS") and name in defaults
+            and defaults[name] != value]
 
 
 def setup_run(paper_id, quick, out_dir=None, quick_out_dir=None, *, root=None):
     """Create and return the output folder of a notebook run.
 
     Quick runs write to ``quick_out_dir`` (default ``build/quick/<paper_id>``), full runs to
-    ``out_dir`` (default ``figures/<paper_id>``). Relative paths are taken from the
+    ``out_dir`` (default ``figures/<paper_id>``, the committed full run; when a parameter
+    checked by :func:`check_params` differs from the notebook's default, e.g. another
+    ``SEED``, the default is ``build/full/<paper_id>`` instead, so that a batch run never
+    overwrites the committed results by accident). Relative paths are taken from the
     repository root (:func:`project_root`), so the notebook behaves the same
     under nbval (kernel started in ``notebooks/``), papermill and Jupyter.
 
@@ -196,6 +278,11 @@ def setup_run(paper_id, quick, out_dir=None, quick_out_dir=None, *, root=None):
         rel = quick_out_dir if quick_out_dir is not None else Path("build", "quick", paper_id)
     else:
         rel = out_dir if out_dir is not None else Path("figures", paper_id)
+        changed = _changed_parameters(root, paper_id)
+        if changed:
+            rel = Path("build", "full", paper_id)
+            print(f"Parameters differ from the committed full run ({', '.join(changed)}): "
+                  f"writing to {rel.as_posix()}/, not figures/ (pass OUT_DIR to choose).")
     path = (root / rel).resolve()
     if quick and path.is_relative_to((root / "figures").resolve()):
         raise ValueError(f"Quick runs must not write into figures/ (got QUICK_OUT_DIR={str(rel)!r}); "
