@@ -95,6 +95,19 @@ def check_parameter_names(parser, notebooks, parameters):
             parser.error(f"{path}: has no QUICK parameter in a cell tagged 'parameters'")
 
 
+def quiet_kernel_manager(log_path):
+    """A kernel manager whose kernel writes its own stderr (start-up notices, and the socket
+    errors of an interrupted run) to ``log_path`` instead of this terminal."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class QuietKernelManager(AsyncKernelManager):
+        async def _async_launch_kernel(self, kernel_cmd, **kw):
+            kw.setdefault("stderr", open(log_path, "w"))  # noqa: SIM115 - the kernel owns it
+            return await super()._async_launch_kernel(kernel_cmd, **kw)
+
+    return QuietKernelManager
+
+
 def run_one(path, output, parameters, args):
     import papermill
 
@@ -104,7 +117,8 @@ def run_one(path, output, parameters, args):
         papermill.execute_notebook(
             str(path), str(output), parameters=parameters, kernel_name=KERNEL_NAME,
             cwd=str(ROOT), progress_bar=True, log_output=args.log_output,
-            execution_timeout=args.timeout)
+            execution_timeout=args.timeout,
+            kernel_manager_class=quiet_kernel_manager(output.with_suffix(".kernel.log")))
     except KeyboardInterrupt:
         raise
     except Exception as exc:  # report and go on with the next notebook
@@ -140,6 +154,28 @@ def main(argv=None):
     output_dir.mkdir(parents=True, exist_ok=True)
 
     rows, failures = [], []
+    try:
+        run_all(notebooks, parameters, args, output_dir, mode, rows, failures)
+    except KeyboardInterrupt:
+        done = ", ".join(r[0] for r in rows) or "none"
+        resume = "make reproduce" if not args.quick else "the same command"
+        sys.stderr.write(
+            f"\nInterrupted. Finished notebooks: {done}. Finished cells of full runs are cached "
+            f"under build/cache/; {resume} resumes from them.\n")
+        return 130
+
+    print()
+    print(format_table(rows))
+    for shown, error in failures:
+        print(f"\n=== {shown} failed ===\n{error}", file=sys.stderr)
+    if failures:
+        print(f"\n{len(failures)} of {len(rows)} notebook(s) failed; executed copies with the "
+              f"traceback are in {os.path.relpath(output_dir, Path.cwd())}/", file=sys.stderr)
+    return 1 if failures else 0
+
+
+def run_all(notebooks, parameters, args, output_dir, mode, rows, failures):
+    """Run every notebook, appending ``(name, mode, status, runtime)`` rows and failures."""
     for i, path in enumerate(notebooks, 1):
         output = output_dir / path.name
         shown = os.path.relpath(path, Path.cwd())
@@ -156,15 +192,23 @@ def main(argv=None):
         else:
             print(f"[{i}/{len(notebooks)}] {shown} ok in {format_runtime(seconds)}", flush=True)
 
-    print()
-    print(format_table(rows))
-    for shown, error in failures:
-        print(f"\n=== {shown} failed ===\n{error}", file=sys.stderr)
-    if failures:
-        print(f"\n{len(failures)} of {len(rows)} notebook(s) failed; executed copies with the "
-              f"traceback are in {os.path.relpath(output_dir, Path.cwd())}/", file=sys.stderr)
-    return 1 if failures else 0
+
+def _quiet_interrupts():
+    """Ctrl-C: one message from :func:`main`, no tracebacks from papermill's threads."""
+    import logging
+    import threading
+
+    logging.getLogger("papermill").setLevel(logging.CRITICAL)
+    logging.getLogger("traitlets").setLevel(logging.CRITICAL)
+    threading.excepthook = lambda info: None if issubclass(
+        info.exc_type, (KeyboardInterrupt, SystemExit)) else threading.__excepthook__(info)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    _quiet_interrupts()
+    try:
+        status = main()
+    except KeyboardInterrupt:  # during start-up or the final table
+        sys.stderr.write("\nInterrupted.\n")
+        status = 130
+    sys.exit(status)

@@ -9,6 +9,7 @@ committed file is what ``make strip`` produces. The notebooks themselves are exe
 """
 
 import ast
+import os
 import importlib.util
 import re
 import shlex
@@ -469,3 +470,33 @@ def test_quickstart_quick_mode_is_deterministic(tmp_path):
         assert (out_dir / "summary.csv").is_file() and (out_dir / "REPORT.md").is_file()
         outputs.append((out_dir / "summary.csv").read_bytes())
     assert outputs[0] == outputs[1], "summary.csv differs between two runs with the same SEED"
+
+
+@pytest.mark.slow
+def test_runner_interrupt_prints_one_message_and_exits_130(tmp_path):
+    """Ctrl-C during a run: exit status 130, a few lines, no tracebacks."""
+    import signal
+    import time
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": KERNEL_NAME, "language": "python",
+                                 "display_name": "Python 3"}
+    nb.cells = [nbformat.v4.new_code_cell("QUICK = True", metadata={"tags": ["parameters"]}),
+                nbformat.v4.new_code_cell("import time\ntime.sleep(120)")]
+    path = tmp_path / "sleepy.ipynb"
+    nbformat.write(nb, path)
+    proc = subprocess.Popen(
+        [sys.executable, str(RUNNER), "--output-dir", str(tmp_path / "out"), str(path)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
+        start_new_session=True, env={**os.environ, "TQDM_DISABLE": "1"})
+    out_path = tmp_path / "out" / "sleepy.ipynb"
+    deadline = time.monotonic() + 60
+    while not out_path.is_file() and time.monotonic() < deadline:  # the kernel is running
+        time.sleep(0.5)
+    time.sleep(3)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    lines = out.strip().splitlines()
+    assert proc.returncode == 130, out
+    assert len(lines) <= 5 and "Traceback" not in out, out
+    assert "Interrupted" in lines[-1]
