@@ -32,7 +32,7 @@ Two layers, as everywhere in mklcore:
   inputs, and at prediction time evaluates kernel ``m`` only between the test points and
   support vectors whose gates for ``m`` are both non-zero.
 
-Helpers used by the tests and the notebook: :func:`softmax_gating`,
+Helpers used by the tests and the notebook: :func:`softmax_gating`, :func:`lmkl_gates`,
 :func:`locally_combined_kernel`, :func:`lmkl_gradient`, :func:`lmkl_objective`.
 
 References
@@ -291,7 +291,7 @@ class _Problem:
 
 
 def _line_search(problem, state, grad, grad_norm, rule, min_step):
-    """Step along ``-grad/||grad||`` (Alg. 1 of [1], lines 5-6); returns (state, step) or (state, 0.0).
+    """Step along ``-grad/||grad||`` (Alg. 1 of [1], lines 5-6): (state, step) or (state, 0.0).
 
     ``"expand_backtrack"`` (the scheme of Gönen's LMKSVM code): try step 1; while the objective
     decreases, accept and double; otherwise halve until it decreases or the step falls below

@@ -240,8 +240,8 @@ def test_objective_never_increases(three_kernels, line_search, threshold):
     assert res.n_iter >= 1 and all(len(v) == res.n_iter for v in res.history.values())
     assert np.all(np.diff(np.r_[res.initial["objective"], J]) < 0)  # accepted steps decrease J
     assert np.all(res.history["step"] > 0)
-    np.testing.assert_allclose(res.history["criterion"], -np.diff(np.r_[res.initial["objective"], J])
-                               / np.r_[res.initial["objective"], J][:-1], rtol=1e-12)
+    J_all = np.r_[res.initial["objective"], J]
+    np.testing.assert_allclose(res.history["criterion"], -np.diff(J_all) / J_all[:-1], rtol=1e-12)
     assert res.objective == J[-1]
     assert np.all(np.isnan(res.history["gap"])) and np.isnan(res.gap)
     np.testing.assert_allclose(res.history["weights"].sum(axis=1), 1.0, atol=1e-2)
@@ -410,7 +410,8 @@ def test_decision_dispatch_equals_lmkl_decision(three_kernels):
     rng = np.random.default_rng(11)
     X_test = rng.normal(size=(9, 3))
     D = ((X_test[:, None, :] - X[None, :, :]) ** 2).sum(-1)
-    raw = np.stack([X @ X.T, (X @ X.T + 1) ** 2, np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 2)])
+    D_train = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    raw = np.stack([X @ X.T, (X @ X.T + 1) ** 2, np.exp(-D_train / 2.0)])
     traces = np.trace(raw, axis1=1, axis2=2)[:, None, None]
     K_test = np.stack([X_test @ X.T, (X_test @ X.T + 1) ** 2, np.exp(-D / 2.0)]) / traces
     for gating in ("softmax", "fixed"):
@@ -613,7 +614,7 @@ def test_n_iter_is_a_deprecated_alias_of_max_iter(prototype, xor_data):
 
 
 def test_importing_fits_no_svm():
-    """Importing mklcore.svm / mklcore.localized fits nothing: the lean backend is checked lazily."""
+    """Importing mklcore.svm or mklcore.localized fits no SVM (the lean backend is checked lazily)."""
     code = (
         "import sklearn.svm._libsvm as lib\n"
         "def refuse(*args, **kwargs):\n"
