@@ -49,7 +49,7 @@ _LAZY = {
          "rls2_linear_solve", "rls2_linear_path", "rls2_scaling",
          "rls2_decision", "RLS2Result"],
                     "rls2"),
-    **dict.fromkeys(["LMKLClassifier", "lmkl_solve", "lmkl_decision", "LMKLResult"],
+    **dict.fromkeys(["LMKLClassifier", "lmkl_solve", "lmkl_decision"],
                     "localized"),
 }
 _SUBMODULES = ("datasets", "kernels", "localized", "lpnorm", "qmkl", "reference", "repro", "rls2",
@@ -92,5 +92,5 @@ __all__ = [
     "RLS2Regressor", "RLS2Classifier", "LinearRLS2Regressor", "LinearRLS2Classifier",
     "rls2_solve", "rls2_path", "rls2_linear_solve", "rls2_linear_path", "rls2_scaling",
     "rls2_decision", "RLS2Result",
-    "LMKLClassifier", "lmkl_solve", "lmkl_decision", "LMKLResult",
+    "LMKLClassifier", "lmkl_solve", "lmkl_decision",
 ]

@@ -47,6 +47,14 @@ class BaseMKLClassifier(ClassifierMixin, BaseEstimator):
     def _solve(self, K, y):  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def _solve_inputs(self, X):
+        """Extra keyword arguments of ``_solve`` computed from the training features ``X``.
+
+        None by default; a subclass whose solver needs more than the Gram stack overrides it
+        (localized MKL: the gating inputs ``X_gate``).
+        """
+        return {}
+
     def _validate_params(self):
         validate_params(type(self).__name__, self._parameter_constraints, self.get_params(deep=False))
 
@@ -78,7 +86,7 @@ class BaseMKLClassifier(ClassifierMixin, BaseEstimator):
         K = self.kernel_bank_.fit_transform(X)
         K = check_kernel_stack(K, y_pm, check_psd_=self._check_psd,
                                descriptions=getattr(self.kernel_bank_, "descriptions_", None))
-        result = self._solve(K, y_pm)
+        result = self._solve(K, y_pm, **self._solve_inputs(X))
         self._set_fitted(result)
         self.X_fit_ = X
         return self

@@ -91,6 +91,7 @@ class MKLResult(dict):
 #: method name -> "module:function" of its decision rule, for results whose model is not a
 #: weighted kernel sum (imported on first use)
 DECISION_RULES = {}
+DECISION_RULES["lmkl"] = "localized:lmkl_decision"
 
 
 def decision(result, K_test, **inputs):
@@ -303,6 +304,16 @@ class Monitor:
         """Stop with status 2 (numerical failure); ``detail`` says what happened."""
         self.status, self.detail = 2, str(detail)
 
+    def converge(self, detail):
+        """Stop with status 0 by a rule other than the criterion (e.g. a stationary point).
+
+        Parameters
+        ----------
+        detail : str
+            Why the iterate is optimal, for the message (``"the gradient is zero"``).
+        """
+        self.status, self.detail = 0, str(detail)
+
     @property
     def stopped(self):
         """Whether the loop must stop."""
@@ -315,6 +326,8 @@ class Monitor:
     # -- at the end ----------------------------------------------------------------------
     def _message(self):
         status, crit, tol = self.status, self.criterion, self.tol
+        if status == 0 and self.detail:
+            return f"converged: {self.detail} after {self.n_iter} iterations"
         if status == 0:
             return (f"converged: {self.criterion_name} {crit:.1e} <= tol {tol:.1e} after "
                     f"{self.n_iter} iterations")

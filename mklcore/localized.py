@@ -14,15 +14,15 @@ and for a fixed gating the learning problem (5) is a canonical SVM (dual (7)) on
     K_\eta(x_i, x_j) = \sum_{m=1}^P \eta_m(x_i)\, K_m(x_i, x_j)\, \eta_m(x_j).
 
 The gating is a softmax of linear functions of a gating representation :math:`z` (by default
-the standardised inputs),
+the standardised inputs; the linear gating model of Sec. 2 of [1]_),
 
 .. math::
     \eta_m(z) = \frac{\exp(\langle v_m, z\rangle + v_{m0})}
                      {\sum_{h=1}^P \exp(\langle v_h, z\rangle + v_{h0})},
 
 and Algorithm 1 of [1]_ alternates an SVM solve for fixed gating with a gradient step on the
-gating parameters :math:`V` (the gradient of the SVM dual value :math:`J(V)`, eq. (D2) of our
-spec, is exact by Danskin's theorem), with a line search that needs extra SVM solves.
+gating parameters :math:`V` (the gradient of the SVM dual value :math:`J(V)` given in Sec. 2 of
+[1]_ is exact by Danskin's theorem), with a line search that needs extra SVM solves (Sec. 3.1).
 
 Two layers, as everywhere in mklcore:
 
@@ -32,7 +32,7 @@ Two layers, as everywhere in mklcore:
   inputs, and at prediction time evaluates kernel ``m`` only between the test points and
   support vectors whose gates for ``m`` are both non-zero.
 
-Helpers used by the tests and the notebook: :func:`softmax_gating`,
+Helpers used by the tests and the notebook: :func:`softmax_gating`, :func:`lmkl_gates`,
 :func:`locally_combined_kernel`, :func:`lmkl_gradient`, :func:`lmkl_objective`.
 
 References
@@ -45,19 +45,18 @@ References
 import warnings
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
-from ._result import STATUS_MESSAGES, History, MKLResult
+from ._result import MKLResult, Monitor
 from ._validation import (Interval, Options, check_finite, check_kernel_stack,
                           validate_params)
-from .svm import available_backends, register_backend, svm_solve
+from .svm import available_backends, default_backend, svm_solve
 
 __all__ = [
     "softmax_gating", "locally_combined_kernel", "lmkl_gradient", "lmkl_objective",
-    "lmkl_solve", "lmkl_decision", "LMKLResult", "LMKLClassifier",
+    "lmkl_solve", "lmkl_decision", "lmkl_gates", "LMKLClassifier",
 ]
 
 #: the expansion phase of the line search doubles the step at most this many times
@@ -66,8 +65,9 @@ _MAX_EXPANSIONS = 40
 
 _SOLVE_CONSTRAINTS = {
     "C": [Interval("real", 0, None, closed="neither")],
-    "n_iter": [Interval("int", 1, None)],
-    "tol": [Interval("real", 0, None)],
+    "max_iter": [Interval("int", 1, None)],
+    "n_iter": [Interval("int", 1, None), None],
+    "tol": [Interval("real", 0, None), None],
     "gating": [Options("softmax", "fixed")],
     "init_scale": [Interval("real", 0, None)],
     "line_search": [Options("expand_backtrack", "armijo")],
@@ -82,55 +82,6 @@ _SOLVE_CONSTRAINTS = {
 
 
 # ---------------------------------------------------------------------------
-# a lean LIBSVM backend
-# ---------------------------------------------------------------------------
-
-#: name of the SVM backend registered below (LIBSVM without scikit-learn's per-call checks)
-LEAN_BACKEND = "libsvm_lean"
-
-
-def _libsvm_lean(K, y, C, tol, alpha0, max_iter):
-    """LIBSVM on a precomputed kernel, called like ``SVC(kernel="precomputed").fit`` does.
-
-    LMKL solves hundreds of small SVMs per fit; ``SVC.fit`` spends several milliseconds per
-    call validating its inputs (more than LIBSVM itself needs below n of a few hundred).
-    This calls scikit-learn's LIBSVM binding with the arguments ``SVC`` passes, so the
-    solution is the same (checked in ``tests/test_localized.py``). The inputs are already
-    validated by :func:`lmkl_solve`. ``alpha0`` is ignored (LIBSVM cannot warm-start).
-    """
-    from sklearn.svm import _libsvm
-
-    _libsvm.set_verbosity_wrap(0)  # as SVC(verbose=False) does before every fit
-    y01 = np.ascontiguousarray(y > 0, dtype=np.float64)  # SVC's encoding: classes_ = (-1, +1)
-    out = _libsvm.fit(
-        K, y01, svm_type=0, sample_weight=np.empty(0), class_weight=np.ones(2),
-        kernel="precomputed", C=C, nu=0.5, probability=0, degree=3, shrinking=1, tol=tol,
-        cache_size=500, coef0=0.0, gamma=0.0, epsilon=0.1, max_iter=max_iter, random_seed=0)
-    support, sv_coef, intercept, n_iter = out[0], out[3], out[4], out[-1]
-    alpha = np.zeros(y.shape[0])
-    alpha[support] = np.abs(sv_coef[0])  # SVC: dual_coef_ = -sv_coef = alpha * y
-    np.clip(alpha, 0.0, C, out=alpha)
-    return alpha, float(-intercept[0]), int(np.sum(n_iter))
-
-
-def _lean_backend_available():
-    try:
-        K = np.array([[1.0, 0.0], [0.0, 1.0]])
-        alpha, _, _ = _libsvm_lean(K, np.array([-1.0, 1.0]), 1.0, 1e-3, None, -1)
-        return bool(np.allclose(alpha, 1.0))
-    except Exception:  # pragma: no cover - a future scikit-learn changed its private binding
-        return False
-
-
-if LEAN_BACKEND not in available_backends() and _lean_backend_available():
-    register_backend(LEAN_BACKEND, _libsvm_lean)
-
-
-def _default_backend():
-    return LEAN_BACKEND if LEAN_BACKEND in available_backends() else "libsvm"
-
-
-# ---------------------------------------------------------------------------
 # gating model
 # ---------------------------------------------------------------------------
 
@@ -142,7 +93,7 @@ def _augment(X_gate, n_samples, gating):
 
 
 def softmax_gating(X_gate, coef, *, gate_threshold=0.0):
-    r"""Gating outputs :math:`\eta_m(z)` of the linear softmax gating model (eq. D1).
+    r"""Gating outputs :math:`\eta_m(z)` of the linear softmax gating model (Sec. 2 of [1]_).
 
     .. math::
         \eta_m(z) = \frac{\exp(\langle v_m, z\rangle + v_{m0})}
@@ -168,6 +119,10 @@ def softmax_gating(X_gate, coef, *, gate_threshold=0.0):
     -------
     eta : ndarray of shape (n_samples, n_kernels)
         Non-negative gating outputs; without thresholding every row sums to 1.
+
+    References
+    ----------
+    .. [1] M. Gönen and E. Alpaydın. Localized multiple kernel learning. ICML 2008.
 
     Examples
     --------
@@ -242,7 +197,7 @@ def locally_combined_kernel(K, eta, eta_cols=None, *, out=None):
 
 
 def lmkl_gradient(K, y, alpha, eta, Z_aug):
-    r"""Gradient of the LMKL objective :math:`J` with respect to the gating parameters (eq. D2).
+    r"""Gradient of the LMKL objective :math:`J` with respect to the gating parameters.
 
     With :math:`u = \alpha\circ y`, :math:`r^h = (u\circ\eta_h)\circ\big(K_h(u\circ\eta_h)\big)`,
     :math:`R = [r^1, \dots, r^P]`, :math:`\rho = R\mathbf 1` and :math:`E = [\eta_m(x_i)]_{im}`,
@@ -251,7 +206,7 @@ def lmkl_gradient(K, y, alpha, eta, Z_aug):
         \nabla_V J = -\big(R - E\circ(\rho\mathbf 1_P^\top)\big)^\top \tilde Z ,
 
     the vectorised form of the triple sum for :math:`\partial J/\partial v_m` and
-    :math:`\partial J/\partial v_{m0}` in Sec. 3 of [1]_ (the envelope theorem makes
+    :math:`\partial J/\partial v_{m0}` in Sec. 2 of [1]_ (the envelope theorem makes
     :math:`\alpha` a constant). Only support vectors contribute; the rows sum to zero
     (softmax invariance).
 
@@ -310,12 +265,12 @@ class _State:
 
 
 class _Problem:
-    """Fixed data of one LMKL fit: evaluates J(V) by an SVM solve (Alg. 1, lines 2-3)."""
+    """Fixed data of one LMKL fit: evaluates J(V) by an SVM solve (Alg. 1 of [1], lines 3-4)."""
 
     def __init__(self, K, y, Z_aug, C, svm_tol, gate_threshold, backend="auto"):
         self.K, self.y, self.Z_aug = K, y, Z_aug
         self.C, self.svm_tol, self.gate_threshold = C, svm_tol, gate_threshold
-        self.backend = _default_backend() if backend == "auto" else backend
+        self.backend = default_backend() if backend == "auto" else backend
         self.n_svm_calls = 0
         self._buffer = np.empty(K.shape[1:], dtype=np.float64)
 
@@ -336,7 +291,7 @@ class _Problem:
 
 
 def _line_search(problem, state, grad, grad_norm, rule, min_step):
-    """Step along ``-grad/||grad||`` (Alg. 1, line 7); returns (state, step) or (state, 0.0).
+    """Step along ``-grad/||grad||`` (Alg. 1 of [1], lines 5-6): (state, step) or (state, 0.0).
 
     ``"expand_backtrack"`` (the scheme of Gönen's LMKSVM code): try step 1; while the objective
     decreases, accept and double; otherwise halve until it decreases or the step falls below
@@ -427,39 +382,13 @@ def _check_inputs(K, y, X_gate, gating, owner):
     return K, y, X_gate
 
 
-class LMKLResult(MKLResult):
-    """:class:`~mklcore._result.MKLResult` of :func:`lmkl_solve`, with the gated decision.
-
-    ``weights`` are the *mean* gating outputs over the training set (the average local weight
-    of each kernel), so the fixed-weight formula of ``MKLResult`` does not apply:
-    :meth:`decision` evaluates eq. (8) of Gönen & Alpaydın (2008) instead.
-    """
-
-    def decision(self, K_test, X_gate_test=None):
-        """Gated discriminant on a test stack; see :func:`lmkl_decision`.
-
-        Parameters
-        ----------
-        K_test : ndarray of shape (n_kernels, n_test, n_train)
-            Test kernels (rows: test points; columns: training points), normalised with the
-            training normalisation.
-        X_gate_test : ndarray of shape (n_test, n_gate_features), default=None
-            Gating representation of the test points (not needed for ``gating="fixed"``).
-
-        Returns
-        -------
-        f : ndarray of shape (n_test,)
-            Decision values.
-        """
-        return lmkl_decision(self, K_test, X_gate_test)
-
-
 def lmkl_objective(K, y, X_gate, coef, *, C=1.0, gating="softmax", gate_threshold=0.0,
                    svm_tol=1e-3, svm_backend="auto"):
     r"""Objective :math:`J(V)` of LMKL and its gradient at fixed gating parameters.
 
     Solves the SVM dual (7) of [1]_ on the locally combined kernel for the gating ``coef`` and
-    returns its optimal value and the gradient (D2). Used by finite-difference tests and to
+    returns its optimal value and the gradient of Sec. 2 of [1]_ (see :func:`lmkl_gradient`).
+    Used by finite-difference tests and to
     look at one point of the optimisation.
 
     Parameters
@@ -511,10 +440,20 @@ def lmkl_objective(K, y, X_gate, coef, *, C=1.0, gating="softmax", gate_threshol
                      K_eta=locally_combined_kernel(K, state.eta), svm=state.svm)
 
 
-def lmkl_solve(K, y, X_gate, *, C=1.0, n_iter=50, random_state=None, gating="softmax",
-               tol=0.0, init_scale=0.01, init_coef=None, line_search="expand_backtrack",
+def _deprecated_n_iter(n_iter, max_iter, owner):
+    """Resolve the deprecated alias ``n_iter`` of ``max_iter`` (FutureWarning)."""
+    if n_iter is None:
+        return max_iter
+    warnings.warn(f"The 'n_iter' parameter of {owner} is deprecated and will be removed; use "
+                  f"'max_iter' (the maximum number of gating updates) instead.",
+                  FutureWarning, stacklevel=3)
+    return n_iter
+
+
+def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=50, random_state=None, gating="softmax",
+               tol=None, init_scale=0.01, init_coef=None, line_search="expand_backtrack",
                ls_min_step=1e-3, gate_threshold=0.0, sv_tol=1e-3, svm_tol=1e-3,
-               svm_backend="auto", callback=None, verbose=0, check_input=True):
+               svm_backend="auto", callback=None, verbose=0, check_input=True, n_iter=None):
     r"""Localized MKL by alternating SVM solves and gradient steps on the gating (Algorithm 1).
 
     Solves problem (5) of [1]_,
@@ -526,11 +465,12 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, n_iter=50, random_state=None, gating="sof
 
     through its dual for a fixed gating (7): :math:`J(V) = \max_\alpha \mathbf 1^\top\alpha -
     \tfrac12\alpha^\top(yy^\top\circ K_\eta)\alpha` s.t. :math:`y^\top\alpha=0`,
-    :math:`0\le\alpha\le C`. Each iteration computes :math:`\nabla_V J` (eq. D2, the
-    paper's gradient formulas for :math:`\partial J/\partial v_m`, :math:`\partial J/\partial
-    v_{m0}`) and moves :math:`V` along :math:`-\nabla_V J/\|\nabla_V J\|_F` with a line search
-    that re-solves the SVM for each trial step. The problem is not convex: only a local optimum
-    is found, and it depends on the random initial gating.
+    :math:`0\le\alpha\le C`. Each iteration computes :math:`\nabla_V J` (the paper's gradient
+    formulas for :math:`\partial J/\partial v_m`, :math:`\partial J/\partial v_{m0}` in Sec. 2,
+    vectorised in :func:`lmkl_gradient`) and moves :math:`V` along
+    :math:`-\nabla_V J/\|\nabla_V J\|_F` with a line search that re-solves the SVM for each
+    trial step. The problem is not convex: only a local optimum is found, and it depends on the
+    random initial gating.
 
     Parameters
     ----------
@@ -545,22 +485,25 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, n_iter=50, random_state=None, gating="sof
         ``None``) with ``gating="fixed"``.
     C : float, default=1.0
         Misclassification penalty :math:`C` of (5). Must be > 0.
-    n_iter : int, default=50
-        Number of gating updates; the paper performs 50 in every experiment. Must be >= 1.
+    max_iter : int, default=50
+        Maximum number of gating updates; the paper performs 50 in every experiment (Sec. 4).
+        Must be >= 1.
     random_state : int, RandomState instance or None, default=None
         Seed of the initial gating parameters.
     gating : {"softmax", "fixed"}, default="softmax"
-        ``"softmax"``: linear softmax gating (D1) on ``X_gate``. ``"fixed"``: a constant
-        softmax gating (biases only), i.e. one global weight :math:`\bar\eta_m` per kernel;
-        the locally combined kernel is then :math:`\sum_m\bar\eta_m^2K_m` (weights
+        ``"softmax"``: the linear softmax gating of Sec. 2 of [1]_ on ``X_gate``. ``"fixed"``:
+        a constant softmax gating (biases only), i.e. one global weight :math:`\bar\eta_m` per
+        kernel; the locally combined kernel is then :math:`\sum_m\bar\eta_m^2K_m` (weights
         :math:`\bar\eta_m^2`, not :math:`\bar\eta_m`, see Notes).
-    tol : float, default=0.0
-        Stop when the relative decrease of :math:`J` in an iteration, :math:`(J_{t-1} -
-        J_t)/|J_{t-1}|`, is at most ``tol``. The default 0 runs all ``n_iter`` iterations
-        (the paper's fixed schedule) unless no descent step exists.
+    tol : float or None, default=None
+        Stop (``status=0``) when the relative decrease of :math:`J` in an update,
+        :math:`(J_{t-1} - J_t)/|J_{t-1}|`, is at most ``tol``. ``None`` switches the test off:
+        the paper's fixed schedule of ``max_iter`` updates, ending with ``status=1`` and no
+        warning unless a local optimum is reached first. Accepted updates strictly decrease
+        :math:`J`, so ``tol=0`` runs ``max_iter`` updates too, but warns.
     init_scale : float, default=0.01
-        Initial gating parameters are drawn from :math:`U(-s, s)` ("small random numbers";
-        range of Gönen's code). 0 gives the uniform gating.
+        Initial gating parameters are drawn from :math:`U(-s, s)` ("small random numbers",
+        Algorithm 1 of [1]_, line 1; range of Gönen's code). 0 gives the uniform gating.
     init_coef : ndarray of shape (n_kernels, n_gate_features + 1), default=None
         Initial gating parameters (column 0: biases); overrides the random draw.
     line_search : {"expand_backtrack", "armijo"}, default="expand_backtrack"
@@ -585,60 +528,70 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, n_iter=50, random_state=None, gating="sof
         make LIBSVM very slow (x100) when :math:`K_\eta` is nearly rank-deficient and
         :math:`C` large, e.g. copies of a linear kernel with crisp gates.
     svm_backend : str, default="auto"
-        SVM backend of :func:`mklcore.svm.svm_solve`. ``"auto"`` uses ``"libsvm_lean"``
-        (LIBSVM called without scikit-learn's per-call input validation, registered by this
-        module; same solution as ``"libsvm"``, several times faster for small n) when the
-        installed scikit-learn provides its binding, and ``"libsvm"`` otherwise.
+        SVM backend of :func:`mklcore.svm.svm_solve`. ``"auto"`` uses
+        :func:`mklcore.svm.default_backend`: ``"libsvm_lean"`` (LIBSVM called without
+        scikit-learn's per-call input validation; same solution as ``"libsvm"``, several
+        times faster for small n) when the installed scikit-learn provides its binding, and
+        ``"libsvm"`` otherwise.
     callback : callable, default=None
-        ``callback(intermediate_result)`` after each iteration with an :class:`MKLResult`
-        holding ``gating_coef``, ``objective``, ``weights``, ``n_iter``; raising
-        ``StopIteration`` stops with ``status=3``.
+        ``callback(intermediate_result)`` after each gating update with an
+        :class:`MKLResult` holding ``n_iter``, ``objective``, ``gap`` (nan), ``criterion``,
+        ``weights``, ``time``, ``method`` and ``gating_coef``; raising ``StopIteration``
+        stops with ``status=3``.
     verbose : int, default=0
-        Print one line every 10 iterations if > 0.
+        Print progress (every 10 updates if 1, every update if >= 2).
     check_input : bool, default=True
         Validate ``K`` (shape, finiteness, symmetry).
+    n_iter : int, default=None
+        Deprecated alias of ``max_iter`` (FutureWarning).
 
     Returns
     -------
-    result : LMKLResult
-        Core fields: ``weights`` (mean gating output of each kernel over the training set,
-        shape (n_kernels,)), ``dual_coef`` (:math:`\alpha\circ y` after the clean-up),
+    result : MKLResult
+        ``method="lmkl"``; evaluate it on test kernels with :func:`mklcore.decision`
+        ``(result, K_test, X_gate=X_gate_test)`` (or :func:`lmkl_decision`). Core fields:
+        ``weights`` (mean gating output of each kernel over the training set, shape
+        (n_kernels,)), ``dual_coef`` (:math:`\alpha\circ y` after the clean-up),
         ``intercept``, ``objective`` (final :math:`J`), ``gap`` (``nan``: the problem is
         non-convex and has no certificate), ``n_iter`` (accepted gating updates),
-        ``success``, ``status``, ``message``, ``method="lmkl"`` and ``history`` with
-        ``n_iter + 1`` rows (row 0 is the initial gating): ``objective``, ``gap`` (nan),
-        ``weights`` (mean gates), ``time``, plus ``grad_norm`` (gradient norm at that
-        iterate), ``step`` (accepted step length, 0 in row 0), ``n_svm_calls``
-        (cumulative), ``svm_gap`` (relative duality gap of that SVM solve),
-        ``max_gate`` (mean over samples of :math:`\max_m\eta_m(x_i)`, 1 = crisp gating) and
-        ``gating_coef`` (shape (n_iter + 1, n_kernels, n_gate_features + 1)).
-        Extras: ``gating_coef`` (final :math:`V`, shape (n_kernels, n_gate_features + 1),
-        column 0 = biases), ``gating``, ``gate_threshold``, ``eta_train`` (n_samples,
-        n_kernels), ``alpha``, ``support`` (indices with :math:`\alpha_i>0`),
-        ``sv_percentage`` (:math:`100\,\#SV/N`), ``n_svm_calls``, ``C``, and for
+        ``success``, ``status``, ``message`` and ``history`` with one row per accepted
+        update: ``objective``, ``gap`` (nan), ``criterion`` (relative decrease of :math:`J`),
+        ``weights`` (mean gates), ``time``, plus ``grad_norm`` (gradient norm at the new
+        iterate), ``step`` (accepted step length), ``n_svm_calls`` (cumulative),
+        ``svm_gap`` (relative duality gap of that SVM solve), ``max_gate`` (mean over samples
+        of :math:`\max_m\eta_m(x_i)`, 1 = crisp gating) and ``gating_coef`` (shape
+        (n_iter, n_kernels, n_gate_features + 1)).
+        Extras: ``initial`` (dict with the same keys as a history row but ``time``,
+        ``criterion``, ``gap`` and ``step``, for the initial gating of line 1), ``gating_coef``
+        (final :math:`V`, shape (n_kernels, n_gate_features + 1), column 0 = biases),
+        ``gating``, ``gate_threshold``, ``eta_train`` (n_samples, n_kernels), ``alpha``,
+        ``support`` (indices with :math:`\alpha_i>0`), ``sv_percentage``
+        (:math:`100\,\#SV/N`), ``n_svm_calls``, ``C``, ``svm_backend``, and for
         ``gating="fixed"`` ``mkl_weights`` (:math:`\beta_m = \bar\eta_m^2/\gamma`) and
         ``effective_C`` (:math:`\gamma C`) with :math:`\gamma = \sum_m\bar\eta_m^2`.
 
     Raises
     ------
     ValueError
-        If ``C <= 0``, ``n_iter < 1``, another parameter is out of range, ``X_gate`` does not
+        If ``C <= 0``, ``max_iter < 1``, another parameter is out of range, ``X_gate`` does not
         have one row per sample of ``K``, or ``y`` is not in {-1, +1}.
 
     Warns
     -----
     ConvergenceWarning
-        With ``tol > 0``, if the relative decrease of :math:`J` was still above ``tol`` after
-        ``n_iter`` iterations.
+        With a ``tol``, if the relative decrease of :math:`J` was still above ``tol`` after
+        ``max_iter`` updates.
 
     Notes
     -----
-    Algorithm 1 of [1]_: line 1 draws :math:`V`; lines 2-3 solve the SVM on
-    :math:`K_\eta`; each iteration computes the gradient (line 5), stops if it is zero (line 6)
-    or if the line search finds no descent step (line 8). :math:`J` never increases, because a
-    trial step is accepted only if it strictly decreases :math:`J`. The paper hot-starts the
-    SVM from the previous :math:`\alpha`; the LIBSVM backend ignores the warm start (a
-    warm-startable backend registered with :func:`mklcore.svm.register_backend` receives it).
+    Algorithm 1 of [1]_: line 1 draws :math:`V`; lines 3-4 compute :math:`K_\eta` and solve
+    the SVM; lines 5-6 move :math:`V` along the negative gradient with a step found by a line
+    search (Sec. 3.1); line 7 stops at convergence: here when the gradient is zero, when the
+    line search finds no descent step, or when the relative decrease of :math:`J` falls below
+    ``tol``. :math:`J` never increases, because a trial step is accepted only if it strictly
+    decreases :math:`J`. The paper hot-starts the SVM from the previous :math:`\alpha`
+    (Sec. 3.1); the LIBSVM backends ignore the warm start (a warm-startable backend
+    registered with :func:`mklcore.svm.register_backend` receives it).
 
     With a constant gating :math:`\bar\eta` the model is the SVM on
     :math:`\sum_m\bar\eta_m^2K_m`: it equals fixed-weight MKL with weights
@@ -659,15 +612,16 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, n_iter=50, random_state=None, gating="sof
     >>> X = rng.normal(size=(60, 2)); y = np.where(X[:, 0] * X[:, 1] > 0, 1.0, -1.0)
     >>> K = np.stack([X @ X.T, (X @ X.T + 1) ** 2])
     >>> K /= np.trace(K, axis1=1, axis2=2)[:, None, None]
-    >>> res = lmkl_solve(K, y, X, C=10.0, n_iter=5, random_state=0)
+    >>> res = lmkl_solve(K, y, X, C=10.0, max_iter=5, random_state=0)
     >>> bool(np.all(np.diff(res.history["objective"]) <= 0)), res.gating_coef.shape
     (True, (2, 3))
     """
-    params = {"C": C, "n_iter": n_iter, "tol": tol, "gating": gating, "init_scale": init_scale,
-              "line_search": line_search, "ls_min_step": ls_min_step,
+    params = {"C": C, "max_iter": max_iter, "n_iter": n_iter, "tol": tol, "gating": gating,
+              "init_scale": init_scale, "line_search": line_search, "ls_min_step": ls_min_step,
               "gate_threshold": gate_threshold, "sv_tol": sv_tol, "svm_tol": svm_tol,
               "verbose": verbose, "callback": callback, "svm_backend": svm_backend}
     validate_params("lmkl_solve", _SOLVE_CONSTRAINTS, params)
+    max_iter = _deprecated_n_iter(n_iter, max_iter, "lmkl_solve")
     if svm_backend != "auto" and svm_backend not in available_backends():
         raise ValueError(f"Unknown SVM backend {svm_backend!r}; available: "
                          f"{['auto'] + available_backends()}.")
@@ -694,68 +648,44 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, n_iter=50, random_state=None, gating="sof
         coef = rng.uniform(-init_scale, init_scale, size=shape)
 
     problem = _Problem(K, y, Z_aug, C, float(svm_tol), float(gate_threshold), svm_backend)
-    history = History()
-    # Alg. 1, lines 2-3: gating, locally combined kernel, SVM
+    monitor = Monitor(
+        "lmkl", tol=tol, max_iter=max_iter, callback=callback, verbose=verbose, label="LMKL",
+        criterion_name="relative decrease of J", certified=False,
+        advice="Increase max_iter or loosen tol (tol=None runs the paper's fixed schedule of "
+               "max_iter gating updates without this warning).")
+    # Alg. 1, lines 3-4: gating, locally combined kernel, SVM
     state = problem.evaluate(coef)
     grad = problem.gradient(state)
     grad_norm = float(np.linalg.norm(grad))
 
-    def record(step):
-        history.append(objective=state.J, gap=np.nan, weights=state.eta.mean(axis=0),
-                       grad_norm=grad_norm, step=step, n_svm_calls=problem.n_svm_calls,
-                       svm_gap=float(state.svm.gap),
-                       max_gate=float(state.eta.max(axis=1).mean()),
-                       gating_coef=state.coef.copy())
+    def row():
+        return {"grad_norm": grad_norm, "n_svm_calls": problem.n_svm_calls,
+                "svm_gap": float(state.svm.gap), "max_gate": float(state.eta.max(axis=1).mean()),
+                "gating_coef": state.coef.copy()}
 
-    record(0.0)
-    status, message, n_done = None, None, 0
-    for t in range(1, n_iter + 1):
-        # Alg. 1, line 6: stationary point
+    initial = {"objective": state.J, "weights": state.eta.mean(axis=0), **row()}
+    while True:
+        # Alg. 1, line 7: a zero gradient is a stationary point
         if not grad_norm > 0:
-            status, message = 0, "converged: the gradient with respect to the gating is zero"
+            monitor.converge("the gradient with respect to the gating parameters is zero")
             break
-        # Alg. 1, line 7: line search along the normalised negative gradient
+        # Alg. 1, lines 5-6: line search along the normalised negative gradient
         previous = state.J
         new, step = _line_search(problem, state, grad, grad_norm, line_search, ls_min_step)
-        if step == 0.0:  # Alg. 1, line 8
-            status, message = 0, (f"converged: no descent step of length >= {ls_min_step:g} "
-                                  f"along the gradient (local optimum)")
+        if step == 0.0:  # Alg. 1, line 7: no descent step, a local optimum
+            monitor.converge(f"no descent step of length >= {ls_min_step:g} along the gradient "
+                             f"(local optimum)")
             break
         state = new
         grad = problem.gradient(state)
         grad_norm = float(np.linalg.norm(grad))
-        n_done = t
-        record(step)
-        if verbose and (t % 10 == 0 or t == 1):
-            print(f"lmkl_solve: iter {t:3d}  J = {state.J:.6g}  |grad| = {grad_norm:.3g}  "
-                  f"step = {step:.3g}  svm calls = {problem.n_svm_calls}")
-        if tol > 0 and (previous - state.J) <= tol * abs(previous):
-            status, message = 0, (f"converged: relative decrease of J "
-                                   f"{(previous - state.J) / max(abs(previous), 1e-300):.2e} "
-                                   f"<= tol {tol:g}")
+        decrease = (previous - state.J) / max(abs(previous), 1e-300)
+        if monitor.record(objective=state.J, gap=np.nan, weights=state.eta.mean(axis=0),
+                          criterion=decrease, snapshot={"gating_coef": state.coef.copy()},
+                          step=step, **row()):
             break
-        if callback is not None:
-            try:
-                callback(MKLResult(gating_coef=state.coef.copy(), objective=state.J,
-                                   weights=state.eta.mean(axis=0), n_iter=t))
-            except StopIteration:
-                status, message = 3, STATUS_MESSAGES[3]
-                break
-    if status is None:
-        if tol > 0:
-            status = 1
-            message = (f"{STATUS_MESSAGES[1]} ({n_iter}) before the relative decrease of J fell "
-                       f"below tol={tol:g}")
-            warnings.warn(
-                f"lmkl_solve did not converge in {n_iter} iterations: the relative decrease of "
-                f"J in the last iteration is above tol {tol:g}. Increase n_iter or loosen tol "
-                f"(tol=0 runs the paper's fixed schedule without this warning).",
-                ConvergenceWarning, stacklevel=2)
-        else:
-            status = 0
-            message = f"completed the fixed schedule of {n_iter} iterations (tol=0)"
 
-    # Sec. 2.3 of the spec: clean-up of alpha, support vectors, bias
+    # clean-up of alpha as in Gönen's LMKSVM code, support vectors, bias
     alpha = state.svm.alpha.copy()
     K_eta = locally_combined_kernel(K, state.eta, out=problem._buffer)
     if sv_tol > 0:
@@ -767,24 +697,20 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, n_iter=50, random_state=None, gating="sof
         dual_coef = alpha * y
         intercept = float(state.svm.intercept)
     support = np.flatnonzero(alpha > 0)
-    hist = history.as_dict(n_kernels)
-    result = LMKLResult(
-        weights=state.eta.mean(axis=0), dual_coef=dual_coef, intercept=intercept,
-        objective=state.J, gap=float("nan"), n_iter=n_done, success=status in (0,),
-        status=status, message=message, history=hist, method="lmkl",
-        gating_coef=state.coef.copy(), gating=gating, gate_threshold=float(gate_threshold),
-        eta_train=state.eta, alpha=alpha, support=support,
-        sv_percentage=100.0 * support.size / n, n_svm_calls=problem.n_svm_calls, C=C,
-        svm_backend=problem.backend)
+    extras = {}
     if gating == "fixed":
         eta_bar = state.eta[0]
         gamma = float(np.sum(eta_bar ** 2))
-        result["mkl_weights"] = eta_bar ** 2 / gamma
-        result["effective_C"] = gamma * C
-    return result
+        extras = {"mkl_weights": eta_bar ** 2 / gamma, "effective_C": gamma * C}
+    return monitor.finish(
+        weights=state.eta.mean(axis=0), dual_coef=dual_coef, intercept=intercept,
+        objective=state.J, gap=np.nan, initial=initial, gating_coef=state.coef.copy(),
+        gating=gating, gate_threshold=float(gate_threshold), eta_train=state.eta, alpha=alpha,
+        support=support, sv_percentage=100.0 * support.size / n,
+        n_svm_calls=problem.n_svm_calls, C=C, svm_backend=problem.backend, **extras)
 
 
-def lmkl_decision(result, K_test, X_gate_test=None, *, return_n_evals=False):
+def lmkl_decision(result, K_test, X_gate=None, *, return_n_evals=False, X_gate_test=None):
     r"""Gated discriminant of LMKL (eq. 8) on a precomputed test stack.
 
     .. math::
@@ -793,7 +719,8 @@ def lmkl_decision(result, K_test, X_gate_test=None, *, return_n_evals=False):
     The sum runs only over support vectors and, for each kernel ``m``, over the test points and
     support vectors whose gates :math:`\eta_m` are both non-zero (with ``gate_threshold > 0``
     many are exactly zero); the skipped terms are exactly zero, so the values equal the full
-    sum.
+    sum. This is the rule :func:`mklcore.decision` applies to ``method="lmkl"`` results:
+    ``decision(result, K_test, X_gate=X_gate_test)``.
 
     Parameters
     ----------
@@ -802,12 +729,14 @@ def lmkl_decision(result, K_test, X_gate_test=None, *, return_n_evals=False):
     K_test : ndarray of shape (n_kernels, n_test, n_train)
         Test kernels between test points (rows) and training points (columns), normalised
         with the *training* normalisation factors.
-    X_gate_test : ndarray of shape (n_test, n_gate_features), default=None
+    X_gate : ndarray of shape (n_test, n_gate_features), default=None
         Gating representation of the test points, with the same preprocessing as in training
         (not needed for ``gating="fixed"``).
     return_n_evals : bool, default=False
         Also return the number of kernel evaluations the sum needs,
         :math:`\sum_x\sum_m\#\{i\in SV: \eta_m(x)\eta_m(x_i)\ne 0\}`.
+    X_gate_test : ndarray of shape (n_test, n_gate_features), default=None
+        Deprecated keyword alias of ``X_gate`` (FutureWarning).
 
     Returns
     -------
@@ -816,6 +745,13 @@ def lmkl_decision(result, K_test, X_gate_test=None, *, return_n_evals=False):
     n_evals : int
         Only with ``return_n_evals=True``.
     """
+    if X_gate_test is not None:
+        if X_gate is not None:
+            raise TypeError("lmkl_decision got both X_gate and its deprecated alias "
+                            "X_gate_test; pass X_gate only.")
+        warnings.warn("The 'X_gate_test' parameter of lmkl_decision is deprecated and will be "
+                      "removed; use 'X_gate' instead.", FutureWarning, stacklevel=2)
+        X_gate = X_gate_test
     K_test = np.asarray(K_test)
     coef = np.asarray(result["dual_coef"], dtype=float)
     eta_train = np.asarray(result["eta_train"], dtype=float)
@@ -823,25 +759,44 @@ def lmkl_decision(result, K_test, X_gate_test=None, *, return_n_evals=False):
             or K_test.shape[2] != coef.shape[0]:
         raise ValueError(f"K_test must have shape (n_kernels={eta_train.shape[1]}, n_test, "
                          f"n_train={coef.shape[0]}); got {K_test.shape}.")
-    eta_test = _test_gates(result, X_gate_test, K_test.shape[1])
+    eta_test = lmkl_gates(result, X_gate, K_test.shape[1])
     f, n_evals = _gated_sum(lambda m, rows, cols: K_test[m][np.ix_(rows, cols)],
                             result, eta_test)
     return (f, n_evals) if return_n_evals else f
 
 
-def _test_gates(result, X_gate_test, n_test):
+def lmkl_gates(result, X_gate, n_samples=None):
+    r"""Gating outputs :math:`\eta_m(z)` of a fitted LMKL model at new points.
+
+    Parameters
+    ----------
+    result : MKLResult
+        Result of :func:`lmkl_solve`.
+    X_gate : ndarray of shape (n_samples, n_gate_features) or None
+        Gating representation of the points (preprocessed as in training); ignored for
+        ``gating="fixed"``.
+    n_samples : int, default=None
+        Number of points; needed only for ``gating="fixed"`` (``X_gate.shape[0]`` otherwise).
+
+    Returns
+    -------
+    eta : ndarray of shape (n_samples, n_kernels)
+        Gates with the model's ``gate_threshold`` applied.
+    """
     V = np.asarray(result["gating_coef"], dtype=float)
     thr = float(result.get("gate_threshold", 0.0))
     if result.get("gating", "softmax") == "fixed":
-        return softmax_gating(np.zeros((n_test, 0)), V, gate_threshold=thr)
-    if X_gate_test is None:
-        raise ValueError("X_gate_test is required: the gating of a softmax LMKL model depends "
+        if n_samples is None:
+            n_samples = np.shape(X_gate)[0]
+        return softmax_gating(np.zeros((n_samples, 0)), V, gate_threshold=thr)
+    if X_gate is None:
+        raise ValueError("X_gate is required: the gating of a softmax LMKL model depends "
                          "on the test inputs.")
-    X_gate_test = np.asarray(X_gate_test, dtype=float)
-    if X_gate_test.ndim != 2 or X_gate_test.shape[0] != n_test:
-        raise ValueError(f"X_gate_test must have shape (n_test={n_test}, n_gate_features); got "
-                         f"{X_gate_test.shape}.")
-    return softmax_gating(X_gate_test, V, gate_threshold=thr)
+    X_gate = np.asarray(X_gate, dtype=float)
+    if X_gate.ndim != 2 or (n_samples is not None and X_gate.shape[0] != n_samples):
+        raise ValueError(f"X_gate must have shape (n_test={n_samples}, n_gate_features); got "
+                         f"{X_gate.shape}.")
+    return softmax_gating(X_gate, V, gate_threshold=thr)
 
 
 def _gated_sum(block, result, eta_test):
@@ -890,8 +845,8 @@ class LMKLClassifier(BaseMKLClassifier):
         ``"softmax"``: linear softmax gating on the (standardised) inputs. ``"fixed"``: one
         constant gate per kernel (biases only), a fixed-weight MKL with weights
         :math:`\bar\eta_m^2` (see :func:`lmkl_solve`).
-    n_iter : int, default=50
-        Number of gating updates (50 in the paper). Must be >= 1.
+    max_iter : int, default=50
+        Maximum number of gating updates (50 in the paper). Must be >= 1.
     normalize : {"unit_trace", "trace", "cosine"} or None, default="trace"
         Kernel normalisation fitted on the training data: ``"trace"`` scales each training
         kernel to trace n (mklcore's convention, so ``C`` keeps its usual SVM scale; it is
@@ -907,9 +862,9 @@ class LMKLClassifier(BaseMKLClassifier):
         features get scale 1).
     gating_columns : array-like of int, default=None
         Input features the gating model reads; ``None`` uses all of them.
-    tol : float, default=0.0
-        Relative decrease of :math:`J` below which the iterations stop (0: the paper's fixed
-        schedule of ``n_iter`` iterations).
+    tol : float or None, default=None
+        Relative decrease of :math:`J` at or below which the iterations stop (``None``: the
+        paper's fixed schedule of ``max_iter`` updates; see :func:`lmkl_solve`).
     line_search : {"expand_backtrack", "armijo"}, default="expand_backtrack"
         Step-size rule (see :func:`lmkl_solve`).
     init_scale : float, default=0.01
@@ -922,6 +877,8 @@ class LMKLClassifier(BaseMKLClassifier):
         Seed of the initial gating parameters.
     verbose : int, default=0
         Print progress of the solver if > 0.
+    n_iter : int, default=None
+        Deprecated alias of ``max_iter`` (FutureWarning at ``fit``).
 
     Attributes
     ----------
@@ -950,16 +907,20 @@ class LMKLClassifier(BaseMKLClassifier):
     n_iter_ : int
         Number of accepted gating updates.
     converged_ : bool
-        Whether the solver ended successfully (fixed schedule completed or local optimum).
+        Whether the solver converged (``status == 0``: a local optimum, or the relative
+        decrease of :math:`J` reached ``tol``); ``False`` after the fixed schedule of
+        ``tol=None``.
     objective_ : float
         Final objective :math:`J` (the SVM dual value (7)).
     gap_ : float
         Always ``nan``: the problem is non-convex and has no duality-gap certificate.
     history_ : dict of ndarray
         Per-iteration ``objective``, ``gap``, ``weights``, ``time`` and the extras of
-        :func:`lmkl_solve`, ``n_iter_ + 1`` rows (row 0 is the initial gating).
-    result_ : LMKLResult
-        The full solver result (gating parameters on the standardised gating inputs).
+        :func:`lmkl_solve`, ``n_iter_`` rows (one per gating update; the initial gating is
+        in ``result_.initial``).
+    result_ : MKLResult
+        The full solver result of :func:`lmkl_solve` (gating parameters on the standardised
+        gating inputs).
     kernel_bank_ : KernelBank
         The fitted kernel bank.
     gating_mean_, gating_scale_ : ndarray of shape (n_gating_features,)
@@ -976,7 +937,7 @@ class LMKLClassifier(BaseMKLClassifier):
     >>> from mklcore.localized import LMKLClassifier
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(80, 2)); y = (X[:, 0] * X[:, 1] > 0).astype(int)
-    >>> clf = LMKLClassifier(C=1.0, n_iter=10, random_state=0).fit(X, y)
+    >>> clf = LMKLClassifier(C=1.0, max_iter=10, random_state=0).fit(X, y)
     >>> clf.gating_coef_.shape, clf.weights_.shape
     ((2, 2), (2,))
     """
@@ -985,7 +946,8 @@ class LMKLClassifier(BaseMKLClassifier):
         "kernels": [list, tuple, None],
         "C": COMMON_CONSTRAINTS["C"],
         "gating": [Options("softmax", "fixed")],
-        "n_iter": [Interval("int", 1, None)],
+        "max_iter": COMMON_CONSTRAINTS["max_iter"],
+        "n_iter": _SOLVE_CONSTRAINTS["n_iter"],
         "normalize": [Options("unit_trace", "trace", "cosine"), None],
         "gate_threshold": _SOLVE_CONSTRAINTS["gate_threshold"],
         "standardize_gating": [bool],
@@ -999,13 +961,17 @@ class LMKLClassifier(BaseMKLClassifier):
         "verbose": _SOLVE_CONSTRAINTS["verbose"],
     }
 
-    def __init__(self, *, kernels=None, C=1.0, gating="softmax", n_iter=50,
+    #: the locally combined kernel is PSD whenever the K_m are; LMKL does not check them
+    _check_psd = False
+
+    def __init__(self, *, kernels=None, C=1.0, gating="softmax", max_iter=50,
                  normalize="trace", gate_threshold=0.0, standardize_gating=True,
-                 gating_columns=None, tol=0.0, line_search="expand_backtrack", init_scale=0.01,
-                 sv_tol=1e-3, svm_tol=1e-3, random_state=None, verbose=0):
+                 gating_columns=None, tol=None, line_search="expand_backtrack", init_scale=0.01,
+                 sv_tol=1e-3, svm_tol=1e-3, random_state=None, verbose=0, n_iter=None):
         self.kernels = kernels
         self.C = C
         self.gating = gating
+        self.max_iter = max_iter
         self.n_iter = n_iter
         self.normalize = normalize
         self.gate_threshold = gate_threshold
@@ -1043,35 +1009,8 @@ class LMKLClassifier(BaseMKLClassifier):
         Z = np.asarray(X, dtype=float)[:, self.gating_columns_]
         return (Z - self.gating_mean_) / self.gating_scale_
 
-    def fit(self, X, y):
-        """Fit the gating model and the SVM on features ``X`` and binary labels ``y``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training data; the kernels are evaluated on it and the gating model reads it.
-        y : array-like of shape (n_samples,)
-            Two classes (any labels); ``classes_[1]`` is the positive class.
-
-        Returns
-        -------
-        self : LMKLClassifier
-            The fitted estimator.
-        """
-        from sklearn.utils.multiclass import check_classification_targets
-
-        from ._validation import check_binary_labels
-
-        self._validate_params()
-        X, y = validate_data(self, X, y, dtype="numeric")
-        check_classification_targets(y)
-        y_pm, self.classes_ = check_binary_labels(y, type(self).__name__)
-        self.kernel_bank_ = self._build_bank()
-        K = self.kernel_bank_.fit_transform(X)
-        if self.normalize == "unit_trace":
-            K /= K.shape[1]  # KernelBank's "trace" gives trace n
-        K = check_kernel_stack(K, y_pm, check_psd_=False,
-                               descriptions=getattr(self.kernel_bank_, "descriptions_", None))
+    def _solve_inputs(self, X):
+        """Standardised gating inputs of the training data (the ``X_gate`` of ``_solve``)."""
         self.gating_columns_ = self._gating_columns(X.shape[1])
         Z = np.asarray(X, dtype=float)[:, self.gating_columns_]
         if self.standardize_gating:
@@ -1081,16 +1020,18 @@ class LMKLClassifier(BaseMKLClassifier):
         else:
             self.gating_mean_ = np.zeros(Z.shape[1])
             self.gating_scale_ = np.ones(Z.shape[1])
-        Z = (Z - self.gating_mean_) / self.gating_scale_
-        result = lmkl_solve(
-            K, y_pm, None if self.gating == "fixed" else Z, C=self.C, n_iter=self.n_iter,
+        return {"X_gate": (Z - self.gating_mean_) / self.gating_scale_}
+
+    def _solve(self, K, y, *, X_gate):
+        if self.normalize == "unit_trace":
+            K /= K.shape[1]  # KernelBank's "trace" gives trace n
+        max_iter = _deprecated_n_iter(self.n_iter, self.max_iter, type(self).__name__)
+        return lmkl_solve(
+            K, y, None if self.gating == "fixed" else X_gate, C=self.C, max_iter=max_iter,
             random_state=self.random_state, gating=self.gating, tol=self.tol,
             init_scale=self.init_scale, line_search=self.line_search,
             gate_threshold=self.gate_threshold, sv_tol=self.sv_tol, svm_tol=self.svm_tol,
             verbose=self.verbose, check_input=False)
-        self._set_fitted(result)
-        self.X_fit_ = X
-        return self
 
     def _set_fitted(self, result):
         super()._set_fitted(result)
@@ -1121,7 +1062,7 @@ class LMKLClassifier(BaseMKLClassifier):
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype="numeric")
-        return _test_gates(self.result_, None if self.gating == "fixed"
+        return lmkl_gates(self.result_, None if self.gating == "fixed"
                            else self._gating_inputs(X), X.shape[0])
 
     def decision_function(self, X, *, return_n_evals=False):
@@ -1146,7 +1087,7 @@ class LMKLClassifier(BaseMKLClassifier):
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype="numeric")
-        eta_test = _test_gates(self.result_, None if self.gating == "fixed"
+        eta_test = lmkl_gates(self.result_, None if self.gating == "fixed"
                                else self._gating_inputs(X), X.shape[0])
         f, n_evals = _gated_sum(lambda m, rows, cols: self._kernel_block(m, X[rows], cols),
                                 self.result_, eta_test)

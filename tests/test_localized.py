@@ -1,17 +1,24 @@
-"""Tests of localized MKL (Gönen & Alpaydın, ICML 2008): spec gonen2008_lmkl.md §5."""
+"""Tests of localized MKL (Gönen & Alpaydın, ICML 2008)."""
+
+import os
+import subprocess
+import sys
+import warnings
 
 import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
-from mklcore.localized import (LMKLClassifier, LMKLResult, lmkl_decision, lmkl_gradient,
+import mklcore
+from mklcore import MKLResult
+from mklcore.localized import (LMKLClassifier, lmkl_decision, lmkl_gates, lmkl_gradient,
                                lmkl_objective, lmkl_solve, locally_combined_kernel,
                                softmax_gating)
 from mklcore.svm import svm_solve
 
 # SVM duals solved to a KKT violation of 1e-12 give J to ~1e-12 relative; central finite
-# differences with h = 1e-5 then agree with the analytic gradient to ~1e-8 (spec §1.6: 3.8e-9)
+# differences with h = 1e-5 then agree with the analytic gradient to ~1e-8
 FD_STEP = 1e-5
 FD_RTOL = 1e-5
 TIGHT_SVM = 1e-12
@@ -25,7 +32,9 @@ def _trace_normalise(K):
 
 @pytest.fixture
 def prototype():
-    """The spec's prototype (§5.1): N = 40 XOR-like points, K_L and (<x,x'>+1)^2, unit trace."""
+    """N = 40 XOR-like points, K_L and (<x,x'>+1)^2 divided by their traces (Sec. 4 of the paper),
+    and gating parameters V = 0.5 N(0, 1); a NumPy/SciPy prototype (SLSQP, ftol 1e-15) gave the
+    reference values of test_prototype_numbers."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 2))
     y = np.sign(X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=40))
@@ -58,7 +67,7 @@ def _fd_gradient(K, y, X, V, C, gating="softmax"):
 
 
 def _triple_sum_gradient(K, y, alpha, eta, Z_aug):
-    """The paper's gradient formulas, term by term (Sec. 3 of the paper, spec §1.6)."""
+    """The paper's gradient formulas for dJ/dv_m and dJ/dv_m0, term by term (Sec. 2)."""
     n, P = eta.shape
     u = alpha * y
     G = np.zeros((P, Z_aug.shape[1]))
@@ -130,22 +139,30 @@ def test_softmax_invariance(three_kernels):
 
 
 # ---------------------------------------------------------------------------
-# special cases and invariants (spec §1.8, §5.2)
+# special cases and invariants
 # ---------------------------------------------------------------------------
 
 def test_single_kernel_is_the_svm(prototype):
     X, y, K, _ = prototype
     res = lmkl_solve(K[1:], y, X, C=10.0, random_state=0, sv_tol=0.0, svm_tol=1e-10)
-    assert res.n_iter == 0 and res.status == 0 and "gradient" in res.message
+    assert res.n_iter == 0 and res.status == 0 and res.success
+    assert res.message == ("converged: the gradient with respect to the gating parameters is "
+                           "zero after 0 iterations")
+    assert len(res.history["objective"]) == 0
     np.testing.assert_array_equal(res.eta_train, 1.0)
-    assert res.history["grad_norm"][0] == 0.0
+    assert res.initial["grad_norm"] == 0.0
     svc = SVC(kernel="precomputed", C=10.0, tol=1e-10).fit(K[1], y)
     np.testing.assert_allclose(K[1] @ res.dual_coef + res.intercept,
                                svc.decision_function(K[1]), atol=1e-7)
 
 
 def test_constant_gating_equals_fixed_weight_mkl(three_kernels):
-    """LMKL(C) with constant gates = SVM on sum beta_m K_m with C' = gamma C (spec §1.8)."""
+    """LMKL(C) with constant gates = SVM on sum beta_m K_m with C' = gamma C.
+
+    With eta_m(x) = eta_bar_m the locally combined kernel is sum_m eta_bar_m^2 K_m; with
+    gamma = sum_m eta_bar_m^2 and beta = eta_bar^2 / gamma the dual (7) scales to the SVM with
+    kernel sum_m beta_m K_m and C' = gamma C (alpha' = gamma alpha, J = J' / gamma).
+    """
     _, y, K, _ = three_kernels
     eta_bar = np.array([0.2, 0.5, 0.3])
     C = 10.0
@@ -164,9 +181,9 @@ def test_constant_gating_equals_fixed_weight_mkl(three_kernels):
     f_lmkl = lmkl.K_eta @ lmkl.dual_coef + lmkl.intercept
     np.testing.assert_allclose(f_lmkl, f_mkl, atol=1e-6)
     # the solver's gating="fixed" reports the same mapping
-    res = lmkl_solve(K, y, None, C=C, gating="fixed", init_coef=V, n_iter=1, svm_tol=TIGHT_SVM)
-    assert res.history["objective"][0] == pytest.approx(lmkl.objective, rel=1e-10)
-    np.testing.assert_allclose(res.history["weights"][0], eta_bar)
+    res = lmkl_solve(K, y, None, C=C, gating="fixed", init_coef=V, max_iter=1, svm_tol=TIGHT_SVM)
+    assert res.initial["objective"] == pytest.approx(lmkl.objective, rel=1e-10)
+    np.testing.assert_allclose(res.initial["weights"], eta_bar)
     assert res.mkl_weights.sum() == pytest.approx(1.0)
     np.testing.assert_allclose(res.mkl_weights, res.weights ** 2 / np.sum(res.weights ** 2))
     assert res.effective_C == pytest.approx(C * np.sum(res.weights ** 2))
@@ -174,7 +191,7 @@ def test_constant_gating_equals_fixed_weight_mkl(three_kernels):
 
 def test_fixed_gating_solution_is_an_svm_on_the_mapped_combination(three_kernels):
     _, y, K, _ = three_kernels
-    res = lmkl_solve(K, y, None, C=10.0, gating="fixed", n_iter=10, random_state=0,
+    res = lmkl_solve(K, y, None, C=10.0, gating="fixed", max_iter=10, random_state=0,
                      sv_tol=0.0, svm_tol=1e-10)
     assert res.gating_coef.shape == (3, 1)
     svm = svm_solve(K, y, weights=res.mkl_weights, C=res.effective_C, tol=1e-10)
@@ -219,30 +236,36 @@ def test_softmax_gating_threshold_and_stability():
                                                    ("expand_backtrack", 1e-3)])
 def test_objective_never_increases(three_kernels, line_search, threshold):
     X, y, K, _ = three_kernels
-    res = lmkl_solve(K, y, X, C=50.0, n_iter=15, random_state=1, line_search=line_search,
+    res = lmkl_solve(K, y, X, C=50.0, max_iter=15, random_state=1, line_search=line_search,
                      gate_threshold=threshold)
     J = res.history["objective"]
-    assert len(J) == res.n_iter + 1
-    assert np.all(np.diff(J) < 0)  # accepted steps strictly decrease J
-    assert np.all(res.history["step"][1:] > 0)
+    assert res.n_iter >= 1 and all(len(v) == res.n_iter for v in res.history.values())
+    assert np.all(np.diff(np.r_[res.initial["objective"], J]) < 0)  # accepted steps decrease J
+    assert np.all(res.history["step"] > 0)
+    J_all = np.r_[res.initial["objective"], J]
+    np.testing.assert_allclose(res.history["criterion"], -np.diff(J_all) / J_all[:-1], rtol=1e-12)
     assert res.objective == J[-1]
     assert np.all(np.isnan(res.history["gap"])) and np.isnan(res.gap)
     np.testing.assert_allclose(res.history["weights"].sum(axis=1), 1.0, atol=1e-2)
-    assert res.history["gating_coef"].shape == (res.n_iter + 1, 3, 4)
+    assert res.history["gating_coef"].shape == (res.n_iter, 3, 4)
     assert res.n_svm_calls >= res.history["n_svm_calls"][-1] >= res.n_iter + 1
     assert np.all(np.diff(res.history["time"]) >= 0)
 
 
 def test_fixed_schedule_and_determinism(prototype):
     X, y, K, _ = prototype
-    a = lmkl_solve(K, y, X, C=200.0, n_iter=8, random_state=4)
-    b = lmkl_solve(K, y, X, C=200.0, n_iter=8, random_state=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # tol=None: the fixed schedule does not warn
+        a = lmkl_solve(K, y, X, C=200.0, max_iter=8, random_state=4)
+    b = lmkl_solve(K, y, X, C=200.0, max_iter=8, random_state=4)
     np.testing.assert_array_equal(a.gating_coef, b.gating_coef)
     np.testing.assert_array_equal(a.dual_coef, b.dual_coef)
-    assert a.success and a.status == 0
-    assert a.n_iter == 8 or "no descent step" in a.message
+    # the whole schedule (status 1, as for every solver run with tol=None), or a local optimum
+    assert (a.n_iter == 8 and a.status == 1 and not a.success) or (
+        a.status == 0 and "no descent step" in a.message)
+    assert np.isnan(a.tol) and a.method == "lmkl"
     # the initial gating is U(-0.01, 0.01)
-    V0 = a.history["gating_coef"][0]
+    V0 = a.initial["gating_coef"]
     assert np.abs(V0).max() <= 0.01
     np.testing.assert_array_equal(V0, np.random.RandomState(4).uniform(-0.01, 0.01, (2, 3)))
 
@@ -253,11 +276,11 @@ def test_no_step_when_gradient_is_zero(prototype):
     stack = np.stack([K[1], K[1]])
     res = lmkl_solve(stack, y, X, C=10.0, init_coef=np.zeros((2, 3)))
     assert res.n_iter == 0 and res.status == 0
-    assert res.history["grad_norm"][0] == 0.0
+    assert res.initial["grad_norm"] == 0.0
 
 
 def test_line_search_doubles_and_halves_the_step(prototype):
-    """Spec §2.1 LineSearch: start at mu = 1, double while J decreases, else halve.
+    """Line search of Gönen's LMKSVM code: start at mu = 1, double while J decreases, else halve.
 
     So every accepted step is 2**k (k integer), taken along the unit vector -G/||G||, and an
     iteration that accepts 2**k costs exactly k + 2 SVM solves when k >= 0 (trials
@@ -265,20 +288,20 @@ def test_line_search_doubles_and_halves_the_step(prototype):
     1, then |k| halvings). On this problem (found by experiment) both phases occur.
     """
     X, y, K, _ = prototype
-    res = lmkl_solve(K, y, X, C=50.0, n_iter=15, random_state=0, tol=0.0)
+    res = lmkl_solve(K, y, X, C=50.0, max_iter=15, random_state=0)
     assert res.n_iter == 15
-    steps = res.history["step"][1:]
+    steps = res.history["step"]
     k = np.log2(steps)
     np.testing.assert_array_equal(k, np.round(k))  # exact powers of two of mu0 = 1
     k = np.round(k).astype(int)
     np.testing.assert_array_equal(steps, 2.0 ** k)
     assert k.max() >= 2, f"no expansion (doubling) phase: log2 steps {k.tolist()}"
     assert k.min() <= -2, f"no backtracking (halving) phase: log2 steps {k.tolist()}"
-    calls = np.diff(res.history["n_svm_calls"])
+    calls = np.diff(np.r_[res.initial["n_svm_calls"], res.history["n_svm_calls"]])
     expected = np.where(k >= 0, k + 2, 1 - k)
     np.testing.assert_array_equal(calls, expected)
     # the step is the length of the move: the direction is the normalised gradient
-    V = res.history["gating_coef"]
+    V = np.concatenate([res.initial["gating_coef"][None], res.history["gating_coef"]])
     moved = np.linalg.norm((V[1:] - V[:-1]).reshape(len(steps), -1), axis=1)
     np.testing.assert_allclose(moved, steps, rtol=1e-12)
 
@@ -286,19 +309,46 @@ def test_line_search_doubles_and_halves_the_step(prototype):
 def test_tol_convergence_warning_and_callback(prototype):
     X, y, K, _ = prototype
     with pytest.warns(ConvergenceWarning, match="did not converge in 1 iterations"):
-        res = lmkl_solve(K, y, X, C=200.0, n_iter=1, tol=1e-12, random_state=0)
-    assert not res.success and res.status == 1
+        res = lmkl_solve(K, y, X, C=200.0, max_iter=1, tol=1e-12, random_state=0)
+    assert not res.success and res.status == 1 and "relative decrease of J" in res.message
+    # tol=0 keeps the stopping test: accepted steps strictly decrease J, so it warns
+    with pytest.warns(ConvergenceWarning, match="did not converge in 2 iterations"):
+        lmkl_solve(K, y, X, C=200.0, max_iter=2, tol=0.0, random_state=0)
+    # a loose tol stops at once, with status 0
+    res = lmkl_solve(K, y, X, C=200.0, max_iter=10, tol=0.5, random_state=0)
+    assert res.status == 0 and res.success and res.n_iter == 1
+    assert res.criterion <= 0.5 and "relative decrease of J" in res.message
+
+
+def test_callback_payload_and_stop_iteration(prototype):
+    X, y, K, _ = prototype
+    seen = []
+
+    def record(intermediate):
+        seen.append(intermediate)
+
+    full = lmkl_solve(K, y, X, C=200.0, max_iter=4, random_state=0, callback=record)
+    assert [p.n_iter for p in seen] == list(range(1, full.n_iter + 1))
+    for p, row in zip(seen, range(full.n_iter)):
+        assert p.method == "lmkl" and np.isnan(p.gap)
+        assert p.objective == full.history["objective"][row]
+        assert p.criterion == full.history["criterion"][row]
+        np.testing.assert_array_equal(p.gating_coef, full.history["gating_coef"][row])
+        np.testing.assert_array_equal(p.weights, full.history["weights"][row])
 
     def stop(intermediate):
         assert intermediate.gating_coef.shape == (2, 3)
         raise StopIteration
 
-    res = lmkl_solve(K, y, X, C=200.0, n_iter=10, random_state=0, callback=stop)
-    assert res.status == 3 and res.n_iter == 1
+    res = lmkl_solve(K, y, X, C=200.0, max_iter=10, random_state=0, callback=stop)
+    assert res.status == 3 and res.n_iter == 1 and not res.success
+    assert len(res.history["objective"]) == 1
+    assert res.message == "stopped by callback after 1 iterations"
+    np.testing.assert_array_equal(res.gating_coef, full.history["gating_coef"][0])
 
 
 def test_solver_against_cvxpy_oracle(three_kernels):
-    """J(V) from the LIBSVM step equals the dual (7) solved by cvxpy (spec §5.2)."""
+    """J(V) from the LIBSVM step equals the dual (7) solved by cvxpy."""
     import cvxpy as cp
 
     X, y, K, V = three_kernels
@@ -322,12 +372,12 @@ def test_solver_against_cvxpy_oracle(three_kernels):
 def test_prediction_on_training_points_and_skipping(three_kernels):
     X, y, K, _ = three_kernels
     for threshold in (0.0, 1e-3):
-        res = lmkl_solve(K, y, X, C=50.0, n_iter=10, random_state=0, gate_threshold=threshold)
-        assert isinstance(res, LMKLResult)
+        res = lmkl_solve(K, y, X, C=50.0, max_iter=10, random_state=0, gate_threshold=threshold)
+        assert type(res) is MKLResult and res.method == "lmkl"
         f, n_evals = lmkl_decision(res, K, X, return_n_evals=True)
         K_eta = locally_combined_kernel(K, res.eta_train)
         np.testing.assert_allclose(f, K_eta @ res.dual_coef + res.intercept, atol=1e-12)
-        np.testing.assert_allclose(res.decision(K, X), f)
+        np.testing.assert_array_equal(res.decision(K, X_gate=X), f)
         # full dense sum over every kernel and every training point
         eta_test = softmax_gating(X, res.gating_coef, gate_threshold=threshold)
         full = sum(eta_test[:, m] * ((K[m] * res.eta_train[:, m]) @ res.dual_coef)
@@ -343,13 +393,42 @@ def test_prediction_on_training_points_and_skipping(three_kernels):
 
 def test_decision_input_errors(three_kernels):
     X, y, K, _ = three_kernels
-    res = lmkl_solve(K, y, X, C=5.0, n_iter=2, random_state=0)
-    with pytest.raises(ValueError, match="X_gate_test is required"):
+    res = lmkl_solve(K, y, X, C=5.0, max_iter=2, random_state=0)
+    with pytest.raises(ValueError, match="X_gate is required"):
         lmkl_decision(res, K)
+    with pytest.raises(ValueError, match="X_gate is required"):
+        mklcore.decision(res, K)
     with pytest.raises(ValueError, match="K_test must have shape"):
         lmkl_decision(res, K[:2], X)
-    with pytest.raises(ValueError, match="X_gate_test must have shape"):
+    with pytest.raises(ValueError, match="X_gate must have shape"):
         lmkl_decision(res, K, X[:5])
+    with pytest.raises(TypeError, match="X_gate_test"):
+        lmkl_decision(res, K, X, X_gate_test=X)
+
+
+def test_decision_dispatch_equals_lmkl_decision(three_kernels):
+    """mklcore.decision(result, K_test, X_gate=...) applies the gated rule (eq. 8)."""
+    X, y, K, _ = three_kernels
+    rng = np.random.default_rng(11)
+    X_test = rng.normal(size=(9, 3))
+    D = ((X_test[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    D_train = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    raw = np.stack([X @ X.T, (X @ X.T + 1) ** 2, np.exp(-D_train / 2.0)])
+    traces = np.trace(raw, axis1=1, axis2=2)[:, None, None]
+    K_test = np.stack([X_test @ X.T, (X_test @ X.T + 1) ** 2, np.exp(-D / 2.0)]) / traces
+    for gating in ("softmax", "fixed"):
+        res = lmkl_solve(K, y, X, C=20.0, max_iter=5, random_state=0, gating=gating,
+                         gate_threshold=1e-3)
+        expected = lmkl_decision(res, K_test, X_test)
+        np.testing.assert_array_equal(mklcore.decision(res, K_test, X_gate=X_test), expected)
+        np.testing.assert_array_equal(lmkl_decision(res, K_test, X_gate=X_test), expected)
+        np.testing.assert_array_equal(lmkl_gates(res, X_test),
+                                      lmkl_gates(res, X_test, X_test.shape[0]))
+        with pytest.warns(FutureWarning, match="'X_gate_test' parameter of lmkl_decision"):
+            old = lmkl_decision(res, K_test, X_gate_test=X_test)
+        np.testing.assert_array_equal(old, expected)
+    # the fixed gating needs no gating input
+    np.testing.assert_array_equal(mklcore.decision(res, K_test), expected)
 
 
 # ---------------------------------------------------------------------------
@@ -360,9 +439,11 @@ def test_decision_input_errors(three_kernels):
     ({"C": 0.0}, r"The 'C' parameter of lmkl_solve must be a float in the range \(0, inf\)\. "
                  r"Got 0\.0 instead\."),
     ({"C": -1.0}, r"'C' parameter of lmkl_solve.*Got -1\.0"),
-    ({"n_iter": 0}, r"The 'n_iter' parameter of lmkl_solve must be an int in the range "
-                    r"\[1, inf\)\. Got 0 instead\."),
-    ({"n_iter": 2.5}, r"'n_iter' parameter of lmkl_solve must be an int"),
+    ({"max_iter": 0}, r"The 'max_iter' parameter of lmkl_solve must be an int in the range "
+                      r"\[1, inf\)\. Got 0 instead\."),
+    ({"max_iter": 2.5}, r"'max_iter' parameter of lmkl_solve must be an int"),
+    ({"n_iter": 0}, r"'n_iter' parameter of lmkl_solve must be an int in the range \[1, inf\) "
+                    r"or None"),
     ({"gating": "rbf"}, r"'gating' parameter of lmkl_solve must be one of \{'softmax', 'fixed'\}"),
     ({"gate_threshold": 0.5}, r"'gate_threshold' parameter"),
     ({"line_search": "wolfe"}, r"'line_search' parameter"),
@@ -410,7 +491,7 @@ def xor_data():
 
 def test_estimator_fit_predict_and_gating_units(xor_data):
     X, y = xor_data
-    clf = LMKLClassifier(C=300.0, n_iter=10, random_state=0, normalize="unit_trace").fit(X, y)
+    clf = LMKLClassifier(C=300.0, max_iter=10, random_state=0, normalize="unit_trace").fit(X, y)
     assert clf.score(X, y) > 0.8
     assert clf.gating_coef_.shape == (2, 2) and clf.gating_intercept_.shape == (2,)
     assert clf.weights_.shape == (2,) and clf.weights_.sum() == pytest.approx(1.0)
@@ -419,15 +500,16 @@ def test_estimator_fit_predict_and_gating_units(xor_data):
     eta = np.exp(scores - scores.max(axis=1, keepdims=True))
     eta /= eta.sum(axis=1, keepdims=True)
     np.testing.assert_allclose(clf.gating_function(X), eta, rtol=1e-9, atol=1e-12)
-    assert np.isnan(clf.gap_) and clf.converged_
-    assert len(clf.history_["objective"]) == clf.n_iter_ + 1
+    assert np.isnan(clf.gap_) and clf.n_iter_ >= 1
+    assert clf.converged_ == (clf.result_.status == 0)  # status 1 after the fixed schedule
+    assert all(len(v) == clf.n_iter_ for v in clf.history_.values())
     assert clf.sv_percentage_ == pytest.approx(100 * clf.support_.size / len(y))
 
 
 @pytest.mark.parametrize("normalize", ["unit_trace", "trace", "cosine", None])
 def test_estimator_normalisation_and_train_test_consistency(xor_data, normalize):
     X, y = xor_data
-    clf = LMKLClassifier(C=100.0, n_iter=5, random_state=0, normalize=normalize,
+    clf = LMKLClassifier(C=100.0, max_iter=5, random_state=0, normalize=normalize,
                          gate_threshold=1e-3).fit(X, y)
     K = clf.kernel_bank_.transform(X)
     if normalize == "unit_trace":
@@ -444,10 +526,11 @@ def test_estimator_label_mapping_and_fixed_gating(xor_data):
     X, y = xor_data
     y01 = (y == "pos").astype(int)
     ypm = np.where(y01 == 1, 1, -1)
-    a = LMKLClassifier(C=50.0, n_iter=3, random_state=0, normalize="unit_trace").fit(X, y01)
-    b = LMKLClassifier(C=50.0, n_iter=3, random_state=0, normalize="unit_trace").fit(X, ypm)
+    a = LMKLClassifier(C=50.0, max_iter=3, random_state=0, normalize="unit_trace").fit(X, y01)
+    b = LMKLClassifier(C=50.0, max_iter=3, random_state=0, normalize="unit_trace").fit(X, ypm)
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X))
-    fixed = LMKLClassifier(C=50.0, gating="fixed", n_iter=3, random_state=0, normalize="unit_trace").fit(X, y)
+    fixed = LMKLClassifier(C=50.0, gating="fixed", max_iter=3, random_state=0,
+                           normalize="unit_trace").fit(X, y)
     np.testing.assert_array_equal(fixed.gating_coef_, 0.0)
     eta = fixed.gating_function(X)
     np.testing.assert_allclose(eta, np.broadcast_to(fixed.weights_, eta.shape))
@@ -457,7 +540,8 @@ def test_estimator_label_mapping_and_fixed_gating(xor_data):
 def test_estimator_gating_columns(xor_data):
     X, y = xor_data
     X3 = np.hstack([X, np.zeros((X.shape[0], 1))])  # constant feature: scale 1
-    clf = LMKLClassifier(C=100.0, n_iter=3, random_state=0, gating_columns=[0], normalize="unit_trace").fit(X3, y)
+    clf = LMKLClassifier(C=100.0, max_iter=3, random_state=0, gating_columns=[0],
+                         normalize="unit_trace").fit(X3, y)
     assert clf.gating_coef_.shape == (2, 3)
     np.testing.assert_array_equal(clf.gating_coef_[:, 1:], 0.0)
     assert clf.result_.gating_coef.shape == (2, 2)
@@ -465,7 +549,7 @@ def test_estimator_gating_columns(xor_data):
 
 @pytest.mark.parametrize("kwargs,match", [
     ({"C": 0}, r"The 'C' parameter of LMKLClassifier must be a float in the range \(0, inf\)"),
-    ({"n_iter": 0}, r"The 'n_iter' parameter of LMKLClassifier must be an int in the range "
+    ({"max_iter": 0}, r"The 'max_iter' parameter of LMKLClassifier must be an int in the range "
                     r"\[1, inf\)"),
     ({"normalize": "l2"}, r"'normalize' parameter of LMKLClassifier"),
     ({"gating": "sigmoid"}, r"'gating' parameter of LMKLClassifier"),
@@ -478,10 +562,9 @@ def test_estimator_bad_parameters(xor_data, kwargs, match):
 
 
 def test_lean_backend_matches_libsvm(three_kernels):
-    from mklcore.localized import LEAN_BACKEND
-    from mklcore.svm import available_backends
+    from mklcore.svm import LEAN_BACKEND, available_backends, default_backend
 
-    assert LEAN_BACKEND in available_backends()
+    assert LEAN_BACKEND in available_backends() and default_backend() == LEAN_BACKEND
     X, y, K, V = three_kernels
     for C in (0.5, 50.0):
         K_eta = locally_combined_kernel(K, softmax_gating(X, V))
@@ -489,8 +572,8 @@ def test_lean_backend_matches_libsvm(three_kernels):
         b = svm_solve(K_eta, y, C=C, tol=1e-8, backend=LEAN_BACKEND)
         np.testing.assert_allclose(b.alpha, a.alpha, atol=1e-12)
         assert b.intercept == pytest.approx(a.intercept, abs=1e-12)
-    r1 = lmkl_solve(K, y, X, C=50.0, n_iter=5, random_state=0, svm_backend="libsvm")
-    r2 = lmkl_solve(K, y, X, C=50.0, n_iter=5, random_state=0)
+    r1 = lmkl_solve(K, y, X, C=50.0, max_iter=5, random_state=0, svm_backend="libsvm")
+    r2 = lmkl_solve(K, y, X, C=50.0, max_iter=5, random_state=0)
     assert r2.svm_backend == LEAN_BACKEND and r1.svm_backend == "libsvm"
     np.testing.assert_allclose(r2.history["objective"], r1.history["objective"], rtol=1e-12)
     with pytest.raises(ValueError, match="Unknown SVM backend 'nope'"):
@@ -504,6 +587,46 @@ def test_estimator_default_normalisation_keeps_the_svm_scale_of_C():
 
     X, y = load_ionosphere(return_X_y=True)
     X, y = X[:150], y[:150]
-    default = LMKLClassifier(n_iter=5, random_state=0).fit(X, y)
+    default = LMKLClassifier(max_iter=5, random_state=0).fit(X, y)
     majority = max(np.mean(y == c) for c in np.unique(y))
     assert default.score(X, y) > majority + 0.1
+
+
+# ---------------------------------------------------------------------------
+# deprecated n_iter, imports
+# ---------------------------------------------------------------------------
+
+def test_n_iter_is_a_deprecated_alias_of_max_iter(prototype, xor_data):
+    X, y, K, _ = prototype
+    with pytest.warns(FutureWarning, match="'n_iter' parameter of lmkl_solve is deprecated.*"
+                                           "'max_iter'"):
+        old = lmkl_solve(K, y, X, C=50.0, n_iter=3, random_state=0)
+    new = lmkl_solve(K, y, X, C=50.0, max_iter=3, random_state=0)
+    np.testing.assert_array_equal(old.gating_coef, new.gating_coef)
+    assert old.n_iter == new.n_iter
+    Xf, yf = xor_data
+    clf = LMKLClassifier(C=50.0, n_iter=2, random_state=0)
+    assert clf.get_params()["n_iter"] == 2 and clf.get_params()["max_iter"] == 50
+    assert LMKLClassifier().get_params()["n_iter"] is None
+    with pytest.warns(FutureWarning, match="'n_iter' parameter of LMKLClassifier is deprecated"):
+        clf.fit(Xf, yf)
+    ref = LMKLClassifier(C=50.0, max_iter=2, random_state=0).fit(Xf, yf)
+    assert clf.n_iter_ == ref.n_iter_
+    np.testing.assert_array_equal(clf.decision_function(Xf), ref.decision_function(Xf))
+
+
+def test_importing_fits_no_svm():
+    """Importing mklcore.svm or mklcore.localized fits no SVM (the lean backend is checked lazily)."""
+    code = (
+        "import sklearn.svm._libsvm as lib\n"
+        "def refuse(*args, **kwargs):\n"
+        "    raise AssertionError('an SVM was fitted at import')\n"
+        "lib.fit = refuse\n"
+        "import mklcore.svm, mklcore.localized\n"
+        "assert mklcore.svm.LEAN_BACKEND in mklcore.svm.available_backends()\n"
+        "print('ok')\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         cwd=root, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
