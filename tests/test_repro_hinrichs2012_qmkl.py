@@ -1,0 +1,215 @@
+"""Tests of the pure helpers of mklcore.repro.hinrichs2012_qmkl (tables, claims, spreads)."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mklcore.qmkl import graph_laplacian
+from mklcore.repro import hinrichs2012_qmkl as qm
+from mklcore.repro.experiments import paired_ttest
+from mklcore.repro.reporting import claims_table
+
+
+def _t1(acc, extra=0.0):
+    """A table1_means-like frame: the given accuracies, other metrics = accuracy + extra."""
+    rows = {}
+    for m in qm.METHODS:
+        a = acc[m]
+        rows[m] = {"n": 10, **{f"{k}_mean": a + (extra if k != "accuracy" else 0.0)
+                               for k in qm.METRICS},
+                   **{f"{k}_se": 0.01 for k in qm.METRICS}}
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def _folds(acc_by_method, n_folds=4):
+    """Rows as table1_fold returns them (with run's repeat/seed columns)."""
+    rows = []
+    for fold in range(n_folds):
+        for m in qm.METHODS:
+            rows.append({"fold": fold, "repeat": 0, "seed": 1, "method": m,
+                         "accuracy": acc_by_method[m][fold]})
+    return pd.DataFrame(rows)
+
+
+def test_relative_difference():
+    assert qm.relative_difference(1.1, 1.0) == pytest.approx(0.1)
+    assert qm.relative_difference(-2.0, -1.0) == pytest.approx(1.0)
+
+
+def test_spread_uniform_and_one_hot():
+    groups = np.array(["a", "a", "b", "b"])
+    eff_k, eff_v, share = qm.spread(np.ones(4), groups, ["a", "b"])
+    assert eff_k == pytest.approx(4.0) and eff_v == pytest.approx(2.0)
+    np.testing.assert_allclose(share, [0.5, 0.5])
+    eff_k, eff_v, share = qm.spread(np.array([0.0, 0.0, 0.0, 2.0]), groups, ["a", "b"])
+    assert eff_k == pytest.approx(1.0) and eff_v == pytest.approx(1.0)
+    np.testing.assert_allclose(share, [0.0, 1.0])
+
+
+def test_weight_spread_averages_over_folds():
+    groups = np.array(["a", "a", "b", "b"])
+    weights = {m: np.array([[1.0, 1.0, 1.0, 1.0], [1.0, 0.0, 0.0, 0.0]]) for m in qm.METHODS}
+    table = qm.weight_spread(weights, groups, ["a", "b"])
+    assert list(table.index) == list(qm.METHODS)
+    assert table.loc["l1", "eff. kernels"] == pytest.approx((4.0 + 1.0) / 2)
+    assert table.loc["l2", "a"] == pytest.approx((0.5 + 1.0) / 2)
+
+
+def test_table1_comparison_gains_and_verdicts():
+    acc = dict(zip(qm.METHODS, [0.864, 0.875, 0.875, 0.884, 0.884, 0.888, 0.80]))
+    table = qm.table1_comparison(_t1(acc))
+    assert len(table) == 3 * len(qm.PAPER_TABLE1) + 2
+    gains = table.set_index("item")
+    assert gains.loc["accuracy gain Lap(Cov)+B - l1", "paper"] == pytest.approx(0.024)
+    assert gains.loc["accuracy gain Lap(Cov)+B - max(l1.5, l2)", "paper"] == pytest.approx(0.013)
+    assert gains.loc["accuracy gain Lap(Cov)+B - l1", "ours"] == pytest.approx(0.024)
+    # our accuracies equal the paper's: every accuracy row matches
+    acc_rows = table[table["item"].str.startswith("accuracy,")]
+    assert (acc_rows["verdict"] == "match").all()
+    # sensitivity and specificity are 0.2 higher than our accuracy: far off
+    far = qm.table1_comparison(_t1(acc, extra=0.2))
+    assert (far[far["item"].str.startswith("sensitivity,")]["verdict"] == "differs").all()
+
+
+def test_table1_ttests_best_against_the_rest():
+    acc = {m: [0.9, 0.9, 0.8, 0.9] for m in qm.METHODS}
+    acc["Lap(Cov)+B"] = [1.0, 1.0, 0.9, 1.0]
+    acc["B"] = [0.5, 0.6, 0.5, 0.6]
+    table1 = _folds(acc)
+    t1 = _t1({m: float(np.mean(v)) for m, v in acc.items()})
+    acc_wide, tests = qm.table1_ttests(table1, t1)
+    assert acc_wide.shape == (4, len(qm.METHODS))
+    assert len(tests) == len(qm.METHODS) - 1 + 3
+    first = tests.iloc[: len(qm.METHODS) - 1]
+    assert first["comparison"].str.startswith("Lap(Cov)+B vs").all()
+    b_row = first.set_index("comparison").loc["Lap(Cov)+B vs B"]
+    assert b_row["mean diff"] == pytest.approx(0.425)
+    assert not b_row["not different from best (p > 0.01)"]
+    assert tests.iloc[-3:]["not different from best (p > 0.01)"].isna().all()
+
+
+def test_uci_table_margin():
+    rows = []
+    for d, accs in {"heart": (0.80, 0.70, 0.79), "pima": (0.60, 0.65, 0.70)}.items():
+        for m, a in zip(qm.UCI_METHODS, accs):
+            rows.append({"dataset": d, "method": m, "accuracy": a, "n_kernels": 5})
+    table = qm.uci_table(pd.DataFrame(rows), ["pima", "heart"])
+    assert list(table.index) == ["pima", "heart"]
+    assert table.loc["heart", "Q - max(l1, l2)"] == pytest.approx(-0.01)
+    assert table.loc["pima", "Q - max(l1, l2)"] == pytest.approx(0.05)
+
+
+def _qsvm_rows(acc_svm, acc_q, dir_svm, dir_fixed):
+    rows = []
+    for repeat in range(2):
+        for fold in range(3):
+            k = 3 * repeat + fold
+            for method, acc, dirichlet in [("SVM", acc_svm[k], dir_svm[k]),
+                                           ("Q-SVM", acc_q[k], 1.0),
+                                           ("Q-SVM fixed mu", acc_svm[k], dir_fixed[k])]:
+                rows.append({"fold": fold, "repeat": repeat, "seed": repeat, "method": method,
+                             "mu": 1.0, "C": 1.0, "accuracy": acc, "dirichlet": dirichlet,
+                             "pockets": 0})
+    return pd.DataFrame(rows)
+
+
+def test_qsvm_comparison_gain():
+    qsvm = _qsvm_rows([0.8] * 6, [0.9, 0.8, 0.9, 0.8, 0.9, 0.8], [4.0] * 6, [1.0] * 6)
+    summary = qm.qsvm_means(qsvm)
+    gain, ttest, table = qm.qsvm_comparison(qsvm, summary)
+    assert gain == pytest.approx(0.05)
+    assert table["paper"].tolist() == pytest.approx([0.792, 0.819, 0.027])
+    assert table["ours"].iloc[-1] == pytest.approx(0.05)
+
+
+def _claim_inputs(**over):
+    acc = dict(zip(qm.METHODS, [0.90, 0.91, 0.92, 0.92, 0.92, 0.915, 0.9]))
+    table1 = _folds({m: [a] * 4 for m, a in acc.items()})
+    qsvm = _qsvm_rows([0.8] * 6, [0.8] * 6, [4.0] * 6, [1.0] * 6)
+    summary = qm.qsvm_means(qsvm)
+    uci = pd.DataFrame({"Q - max(l1, l2)": [0.0, -0.005, 0.02]}, index=["a", "b", "c"])
+    spread = pd.DataFrame({"eff. kernels": [2.0, 10.0, 30.0, 5.0, 6.0, 20.0, 3.0]},
+                          index=list(qm.METHODS))
+    proxy = pd.Series({"I (l2-MKL)": 1.0, "Cov": 0.5, "Lap(Cov)+B": 0.9})
+    inputs = dict(
+        special={"q1_obj": 1e-8, "q1_beta": 1e-5, "q2_obj": 1e-8, "q2_beta": 1e-5},
+        beta_step_max=1e-6,
+        alg1={"result": SimpleNamespace(gap=1e-9), "rel": 1e-8, "monotone": True},
+        t1=_t1(acc), acc_wide=qm.table1_ttests(table1, _t1(acc))[0], uci=uci, qsvm=qsvm,
+        qsvm_summary=summary, qsvm_gain=0.0,
+        qsvm_ttest=paired_ttest([0.8, 0.9, 0.8], [0.8, 0.8, 0.9]), spread_table=spread,
+        proxy=proxy)
+    inputs.update(over)
+    return inputs
+
+
+def _verdicts(**over):
+    df = claims_table(qm.claims(**_claim_inputs(**over)))
+    return dict(zip(df["id"], df["verdict"]))
+
+
+def test_claims_all_pass_on_good_inputs():
+    verdicts = _verdicts()
+    assert list(verdicts) == [f"Q{k}" for k in range(1, 11)]
+    assert set(verdicts.values()) == {"PASS"}
+
+
+def test_claims_fail_where_the_numbers_say_so():
+    # Q5: Lap(Cov)+B more than one point below max(l1, l2)
+    acc = dict(zip(qm.METHODS, [0.90, 0.91, 0.92, 0.92, 0.92, 0.905, 0.9]))
+    assert _verdicts(t1=_t1(acc))["Q5"] == "NOT REPRODUCED"
+    # Q6: only one of three UCI sets within a point
+    uci = pd.DataFrame({"Q - max(l1, l2)": [0.0, -0.02, -0.05]}, index=["a", "b", "c"])
+    assert _verdicts(uci=uci)["Q6"] == "NOT REPRODUCED"
+    # Q7: the fixed-mu maps are rougher than the SVM's in one realisation
+    qsvm = _qsvm_rows([0.8] * 6, [0.8] * 6, [4.0] * 6, [1.0, 1.0, 1.0, 9.0, 9.0, 9.0])
+    assert _verdicts(qsvm=qsvm, qsvm_summary=qm.qsvm_means(qsvm))["Q7"] == "NOT REPRODUCED"
+    # Q8: Q-SVM two points below the SVM
+    assert _verdicts(qsvm_gain=-0.02)["Q8"] == "NOT REPRODUCED"
+    # Q9: Q-MKL not between l1 and l2
+    spread = pd.DataFrame({"eff. kernels": [2.0, 10.0, 30.0, 5.0, 6.0, 40.0, 3.0]},
+                          index=list(qm.METHODS))
+    assert _verdicts(spread_table=spread)["Q9"] == "NOT REPRODUCED"
+    # Q10: a proxy above 1
+    proxy = pd.Series({"I (l2-MKL)": 1.0, "Cov": 0.5, "Lap(Cov)+B": 1.2})
+    assert _verdicts(proxy=proxy)["Q10"] == "NOT REPRODUCED"
+    # Q4: gap not closed; Q3: solvers disagree
+    alg1 = {"result": SimpleNamespace(gap=1e-3), "rel": 1e-8, "monotone": True}
+    assert _verdicts(alg1=alg1)["Q4"] == "NOT REPRODUCED"
+    assert _verdicts(beta_step_max=1e-3)["Q3"] == "NOT REPRODUCED"
+
+
+def test_summary_table_cites_the_paper():
+    inputs = _claim_inputs()
+    claims_df = claims_table(qm.claims(**inputs))
+    acc = dict(zip(qm.METHODS, [0.90, 0.91, 0.92, 0.92, 0.92, 0.915, 0.9]))
+    _, _, qsvm_compare = qm.qsvm_comparison(inputs["qsvm"], inputs["qsvm_summary"])
+    summary = qm.summary_table(qm.table1_comparison(_t1(acc)), qsvm_compare, inputs["uci"],
+                               claims_df)
+    assert list(summary.columns) == ["item", "paper", "ours", "verdict", "source"]
+    assert len(summary) == 20 + 3 + 3 + 10
+    claim_rows = summary[summary["item"].str.startswith("claim ")]
+    assert claim_rows["source"].tolist() == [qm.CLAIM_SOURCES[f"Q{k}"] for k in range(1, 11)]
+
+
+def test_tiny_problem_and_theorem2_caveat():
+    K, y, Q = qm.tiny_problem()
+    assert K.shape == (5, 30, 30) and set(np.unique(y)) == {-1.0, 1.0}
+    np.testing.assert_allclose(np.trace(K, axis1=1, axis2=2), 30.0)
+    assert np.trace(Q) == pytest.approx(5.0)
+    # 1 is an eigenvector of I + L with eigenvalue 1: the proxy is exactly 1
+    S = np.abs(np.corrcoef(np.random.default_rng(0).normal(size=(10, 5)).T))
+    assert qm.theorem2_proxy(graph_laplacian(S, normalize_trace=False)) == pytest.approx(1.0)
+    assert qm.theorem2_proxy(np.eye(4)) == pytest.approx(1.0)
+
+
+def test_regulariser_shapes_and_block():
+    groups = np.array([0, 0, 1])
+    corr = np.array([[1.0, 0.5, 0.1], [0.5, 1.0, 0.2], [0.1, 0.2, 1.0]])
+    B = qm.regulariser("B", corr, groups)
+    np.testing.assert_allclose(B > 0, [[1, 1, 0], [1, 1, 0], [0, 0, 1]])
+    for method in ("Cov", "Lap(Cov)", "Lap(Cov)+B"):
+        Q = qm.regulariser(method, corr, groups)
+        assert Q.shape == (3, 3) and np.trace(Q) == pytest.approx(3.0)
