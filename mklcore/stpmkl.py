@@ -1484,12 +1484,12 @@ class StPMKLClassifier(_NoBiasMKLClassifier):
         Kernel normalisation (none in the paper: Gaussian kernels have unit diagonal).
     max_iter : int, default=1000
         Maximum number of iterations.
-    tol : float, default=1e-2
-        Relative duality gap at which to stop.
+    tol : float or None, default=1e-2
+        Relative duality gap at which to stop (``None``: run ``max_iter`` iterations).
     rank_tol : float, default=None
         Low-rank speed-up (see :func:`stpmkl_solve`).
     verbose : int, default=0
-        Progress lines.
+        Progress lines (see :func:`stpmkl_solve`).
 
     Attributes
     ----------
@@ -1522,8 +1522,8 @@ class StPMKLClassifier(_NoBiasMKLClassifier):
     gap_ : float
         Relative duality gap.
     history_ : dict of ndarray
-        Per-iteration ``objective``, ``gap``, ``weights``, ``time``, ``dual_objective``,
-        ``abs_gap``, ``bound``.
+        Per-iteration ``objective``, ``gap``, ``criterion``, ``weights``, ``time``,
+        ``dual_objective``, ``abs_gap``, ``bound``.
     result_ : MKLResult
         The full solver result.
     kernel_bank_ : KernelBank
@@ -1601,12 +1601,12 @@ class MiPMKLClassifier(_NoBiasMKLClassifier):
         AMP iterations of the first inner solve.
     alt_max_iter : int, default=None
         AMP iterations of the later, warm-started inner solves (``None``: ``max_iter``).
-    tol : float, default=1e-2
-        Relative gap of the inner solves.
+    tol : float or None, default=1e-2
+        Relative gap of the inner solves (``None``: each runs its iteration budget).
     rank_tol : float, default=None
         Low-rank speed-up.
     verbose : int, default=0
-        Progress lines.
+        Progress lines, one per alternation (see :func:`mipmkl_solve`).
 
     Attributes
     ----------
@@ -1641,7 +1641,8 @@ class MiPMKLClassifier(_NoBiasMKLClassifier):
     gap_ : float
         Relative gap of the last inner solve.
     history_ : dict of ndarray
-        Per alternation ``objective``, ``gap``, ``weights``, ``time``, ``n_inner``.
+        Per alternation ``objective``, ``gap``, ``criterion``, ``weights``, ``time``,
+        ``n_inner``.
     result_ : MKLResult
         The full solver result.
     kernel_bank_ : KernelBank
