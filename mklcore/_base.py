@@ -58,10 +58,17 @@ class BaseMKLClassifier(ClassifierMixin, BaseEstimator):
     def _validate_params(self):
         validate_params(type(self).__name__, self._parameter_constraints, self.get_params(deep=False))
 
-    def _build_bank(self):
-        from .kernels import KernelBank
+    #: name of the :func:`~mklcore.kernels.kernel_bank` used when ``kernels=None`` (None: the
+    #: KernelBank default)
+    _default_bank = None
 
-        return KernelBank(kernels=self.kernels, normalize=self.normalize)
+    def _build_bank(self):
+        from .kernels import KernelBank, kernel_bank
+
+        kernels = self.kernels
+        if kernels is None and self._default_bank is not None:
+            kernels = kernel_bank(self._default_bank)
+        return KernelBank(kernels=kernels, normalize=self.normalize)
 
     def fit(self, X, y):
         """Fit the model on features ``X`` and binary labels ``y``.

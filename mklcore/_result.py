@@ -90,8 +90,11 @@ class MKLResult(dict):
 
 #: method name -> "module:function" of its decision rule, for results whose model is not a
 #: weighted kernel sum (imported on first use)
-DECISION_RULES = {}
-DECISION_RULES["lmkl"] = "localized:lmkl_decision"
+DECISION_RULES = {
+    "stpmkl": "stpmkl:stpmkl_decision",
+    "mipmkl": "stpmkl:stpmkl_decision",
+    "lmkl": "localized:lmkl_decision",
+}
 
 
 def decision(result, K_test, **inputs):

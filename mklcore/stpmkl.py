@@ -3,7 +3,7 @@ r"""StPMKL: multiple kernel learning from noisy labels by stochastic programming
 Yang, Mahdavi, Jin, Zhang and Zhou (ICML 2012) replace the hinge-loss constraint of l1-MKL by
 a chance constraint that only counts correctly labelled examples, bound it with Hoeffding and
 McDiarmid, and take the worst case over the unknown correctness probabilities. The result is
-the convex-concave saddle problem (spec Eq. E11; the paper's own equation numbers were lost)
+the convex-concave saddle problem (11) of the paper (Section 3.3)
 
 .. math::
     \min_{f}\ \max_{\gamma\in Q'}\ F(f,\gamma)
@@ -14,7 +14,8 @@ the convex-concave saddle problem (spec Eq. E11; the paper's own equation number
 with :math:`f=\sum_j f_j`, :math:`f_j=\sum_i A_{ij}\kappa_j(x_i,\cdot)` and no bias. It is a
 "top-k hinge" model: for fixed :math:`f` the inner maximum puts :math:`\gamma_i=u` on the
 :math:`\rho/u` largest hinge losses. With :math:`\rho\ge nu` the budget is inactive and the
-problem is bias-free hinge-loss l1-MKL (the paper's "reduces to (2) without noise").
+problem is bias-free hinge-loss l1-MKL, the group-lasso form (3) of the paper (its "(10)
+reduces to (2) when there is no noise").
 
 This module implements
 
@@ -26,15 +27,17 @@ This module implements
 * :func:`project_box_budget` (Lemma 2) and :func:`group_soft_threshold` (Lemma 3) as
   reference implementations with the paper's bisection as an option (the solver uses
   batched, sort-based versions of both, tested against them);
-* :func:`stpmkl_objectives` (primal value, dual value, duality gap of spec §1.6),
+* :func:`stpmkl_objectives` (primal value, dual value and duality gap of (11), see there),
   :func:`theorem2_bound` (Theorem 2), :func:`rho_from_theory` (the paper's budget),
   :func:`factorize_kernels` (low-rank factors for fast iterations).
 
-Symbols follow the spec ``yang2012_stpmkl.md``: ``coef`` is the coefficient matrix :math:`A`
-(shape ``(n_samples, n_kernels)``), ``gamma`` the dual :math:`\gamma`, ``weights`` the kernel
-weights :math:`u_j=\|f_j\|/\sum_k\|f_k\|` (the paper's :math:`u` of Eq. E1/E2), ``upper``
-the box bound (:math:`u` in spec §1.4, 1 by default), ``rho`` the budget and ``lam``
-:math:`\lambda`.
+Symbols: ``coef`` is the coefficient matrix :math:`A` (shape ``(n_samples, n_kernels)``) of
+:math:`f_j=\sum_iA_{ij}\kappa_j(x_i,\cdot)` (the remark after Lemma 3), ``gamma`` the dual
+:math:`\gamma`, ``weights`` the kernel weights :math:`u_j=\|f_j\|/\sum_k\|f_k\|` (the
+paper's :math:`u` of (1)-(2), recovered from the solution of (3)), ``upper`` the box bound
+(the paper's :math:`1+\eta`, which its experiments of Section 4 absorb into :math:`\lambda`
+and :math:`\rho` so that the box is :math:`[0,1]`; 1 by default), ``rho`` the budget and
+``lam`` :math:`\lambda`.
 
 Cost. Every iteration makes one pass over the kernel stack (one product
 ``K.reshape(m*n, n) @ v``, O(mn^2)); everything else is O(mn) because :math:`K_jA_j`,
@@ -47,21 +50,16 @@ attributes have ranks of a few tens, which makes the paper's banks 10-30x cheape
 sharing the kernels (:func:`stpmkl_grid`) share each pass (a GEMM instead of G GEMVs).
 """
 
-import time
-import warnings
-
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
-from ._result import STATUS_MESSAGES, History, MKLResult
+from ._result import Monitor
 from ._validation import (Interval, Options, check_binary_labels, check_kernel_stack,
                           validate_params)
 
 __all__ = [
     "stpmkl_solve", "mipmkl_solve", "StPMKLClassifier", "MiPMKLClassifier",
-    "stpmkl_grid", "StPMKLResult", "KernelFactors", "rho_from_theory", "project_box_budget",
+    "stpmkl_grid", "KernelFactors", "rho_from_theory", "project_box_budget",
     "group_soft_threshold", "stpmkl_objectives", "theorem2_bound", "stpmkl_decision",
     "factorize_kernels",
 ]
@@ -76,7 +74,10 @@ _TINY = np.finfo(float).tiny
 def rho_from_theory(n, noise_level, delta=0.1):
     r"""Budget :math:`\rho` of the paper for ``n`` examples, noise level ``q`` and ``delta``.
 
-    In the normalisation used by mklcore (box :math:`[0,1]`, spec §1.4):
+    The paper's (11) has the box :math:`[0,1+\eta]` and the budget :math:`n(1-q+\epsilon+\eta)`;
+    its experiments (Section 4) absorb :math:`1+\eta` into :math:`\lambda` and :math:`\rho`
+    (divide :math:`\gamma` by :math:`1+\eta`), the normalisation used by mklcore (box
+    :math:`[0,1]`):
 
     .. math::
         \rho = \frac{n\,(1-q+\epsilon+\eta)}{1+\eta},\qquad
@@ -201,7 +202,8 @@ def project_box_budget(ghat, upper=1.0, rho=np.inf, *, method="sort", return_the
 
 
 def _max_sq_norm(upper, rho, n):
-    r""":math:`\max_{\gamma\in Q'}\|\gamma\|^2` (greedy on the largest boxes, spec §2.4)."""
+    r""":math:`\max_{\gamma\in Q'}\|\gamma\|^2` (greedy on the largest boxes: the
+    constant of Theorem 2)."""
     ub = np.sort(np.broadcast_to(np.asarray(upper, dtype=float), (n,)))[::-1]
     before = np.cumsum(ub) - ub
     take = np.clip(rho - before, 0.0, ub) if np.isfinite(rho) else ub
@@ -209,7 +211,8 @@ def _max_sq_norm(upper, rho, n):
 
 
 def _knapsack(c, upper, rho):
-    r""":math:`\max_{\gamma\in Q'}\sum_i\gamma_ic_i` (continuous knapsack, spec §1.4)."""
+    r""":math:`\max_{\gamma\in Q'}\sum_i\gamma_ic_i` (continuous knapsack: the inner
+    maximum of (11) for a fixed :math:`f`)."""
     ub = np.broadcast_to(np.asarray(upper, dtype=float), c.shape)
     pos = c > 0
     cp, up = c[pos], ub[pos]
@@ -682,14 +685,16 @@ def _dual_value(gamma, qmax, lam):
 
 
 def stpmkl_objectives(K, y, coef, gamma, *, lam, rho=np.inf, upper=1.0):
-    r"""Primal value, dual value and duality gap of spec §1.6 for a pair :math:`(A,\gamma)`.
+    r"""Primal value, dual value and duality gap of the saddle problem (11) at :math:`(A,\gamma)`.
 
     .. math::
         P(f)=\max_{\gamma'\in Q'}L(f,\gamma')+\frac\lambda2N(f)^2,\qquad
         D(\gamma)=\frac1n\sum_i\gamma_i-\frac1{2\lambda n^2}\max_j(\gamma\circ y)^\top K_j
         (\gamma\circ y),
 
-    :math:`\mathrm{gap}=P-D\ge0`, zero exactly at a saddle point of (E11).
+    (the conjugate of :math:`\frac\lambda2N(\cdot)^2` is :math:`\frac1{2\lambda}(\max_j
+    \|g_j\|)^2`), :math:`\mathrm{gap}=P-D\ge0`, zero exactly at a saddle point of (11); the
+    left-hand side of Theorem 2 at :math:`(\hat f_T,\hat\gamma_T)`.
 
     Parameters
     ----------
@@ -782,11 +787,20 @@ def theorem2_bound(K, y, gamma, *, lam, rho=np.inf, upper=1.0, step, n_iter):
 
 
 # ----------------------------------------------------------------------------------------
-# result type and decision function
+# decision function
 # ----------------------------------------------------------------------------------------
 
 def stpmkl_decision(result, K_test):
     r"""Decision values :math:`f(x)=\sum_j\sum_iA_{ij}\kappa_j(x_i,x)` of a StPMKL/MiPMKL fit.
+
+    The model has one coefficient vector per kernel (``result.coef`` of shape
+    ``(n_samples, n_kernels)``, the paper's output :math:`\hat f_T`) and no bias. This is
+    the decision rule :func:`mklcore.decision` uses for results of method ``"stpmkl"`` and
+    ``"mipmkl"``. (The core keys keep their meaning: ``weights`` are
+    :math:`u_j=\|f_j\|/N(f)`, ``dual_coef`` is :math:`\hat\gamma\circ y/(n\lambda)`, the
+    l1-MKL dual variable, and ``intercept`` is 0; the model rebuilt from them,
+    :math:`\sum_ju_jK_j\,\mathrm{dual\_coef}`, equals ``coef``'s model only at the saddle
+    point.)
 
     Parameters
     ----------
@@ -809,34 +823,6 @@ def stpmkl_decision(result, K_test):
         return np.zeros(K_test.shape[1])
     # one batched product over the active kernels, summed over kernels
     return np.einsum("jtk,kj->t", K_test[active], coef[:, active], optimize=True)
-
-
-class StPMKLResult(MKLResult):
-    r"""MKLResult of StPMKL/MiPMKL; :meth:`decision` evaluates the primal model ``coef``.
-
-    The model has one coefficient vector per kernel (``coef`` of shape
-    ``(n_samples, n_kernels)``) and no bias. The core keys keep their meaning:
-    ``weights`` are :math:`u_j=\|f_j\|/N(f)`, ``dual_coef`` is
-    :math:`\alpha\circ y=\hat\gamma\circ y/(n\lambda)` (the l1-MKL dual of spec §1.6) and
-    ``intercept`` is 0, so the generic :func:`mklcore._result.decision` evaluates the model
-    rebuilt from the dual, :math:`\sum_ju_jK_j(\alpha\circ y)`, which equals ``coef``'s model
-    at the saddle point. :meth:`decision` (and the estimators) use ``coef``, the paper's
-    output :math:`\hat f_T`.
-    """
-
-    def decision(self, K_test):
-        """Evaluate the primal model on a test stack (see :func:`stpmkl_decision`).
-
-        Parameters
-        ----------
-        K_test : ndarray of shape (n_kernels, n_test, n_train)
-            Test kernels.
-
-        Returns
-        -------
-        f : ndarray of shape (n_test,)
-        """
-        return stpmkl_decision(self, K_test)
 
 
 # ----------------------------------------------------------------------------------------
@@ -883,19 +869,26 @@ def _saddle(K, factors, y, *, lam, upper, rho, solver, step, eta0, max_iter, tol
     """Run AMP or VI on a batch of G problems sharing the kernels; return G results.
 
     ``lam``, ``rho``, ``eta0`` are arrays of shape (G,); ``upper`` is a float or an array of
-    shape (G, n). Each iteration makes one pass over the kernels for all problems.
+    shape (G, n). Each iteration makes one pass over the kernels for all problems. Every
+    problem has its own :class:`~mklcore._result.Monitor` (history, stopping rule, callback,
+    result); a problem whose monitor stops is frozen and no longer recorded.
     """
-    t_start = time.perf_counter()
+    G = np.size(lam)
+    monitors = [Monitor("stpmkl", tol=tol, max_iter=max_iter, callback=callback,
+                        verbose=verbose, criterion_name=f"{gap_mode} duality gap",
+                        label=f"{owner} ({solver})" if G == 1
+                        else f"{owner} ({solver}, problem {g})",
+                        advice="Increase max_iter or loosen tol (AMP's gap falls as 1/T).")
+                for g in range(G)]
     n = y.size
     lam = np.asarray(lam, dtype=float)
-    G = lam.size
     rho = np.asarray(rho, dtype=float)
     U = np.broadcast_to(np.asarray(upper, dtype=float), (G, n)) if np.ndim(upper) \
         else float(upper)
     A0 = None if warm_start is None else np.asarray(warm_start[0], dtype=float).T
     primal_it = _make_primal(K, factors, G, A0)
-    m = primal_it.m
-    op_norm = np.sqrt(max(_lambda_max(primal_it), _TINY)) / n    # ||M|| (spec §2.1)
+    # ||M|| of the bilinear part L(f, gamma) = <1/n + M f, gamma>, M f = -(y_i f(x_i) / n)_i
+    op_norm = np.sqrt(max(_lambda_max(primal_it), _TINY)) / n
     tau = 1.0 / op_norm if step is None else float(step)        # Alg. 1: tau = 1/||M||
     tau_g = np.full(G, tau)
     eta0 = tau_g if eta0 is None else np.asarray(eta0, dtype=float)
@@ -912,22 +905,15 @@ def _saddle(K, factors, y, *, lam, upper, rho, solver, step, eta0, max_iter, tol
 
     g_bar = np.zeros((G, n))
     img_bar = np.zeros_like(img_prev)        # image of g_bar * y (linear in g_bar)
-    rec = {k: [] for k in ("objective", "gap", "weights", "time", "dual_objective",
-                           "abs_gap", "bound")}
     done = np.zeros(G, dtype=bool)
     final = [None] * G
-    status = np.ones(G, dtype=int)
-    message_extra = [""] * G
 
-    def freeze(g, t, st, vals):
-        status[g] = st
+    def freeze(g, vals):
         done[g] = True
-        final[g] = dict(t=t, snap=primal_it.snapshot(g), gamma=g_bar[g].copy(), **{
+        final[g] = dict(snap=primal_it.snapshot(g), gamma=g_bar[g].copy(), **{
             k: (v[g].copy() if isinstance(v, np.ndarray) and v.ndim > 1 else v[g])
             for k, v in vals.items()})
 
-    t = 0
-    vals = {}
     # a diverging run (VI with a too large eta0) overflows: it is detected and frozen below
     with np.errstate(over="ignore", invalid="ignore"):
         for t in range(1, max_iter + 1):
@@ -946,7 +932,8 @@ def _saddle(K, factors, y, *, lam, upper, rho, solver, step, eta0, max_iter, tol
                 gamma = _project_rows(gamma + tau_g[:, None] * (1.0 - Y * fX) / n, U, rho)
                 g_new, img_new = beta, img                   # averages use the beta_t
             else:
-                # VI: simultaneous (sub)gradient descent-ascent, step eta0/sqrt(t) (spec §2.5)
+                # VI (Section 4, Nemirovski 1994): simultaneous (sub)gradient descent-ascent
+                # with step eta0/sqrt(t)
                 s = eta0 / np.sqrt(t)
                 cur = primal_it.norms()
                 N = cur.sum(axis=1, keepdims=True)
@@ -975,72 +962,37 @@ def _saddle(K, factors, y, *, lam, upper, rho, solver, step, eta0, max_iter, tol
                 else np.full(G, np.nan)
             with np.errstate(divide="ignore", invalid="ignore"):
                 weights = np.where(N_bar[:, None] > 0, norms / N_bar[:, None], 0.0)
-            rec["objective"].append(primal)
-            rec["gap"].append(rel_gap)
-            rec["weights"].append(weights)
-            rec["time"].append(time.perf_counter() - t_start)
-            rec["dual_objective"].append(dual)
-            rec["abs_gap"].append(abs_gap)
-            rec["bound"].append(bound)
             vals = dict(primal=primal, dual=dual, abs_gap=abs_gap, rel_gap=rel_gap, norms=norms,
                         weights=weights, fX=fX_bar, qmax=qmax)
-            bad = ~done & ~(np.isfinite(primal) & np.isfinite(dual))
-            for g in np.flatnonzero(bad):
-                message_extra[g] = " (non-finite objective: lower the step)"
-                freeze(g, t, 2, vals)
-            if verbose and (t == 1 or t % max(1, 100 // int(verbose)) == 0):
-                for g in range(G):
-                    print(f"{owner} [{solver}] problem {g} it {t:5d}  P {primal[g]:.6e}  "
-                          f"D {dual[g]:.6e}  rel gap {rel_gap[g]:.3e}")
-            if callback is not None:
-                try:
-                    callback(MKLResult(n_iter=t, objective=primal[0] if G == 1 else primal,
-                                       dual_objective=dual[0] if G == 1 else dual,
-                                       gap=rel_gap[0] if G == 1 else rel_gap,
-                                       abs_gap=abs_gap[0] if G == 1 else abs_gap,
-                                       weights=weights[0] if G == 1 else weights))
-                except StopIteration:
-                    for g in np.flatnonzero(~done):
-                        freeze(g, t, 3, vals)
-                    break
-            if tol > 0 and t % check_every == 0:
-                crit = rel_gap if gap_mode == "relative" else abs_gap
-                for g in np.flatnonzero(~done & (crit < tol)):
-                    freeze(g, t, 0, vals)
+            crit = rel_gap if gap_mode == "relative" else abs_gap
+            finite = np.isfinite(primal) & np.isfinite(dual)
+            for g in np.flatnonzero(~done):
+                stop = monitors[g].record(
+                    objective=primal[g], gap=rel_gap[g], weights=weights[g], criterion=crit[g],
+                    ready=t % check_every == 0, dual_objective=dual[g], abs_gap=abs_gap[g],
+                    bound=bound[g], snapshot={"dual_objective": dual[g], "abs_gap": abs_gap[g]})
+                if not finite[g]:   # a diverging run (VI with a too large eta0)
+                    monitors[g].fail("non-finite objective: lower the step")
+                    stop = True
+                if stop:
+                    freeze(g, vals)
             if done.all():
                 break
-        for g in np.flatnonzero(~done):
-            freeze(g, t, 1, vals)
 
-    elapsed = time.perf_counter() - t_start
     results = []
-    for g in range(G):
-        f = final[g]
-        T = f["t"]
-        history = {k: np.asarray([row[g] for row in v[:T]], dtype=float)
-                   for k, v in rec.items() if k not in ("time",)}
-        history["time"] = np.asarray(rec["time"][:T])
-        st = int(status[g])
-        if st == 1 and warn and tol > 0:
-            crit = f["rel_gap"] if gap_mode == "relative" else f["abs_gap"]
-            warnings.warn(
-                f"{owner} ({solver}) did not converge in {max_iter} iterations: {gap_mode} "
-                f"duality gap {crit:.2e} > tol {tol:.1e}. Increase max_iter or loosen tol "
-                f"(AMP's gap falls as 1/T).", ConvergenceWarning, stacklevel=4)
-        results.append(StPMKLResult(
+    for g, (monitor, f) in enumerate(zip(monitors, final)):
+        results.append(monitor.finish(
             weights=f["weights"], dual_coef=f["gamma"] * y / (n * lam[g]), intercept=0.0,
-            objective=float(f["primal"]), gap=float(f["rel_gap"]), n_iter=T,
-            success=st == 0, status=st, message=STATUS_MESSAGES[st] + message_extra[g],
-            history=history, method="stpmkl", solver=solver, coef=primal_it.coef(f["snap"]),
-            gamma=f["gamma"], dual_objective=float(f["dual"]), abs_gap=float(f["abs_gap"]),
+            objective=f["primal"], gap=f["rel_gap"], warn=warn, stacklevel=5,
+            solver=solver, coef=primal_it.coef(f["snap"]), gamma=f["gamma"],
+            dual_objective=float(f["dual"]), abs_gap=float(f["abs_gap"]),
             kernel_norms=f["norms"], decision_train=f["fX"],
-            bound=float(_bound_value(f["qmax"], lam[g], n, tau, T, g2[g], N0[g], g0[g]))
-            if solver == "amp" else np.nan,
+            bound=float(_bound_value(f["qmax"], lam[g], n, tau, monitor.n_iter, g2[g], N0[g],
+                                     g0[g])) if solver == "amp" else np.nan,
             step=tau, eta0=float(eta0[g]) if solver == "vi" else np.nan, op_norm=op_norm,
             lam=float(lam[g]), rho=float(rho[g]),
             upper=float(U) if np.ndim(U) == 0 else np.array(U[g]),
-            total_rank=None if factors is None else int(factors.ranks.sum()),
-            time=elapsed))
+            total_rank=None if factors is None else int(factors.ranks.sum())))
     return results
 
 
@@ -1052,7 +1004,7 @@ _STPMKL_CONSTRAINTS = {
     "upper": [Interval("real", 0, None, closed="neither")],
     "solver": [Options("amp", "vi")],
     "max_iter": [Interval("int", 1, None)],
-    "tol": [Interval("real", 0, None, closed="left")],
+    "tol": [Interval("real", 0, None, closed="left"), None],
     "gap": [Options("relative", "absolute")],
     "step": [Interval("real", 0, None, closed="neither"), None],
     "eta0": [Interval("real", 0, None, closed="neither"), None],
@@ -1067,14 +1019,15 @@ def stpmkl_solve(K, y, *, noise_level, lam, rho=None, solver="amp", max_iter=100
                  delta=0.1, upper=1.0, gap="relative", step=None, eta0=None, check_every=1,
                  callback=None, verbose=0, check_input=True, rank_tol=None, factors=None,
                  warm_start=None):
-    r"""Solve StPMKL's saddle problem (E11) by accelerated mirror prox (Yang et al., 2012).
+    r"""Solve StPMKL's saddle problem (11) by accelerated mirror prox (Yang et al., 2012).
 
     .. math::
         \min_f\max_{\gamma\in Q'}\ \frac1n\sum_i\gamma_i(1-y_if(x_i))+\frac\lambda2
         \Big(\sum_j\|f_j\|_{\mathcal H_j}\Big)^2,\quad
         Q'=\{\gamma\in[0,u]^n:\textstyle\sum_i\gamma_i\le\rho\}
 
-    (spec Eq. E11 in the normalised form of §1.4; the paper's own numbering was lost).
+    (the paper's (11), with the box :math:`[0,1+\eta]` rescaled to :math:`[0,u]` as in its
+    Section 4).
 
     Parameters
     ----------
@@ -1098,10 +1051,12 @@ def stpmkl_solve(K, y, *, noise_level, lam, rho=None, solver="amp", max_iter=100
         gradient descent-ascent baseline of Figure 1 with step ``eta0/sqrt(t)`` (O(1/sqrt T)).
     max_iter : int, default=1000
         Number of iterations :math:`T` at most (the paper's 1000).
-    tol : float, default=1e-2
-        Stop when the duality gap of the averaged pair (spec §1.6), relative to the primal
-        value (``gap="relative"``), is below ``tol`` (the paper's 1e-2). ``0`` runs all
-        ``max_iter`` iterations without warning.
+    tol : float or None, default=1e-2
+        Stop when the duality gap of the averaged pair (the left-hand side of Theorem 2, see
+        :func:`stpmkl_objectives`), relative to the primal value (``gap="relative"``), is at
+        most ``tol`` (the paper's 1e-2, Section 4). ``None``: no stopping test, all
+        ``max_iter`` iterations run (status 1, no warning); ``0``: only an exact zero gap
+        stops.
     delta : float, default=0.1
         Confidence level of Proposition 1 / Lemma 1, for the default ``rho``.
     upper : float, default=1.0
@@ -1113,16 +1068,19 @@ def stpmkl_solve(K, y, *, noise_level, lam, rho=None, solver="amp", max_iter=100
         AMP step :math:`\tau`; ``None``: :math:`1/\|M\|=n/\sqrt{\lambda_{\max}(\sum_jK_j)}`,
         the largest step of Theorem 2.
     eta0 : float, default=None
-        VI initial step; ``None``: :math:`\tau` (the best value on the spec's toy problem).
+        VI initial step; ``None``: :math:`\tau` (the best value on the small test problems of
+        ``tests/test_stpmkl.py``; the paper tunes it).
     check_every : int, default=1
         Test the stopping rule every ``check_every`` iterations (the certificate itself costs
         O(mn) and is recorded at every iteration).
     callback : callable, default=None
-        ``callback(intermediate_result)`` after each iteration (keys ``n_iter``,
-        ``objective``, ``dual_objective``, ``gap``, ``abs_gap``, ``weights``);
-        raising ``StopIteration`` stops with ``status=3``.
+        ``callback(intermediate_result)`` after each iteration, an :class:`MKLResult` with
+        keys ``n_iter``, ``objective``, ``gap``, ``criterion``, ``weights``, ``time``,
+        ``method``, ``dual_objective`` and ``abs_gap``; raising ``StopIteration`` stops with
+        ``status=3``.
     verbose : int, default=0
-        Print the certificate every ``100 // verbose`` iterations.
+        ``1``: a progress line on the first iteration, every 10 iterations and at the end;
+        ``>= 2``: every iteration.
     check_input : bool, default=True
         Validate ``K`` (shape, symmetry, PSD) and ``y``.
     rank_tol : float, default=None
@@ -1141,19 +1099,21 @@ def stpmkl_solve(K, y, *, noise_level, lam, rho=None, solver="amp", max_iter=100
 
     Returns
     -------
-    result : StPMKLResult
+    result : MKLResult
         Core keys: ``weights`` (kernel weights :math:`u_j=\|f_j\|/N(f)` of the averaged
         :math:`\hat f_T`), ``dual_coef`` (:math:`\hat\gamma\circ y/(n\lambda)`), ``intercept``
         (0: no bias), ``objective`` (primal value :math:`P(\hat f_T)`), ``gap`` (relative
         gap), ``n_iter``, ``success``, ``status``, ``message``, ``method="stpmkl"``,
-        ``history`` (per iteration: ``objective``, ``gap``, ``weights``, ``time``,
+        ``history`` (one row per iteration: ``objective``, ``gap``, ``criterion`` (the
+        stopping value, relative or absolute gap), ``weights``, ``time``,
         ``dual_objective``, ``abs_gap``, ``bound``: the Theorem-2 bound, NaN for VI).
+        ``mklcore.decision(result, K_test)`` evaluates ``coef`` (:func:`stpmkl_decision`).
         Extras: ``coef`` (:math:`A`, shape (n, n_kernels)), ``gamma``
         (:math:`\hat\gamma_T`), ``dual_objective``, ``abs_gap``, ``kernel_norms``
         (:math:`\|f_j\|`), ``decision_train`` (:math:`\hat f_T(x_i)`), ``bound``
         (Theorem 2), ``solver``, ``step`` (:math:`\tau`), ``eta0``, ``op_norm``
         (:math:`\|M\|`), ``lam``, ``rho``, ``upper``, ``total_rank`` (factor mode),
-        ``noise_level``, ``delta``, ``time``.
+        ``noise_level``, ``delta``, ``criterion``, ``criterion_name``, ``tol``, ``time``.
 
     Raises
     ------
@@ -1168,7 +1128,7 @@ def stpmkl_solve(K, y, *, noise_level, lam, rho=None, solver="amp", max_iter=100
 
     Notes
     -----
-    Algorithm 1 (spec §2.1): from :math:`A_0=0,\gamma_0=0`,
+    Algorithm 1 (Section 3.3): from :math:`A_0=0,\gamma_0=0`,
     :math:`\beta_t=\Pi_{Q'}(\gamma_{t-1}+\tau(1-y\circ f_{t-1}(X))/n)` (step 4, Lemma 2);
     :math:`\hat A_{:,j}=A_{:,j}+\tau\,\beta_t\circ y/n` and the group soft-thresholding of
     Lemma 3 with :math:`c=\tau\lambda` (step 5);
@@ -1231,7 +1191,7 @@ def _run_batch(owner, K, y, *, noise_level, lam, rho, solver, max_iter, tol, del
         np.array([np.nan if e is None else float(e) for e in eta_a])
     results = _saddle(K, factors, y_pm, lam=lam_a.astype(float), upper=float(upper), rho=rhos,
                       solver=solver, step=step, eta0=etas, max_iter=int(max_iter),
-                      tol=float(tol), gap_mode=gap, check_every=int(check_every),
+                      tol=tol, gap_mode=gap, check_every=int(check_every),
                       callback=callback, verbose=int(verbose), warm_start=warm_start,
                       owner=owner, warn=warn)
     for res in results:
@@ -1284,7 +1244,7 @@ def stpmkl_grid(K, y, *, noise_level, lam, rho=None, solver="amp", eta0=None, ma
 
     Returns
     -------
-    results : list of StPMKLResult
+    results : list of MKLResult
         One per setting, in order. ``lam``, ``rho`` and ``eta0`` are broadcast together:
         pass equal-length sequences for paired settings (use ``itertools.product`` for a
         full grid).
@@ -1333,16 +1293,16 @@ _MIPMKL_CONSTRAINTS.update({
 
 def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", max_alt=50,
                  max_iter=1000, alt_max_iter=None, tol=1e-2, check_input=True, rank_tol=None,
-                 factors=None,
-                 verbose=0):
+                 factors=None, callback=None, verbose=0):
     r"""MiPMKL, the best-case baseline of Yang et al. (2012): minimise over :math:`p` too.
 
     .. math::
         \min_f\ \min_{p\in Q_{lo}}\ \frac\lambda2N(f)^2+\frac1n\sum_ip_i\,\ell(y_if(x_i)),
         \qquad Q_{lo}=\{p\in[0,1]^n:\textstyle\sum_ip_i\ge\kappa n\}
 
-    (spec §2.6: minimising needs a *lower* budget; with the paper's upper budget the minimum
-    is :math:`p=0`). The problem is bilinear in :math:`(p,f)`, hence non-convex; it is solved
+    (the "robust hinge loss" baseline of Section 3.2 and Section 4, after Xu et al. 2006;
+    minimising needs a *lower* budget: over the paper's :math:`Q`, an upper budget, the
+    minimum is :math:`p=0`). The problem is bilinear in :math:`(p,f)`, hence non-convex; it is solved
     by alternating minimisation from :math:`p=1` (the l1-MKL solution without bias):
     :math:`f` by AMP with box :math:`\gamma_i\in[0,p_i]` and no budget (exact for the
     weighted hinge loss), then :math:`p=1` on the :math:`\kappa n` smallest hinge losses
@@ -1372,25 +1332,35 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
         AMP iterations of the first inner solve (the l1-MKL start).
     alt_max_iter : int, default=None
         AMP iterations of the later, warm-started inner solves (``None``: ``max_iter``).
-    tol : float, default=1e-2
-        Relative duality gap of each inner solve.
+    tol : float or None, default=1e-2
+        Relative duality gap of each inner solve (``None``: every inner solve runs its
+        ``max_iter`` / ``alt_max_iter`` iterations). The alternation itself stops when
+        :math:`p` no longer changes (exactly).
     check_input : bool, default=True
         Validate ``K`` and ``y``.
     rank_tol : float, default=None
         Low-rank factorisation as in :func:`stpmkl_solve`.
     factors : KernelFactors, default=None
         Precomputed factorisation (see :func:`stpmkl_solve`).
+    callback : callable, default=None
+        ``callback(intermediate_result)`` after each alternation (keys as in
+        :func:`stpmkl_solve`, ``criterion`` the largest change of :math:`p`, and ``p``, the
+        new example weights); raising ``StopIteration`` stops with ``status=3``.
     verbose : int, default=0
-        Print one line per alternation.
+        ``1``: a progress line on the first alternation, every 10 alternations and at the
+        end; ``>= 2``: every alternation.
 
     Returns
     -------
-    result : StPMKLResult
+    result : MKLResult
         As :func:`stpmkl_solve` (``method="mipmkl"``; ``objective`` is the MiPMKL objective
         above, ``gap`` the relative gap of the last inner solve, ``n_iter`` the number of
+        alternations, ``status`` 0 when :math:`p` stopped changing, 1 after ``max_alt``
         alternations), plus ``p`` (final example weights), ``kappa``, ``n_inner_iter``
         (total AMP iterations). ``history`` has one row per alternation (``objective``,
-        ``gap``, ``weights``, ``time``, ``n_inner``).
+        ``gap``, ``criterion`` (largest change of :math:`p`), ``weights``, ``time``,
+        ``n_inner``). The other keys (``coef``, ``gamma``, ``decision_train``...) are those
+        of the last inner solve; ``mklcore.decision(result, K_test)`` evaluates ``coef``.
 
     Examples
     --------
@@ -1408,7 +1378,7 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
         "noise_level": noise_level, "lam": lam, "kappa": kappa, "delta": delta,
         "variant": variant, "max_alt": max_alt, "max_iter": max_iter,
         "alt_max_iter": alt_max_iter, "tol": tol,
-        "rank_tol": rank_tol, "verbose": verbose})
+        "rank_tol": rank_tol, "callback": callback, "verbose": verbose})
     K, y_pm, factors = _prepare(K, y, check_input, "mipmkl_solve", rank_tol, factors)
     n = y_pm.size
     eps = np.sqrt(np.log(2.0 / delta) / (2.0 * n))
@@ -1420,51 +1390,46 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
     def box(p):
         return p if variant == "p" else (p + eta) / (1.0 + eta)
 
-    hist = History()
-    n_inner = []
+    monitor = Monitor("mipmkl", tol=0.0, max_iter=max_alt, callback=callback,
+                      verbose=verbose, label="mipmkl_solve",
+                      criterion_name="change of the example weights p",
+                      advice="Increase max_alt.")
     p = np.ones(n)
     res, warm = None, None
     total_inner = 0
-    status = 1
-    objective = np.nan
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        for alt in range(1, max_alt + 1):
-            res = _saddle(K, factors, y_pm, lam=np.array([float(lam)]), upper=box(p)[None, :],
-                          rho=np.array([np.inf]), solver="amp", step=None, eta0=None,
-                          max_iter=int(max_iter if alt == 1 or alt_max_iter is None
-                                       else alt_max_iter), tol=float(tol), gap_mode="relative",
-                          check_every=1, callback=None, verbose=0, warm_start=warm,
-                          owner="mipmkl_solve", warn=False)[0]
-            total_inner += res.n_iter
-            fX = res.decision_train
-            losses = np.maximum(0.0, 1.0 - y_pm * fX)
-            N = float(res.kernel_norms.sum())
-            objective = 0.5 * lam * N * N + float(box(p) @ losses) / n
-            hist.append(objective=objective, gap=res.gap, weights=res.weights,
-                        n_inner=res.n_iter)
-            n_inner.append(res.n_iter)
-            if verbose:
-                print(f"mipmkl_solve alternation {alt:3d}  objective {objective:.6e}  "
-                      f"inner its {res.n_iter}")
-            p_new = _lowest_losses_weights(losses, kappa_n)
-            if np.array_equal(p_new, p):
-                status = 0
-                break
-            p = p_new
-            warm = (res.coef, np.minimum(res.gamma, box(p)))
-    if status == 1:
-        warnings.warn(f"mipmkl_solve did not converge in {max_alt} alternations: the example "
-                      f"weights p still change. Increase max_alt.", ConvergenceWarning,
-                      stacklevel=2)
-    history = hist.as_dict(res.weights.size)
-    history["n_inner"] = np.asarray(n_inner)
-    res.update(objective=objective, n_iter=len(n_inner), success=status == 0, status=status,
-               message=STATUS_MESSAGES[status] if status else
-               "converged (example weights unchanged)", history=history, method="mipmkl",
-               p=p, kappa=kappa, n_inner_iter=total_inner, noise_level=float(noise_level),
-               delta=float(delta), variant=variant)
-    return res
+    while True:
+        res = _saddle(K, factors, y_pm, lam=np.array([float(lam)]), upper=box(p)[None, :],
+                      rho=np.array([np.inf]), solver="amp", step=None, eta0=None,
+                      max_iter=int(max_iter if monitor.n_iter == 0 or alt_max_iter is None
+                                   else alt_max_iter), tol=tol, gap_mode="relative",
+                      check_every=1, callback=None, verbose=0, warm_start=warm,
+                      owner="mipmkl_solve", warn=False)[0]
+        total_inner += res.n_iter
+        fX = res.decision_train
+        losses = np.maximum(0.0, 1.0 - y_pm * fX)
+        N = float(res.kernel_norms.sum())
+        objective = 0.5 * lam * N * N + float(box(p) @ losses) / n
+        p_new = _lowest_losses_weights(losses, kappa_n)
+        monitor.record(objective=objective, gap=res.gap, weights=res.weights,
+                       criterion=np.max(np.abs(p_new - p)), n_inner=res.n_iter,
+                       snapshot={"p": p_new.copy()})
+        if res.status == 2:
+            monitor.fail(f"the inner AMP solve failed: {res.message}")
+        p = p_new
+        if monitor.stopped:
+            break
+        warm = (res.coef, np.minimum(res.gamma, box(p)))
+    extras = {k: v for k, v in res.items() if k not in _MONITOR_KEYS}
+    return monitor.finish(
+        weights=res.weights, dual_coef=res.dual_coef, intercept=0.0, objective=objective,
+        gap=res.gap, **extras, p=p, kappa=kappa, n_inner_iter=total_inner,
+        noise_level=float(noise_level), delta=float(delta), variant=variant)
+
+
+#: keys set by Monitor.finish (not copied from an inner result)
+_MONITOR_KEYS = frozenset(("weights", "dual_coef", "intercept", "objective", "gap", "n_iter",
+                           "success", "status", "message", "history", "method", "criterion",
+                           "criterion_name", "tol", "time"))
 
 
 # ----------------------------------------------------------------------------------------
@@ -1472,13 +1437,13 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
 # ----------------------------------------------------------------------------------------
 
 class _NoBiasMKLClassifier(BaseMKLClassifier):
-    """Shared parts of StPMKL/MiPMKL: default bank "xu2010", per-kernel coefficients."""
+    """Shared parts of StPMKL/MiPMKL: default bank "xu2010", per-kernel coefficients.
 
-    def _build_bank(self):
-        from .kernels import KernelBank, kernel_bank
+    ``decision_function`` is the base class's: :func:`mklcore.decision` evaluates the
+    per-kernel coefficients ``coef`` (:func:`stpmkl_decision`), without bias.
+    """
 
-        kernels = kernel_bank("xu2010") if self.kernels is None else self.kernels
-        return KernelBank(kernels=kernels, normalize=self.normalize)
+    _default_bank = "xu2010"
 
     def _set_fitted(self, result):
         super()._set_fitted(result)
@@ -1487,26 +1452,11 @@ class _NoBiasMKLClassifier(BaseMKLClassifier):
         self.support_ = np.flatnonzero(np.any(self.coef_ != 0, axis=1))
         self.dual_objective_ = float(result.dual_objective)
 
-    def decision_function(self, X):
-        r"""Decision values :math:`f(x)=\sum_j\sum_iA_{ij}\kappa_j(x_i,x)` (no bias).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        f : ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False)
-        return stpmkl_decision(self.result_, self.kernel_bank_.transform(X))
-
 
 class StPMKLClassifier(_NoBiasMKLClassifier):
     r"""StPMKL classifier: MKL robust to label noise by stochastic programming (Yang et al.).
 
-    Fits the worst-case (E11) model of :func:`stpmkl_solve` on the kernels of ``kernels``
+    Fits the worst-case model (11) of :func:`stpmkl_solve` on the kernels of ``kernels``
     evaluated on ``X``: a bias-free l1-MKL whose hinge loss is replaced by the average of
     the :math:`\rho` largest hinge losses.
 
@@ -1534,12 +1484,12 @@ class StPMKLClassifier(_NoBiasMKLClassifier):
         Kernel normalisation (none in the paper: Gaussian kernels have unit diagonal).
     max_iter : int, default=1000
         Maximum number of iterations.
-    tol : float, default=1e-2
-        Relative duality gap at which to stop.
+    tol : float or None, default=1e-2
+        Relative duality gap at which to stop (``None``: run ``max_iter`` iterations).
     rank_tol : float, default=None
         Low-rank speed-up (see :func:`stpmkl_solve`).
     verbose : int, default=0
-        Progress lines.
+        Progress lines (see :func:`stpmkl_solve`).
 
     Attributes
     ----------
@@ -1572,9 +1522,9 @@ class StPMKLClassifier(_NoBiasMKLClassifier):
     gap_ : float
         Relative duality gap.
     history_ : dict of ndarray
-        Per-iteration ``objective``, ``gap``, ``weights``, ``time``, ``dual_objective``,
-        ``abs_gap``, ``bound``.
-    result_ : StPMKLResult
+        Per-iteration ``objective``, ``gap``, ``criterion``, ``weights``, ``time``,
+        ``dual_objective``, ``abs_gap``, ``bound``.
+    result_ : MKLResult
         The full solver result.
     kernel_bank_ : KernelBank
         The fitted kernel bank.
@@ -1651,12 +1601,12 @@ class MiPMKLClassifier(_NoBiasMKLClassifier):
         AMP iterations of the first inner solve.
     alt_max_iter : int, default=None
         AMP iterations of the later, warm-started inner solves (``None``: ``max_iter``).
-    tol : float, default=1e-2
-        Relative gap of the inner solves.
+    tol : float or None, default=1e-2
+        Relative gap of the inner solves (``None``: each runs its iteration budget).
     rank_tol : float, default=None
         Low-rank speed-up.
     verbose : int, default=0
-        Progress lines.
+        Progress lines, one per alternation (see :func:`mipmkl_solve`).
 
     Attributes
     ----------
@@ -1691,8 +1641,9 @@ class MiPMKLClassifier(_NoBiasMKLClassifier):
     gap_ : float
         Relative gap of the last inner solve.
     history_ : dict of ndarray
-        Per alternation ``objective``, ``gap``, ``weights``, ``time``, ``n_inner``.
-    result_ : StPMKLResult
+        Per alternation ``objective``, ``gap``, ``criterion``, ``weights``, ``time``,
+        ``n_inner``.
+    result_ : MKLResult
         The full solver result.
     kernel_bank_ : KernelBank
         The fitted kernel bank.

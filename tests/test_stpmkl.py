@@ -1,4 +1,6 @@
-"""Tests of mklcore.stpmkl (Yang et al., ICML 2012), following spec yang2012_stpmkl.md §5.
+"""Tests of mklcore.stpmkl (Yang et al., ICML 2012): Lemma 2, Lemma 3, Algorithm 1 and
+Theorem 2 against cvxpy oracles, the l1-MKL limit, MiPMKL, the estimators, the iteration
+contract.
 
 cvxpy oracles factor every kernel (``mklcore.reference.factor_kernels``) and use
 ``sum_squares`` instead of ``quad_form`` (Gram matrices are numerically indefinite).
@@ -12,6 +14,7 @@ import pytest
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
+from mklcore import decision
 from mklcore.reference import factor_kernels
 from mklcore.stpmkl import (KernelFactors, MiPMKLClassifier, StPMKLClassifier,
                             factorize_kernels, group_soft_threshold, mipmkl_solve,
@@ -22,12 +25,13 @@ from mklcore.stpmkl import (KernelFactors, MiPMKLClassifier, StPMKLClassifier,
 #: agreement of an exact projection / shrinkage with an interior-point solver (Clarabel's
 #: default accuracy is ~1e-8; 1e-5 leaves room for its scaling)
 CVX_TOL = 1e-5
-#: the toy problem of spec §5.3
+#: lambda and budget of the toy problem
 LAM, RHO = 0.05, 25.0
 
 
 def toy(seed=0, n=40):
-    """n points in [0,1]^3, labels from a noisy threshold, 8 Gaussian kernels (spec §5.3)."""
+    """n points in [0,1]^3, labels from a noisy threshold, 8 Gaussian kernels (widths 0.25
+    and 1 on all attributes and on each one)."""
     rng = np.random.default_rng(seed)
     X = rng.random((n, 3))
     y = np.where(X[:, 0] + 0.5 * X[:, 1] - 0.75 + 0.2 * rng.normal(size=n) > 0, 1.0, -1.0)
@@ -48,7 +52,8 @@ def _solve(prob):
 
 
 def cvx_dual(K, y, lam, rho, upper=1.0):
-    """max_{gamma in Q'} D(gamma) (spec §1.6) with epigraph constraints per kernel."""
+    """max_{gamma in Q'} D(gamma), D(gamma) = sum(gamma)/n - max_j (gamma y)' K_j (gamma y)
+    / (2 lam n^2), with epigraph constraints per kernel."""
     n = y.size
     R = factor_kernels(K)
     g = cp.Variable(n)
@@ -62,7 +67,8 @@ def cvx_dual(K, y, lam, rho, upper=1.0):
 
 
 def cvx_primal(K, y, lam, rho, upper=1.0):
-    """min_f P(f), the knapsack replaced by its LP dual (spec §5.3 cross-check)."""
+    """min_f P(f) = max_{gamma in Q'} L(f, gamma) + lam/2 N(f)^2, the inner maximum (a
+    continuous knapsack) replaced by its LP dual."""
     n = y.size
     R = factor_kernels(K)
     w = [cp.Variable(Rj.shape[1]) for Rj in R]
@@ -89,7 +95,7 @@ def toy_problem():
 @pytest.fixture(scope="module")
 def amp_long(toy_problem):
     K, y = toy_problem
-    return stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, tol=0, max_iter=3000)
+    return stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, tol=None, max_iter=3000)
 
 
 # ---------------------------------------------------------------------------------------
@@ -98,7 +104,7 @@ def amp_long(toy_problem):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_projection_matches_cvxpy(seed):
-    """Spec §5 recipe 1: Proj equals min ||g - ghat||^2 over the box and budget."""
+    """Lemma 2: Proj equals min ||g - ghat||^2 over the box and budget."""
     rng = np.random.default_rng(seed)
     n = 30
     ghat = rng.normal(0, 2, size=n)
@@ -136,7 +142,7 @@ def test_projection_edge_cases():
 
 @pytest.mark.parametrize("seed", range(8))
 def test_group_shrinkage_matches_bisection_and_cvxpy(seed):
-    """Spec §5 recipe 2."""
+    """Lemma 3: the closed form equals bisection and cvxpy's prox of c/2 (sum s)^2."""
     rng = np.random.default_rng(100 + seed)
     m = int(rng.integers(1, 21))
     a = rng.exponential(size=m)
@@ -163,7 +169,7 @@ def test_group_shrinkage_edge_cases():
 # ---------------------------------------------------------------------------------------
 
 def test_amp_saddle_point_matches_cvxpy(toy_problem, amp_long):
-    """Spec §5 recipe 3: D(gamma_hat) <= D* = P* <= P(f_hat), gap -> 0."""
+    """Algorithm 1 solves (11): D(gamma_hat) <= D* = P* <= P(f_hat), gap -> 0."""
     K, y = toy_problem
     d_star, _ = cvx_dual(K, y, LAM, RHO)
     p_star, weights_star = cvx_primal(K, y, LAM, RHO)
@@ -177,14 +183,14 @@ def test_amp_saddle_point_matches_cvxpy(toy_problem, amp_long):
     np.testing.assert_allclose(amp_long.weights, weights_star, atol=0.03)
     # the gap of the averaged iterate decreases (up to round-off) over the first 600 steps
     assert np.all(np.diff(h["abs_gap"][:600]) <= 1e-6)
-    # the result's certificate is the one of spec §1.6 recomputed from (coef, gamma)
+    # the result's certificate is P - D recomputed from (coef, gamma)
     vals = stpmkl_objectives(K, y, amp_long.coef, amp_long.gamma, lam=LAM, rho=RHO)
     assert vals["gap"] == pytest.approx(amp_long.abs_gap, rel=1e-8)
     assert vals["primal"] == pytest.approx(amp_long.objective, rel=1e-10)
 
 
 def test_knapsack_primal_matches_cvxpy(toy_problem, amp_long):
-    """Spec §5 recipe 6: P(f) by sorting equals cvxpy's max over Q' plus R(f)."""
+    """P(f) by sorting equals cvxpy's max over Q' of L(f, gamma) plus R(f)."""
     K, y = toy_problem
     n = y.size
     fX = np.einsum("jik,kj->i", K, amp_long.coef)
@@ -196,7 +202,7 @@ def test_knapsack_primal_matches_cvxpy(toy_problem, amp_long):
 
 
 def test_theorem2_bound_holds(toy_problem, amp_long):
-    """Spec §5 recipe 4: gap <= (||f*||^2 + max ||gamma||^2) / (2 tau T) at every T."""
+    """Theorem 2: gap <= (||f*||^2 + max ||gamma||^2) / (2 tau T) at every T."""
     K, y = toy_problem
     h = amp_long.history
     assert np.all(h["abs_gap"] <= h["bound"] * (1 + 1e-9))
@@ -212,15 +218,15 @@ def _slope(gaps, lo=100, hi=1000):
 
 
 def test_rates_amp_vs_vi(toy_problem, amp_long):
-    """Spec §3.4 / §5 recipe 8: AMP's gap falls ~1/T, VI's (best eta0) ~1/sqrt(T)."""
+    """Figure 1 (right), Section 4: AMP's gap falls ~1/T, VI's (best eta0) ~1/sqrt(T)."""
     K, y = toy_problem
     amp_gaps = amp_long.history["abs_gap"]
     vi_runs = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         for factor in (0.1, 1.0, 10.0):
-            res = stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, solver="vi", tol=0,
-                               max_iter=1000, eta0=factor * amp_long.step)
+            res = stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, solver="vi",
+                               tol=None, max_iter=1000, eta0=factor * amp_long.step)
             vi_runs.append(res)
     finite = [r for r in vi_runs if np.isfinite(r.abs_gap)]
     best = min(finite, key=lambda r: r.abs_gap)
@@ -256,7 +262,8 @@ L1_LAM = 0.1
 
 
 def test_large_budget_is_l1_mkl(toy_problem, l1_fit):
-    """Spec §5 recipe 5 / claim S1: with rho >= n, the optimum is lam * (l1-MKL dual value)."""
+    """With rho >= n the budget is inactive: the optimum of (11) is lam * (the l1-MKL dual
+    value without bias, C = 1/(n lam)); (10) "reduces to (2) when there is no noise"."""
     K, y = toy_problem
     n = y.size
     ref = cvx_l1mkl_nobias_dual(K, y, C=1.0 / (n * L1_LAM))
@@ -268,8 +275,8 @@ def test_large_budget_is_l1_mkl(toy_problem, l1_fit):
     np.testing.assert_allclose(l1_fit.weights, w_ref, atol=0.03)
     # noise_level = 0 with the theoretical budget (>= n) is the same problem, step by step
     assert rho_from_theory(n, 0.0) >= n
-    a = stpmkl_solve(K, y, noise_level=0.0, lam=L1_LAM, max_iter=50, tol=0)
-    b = stpmkl_solve(K, y, noise_level=0.0, lam=L1_LAM, rho=float(n), max_iter=50, tol=0)
+    a = stpmkl_solve(K, y, noise_level=0.0, lam=L1_LAM, max_iter=50, tol=None)
+    b = stpmkl_solve(K, y, noise_level=0.0, lam=L1_LAM, rho=float(n), max_iter=50, tol=None)
     np.testing.assert_allclose(a.history["objective"], b.history["objective"], rtol=1e-12)
 
 
@@ -280,7 +287,7 @@ def test_large_budget_close_to_simplemkl(toy_problem, l1_fit):
     K, y = toy_problem
     n = y.size
     ref = simplemkl.simplemkl_solve(K, y, C=1.0 / (n * L1_LAM), tol=1e-4)
-    # SimpleMKL's J(d) is in the C-convention: lam * J = objective of (E3) with a bias
+    # SimpleMKL's J(d) is in the C-convention: lam * J = objective of (3) with a bias
     assert L1_LAM * ref.objective <= l1_fit.objective * (1 + 1e-2)
     assert L1_LAM * ref.objective >= 0.8 * l1_fit.objective
 
@@ -291,10 +298,10 @@ def test_large_budget_close_to_simplemkl(toy_problem, l1_fit):
 
 def test_factor_mode_matches_dense(toy_problem):
     K, y = toy_problem
-    dense = stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, tol=0, max_iter=300)
+    dense = stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, tol=None, max_iter=300)
     F = factorize_kernels(K, rank_tol=1e-13)
     assert isinstance(F, KernelFactors) and F.ranks.sum() < K.shape[0] * K.shape[1]
-    fact = stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, tol=0, max_iter=300,
+    fact = stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, tol=None, max_iter=300,
                         factors=F)
     np.testing.assert_allclose(fact.history["abs_gap"], dense.history["abs_gap"], atol=1e-9)
     np.testing.assert_allclose(fact.weights, dense.weights, atol=1e-8)
@@ -302,7 +309,7 @@ def test_factor_mode_matches_dense(toy_problem):
     np.testing.assert_allclose(fact.decision(K), dense.decision(K), atol=1e-7)
     np.testing.assert_allclose(fact.decision_train, dense.decision_train, atol=1e-7)
     np.testing.assert_allclose(dense.decision(K), dense.decision_train, atol=1e-10)
-    via_tol = stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, tol=0, max_iter=50,
+    via_tol = stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, tol=None, max_iter=50,
                            rank_tol=1e-13)
     np.testing.assert_allclose(via_tol.history["abs_gap"], fact.history["abs_gap"][:50])
 
@@ -315,11 +322,20 @@ def test_warm_start_and_decision(toy_problem, amp_long):
     f = stpmkl_decision(amp_long, K[:, :5, :])
     np.testing.assert_allclose(f, amp_long.decision_train[:5], atol=1e-10)
     np.testing.assert_allclose(amp_long.decision(K[:, :5, :]), f)
-    # the generic decision() of MKLResult uses the dual model: equal at the saddle point
-    from mklcore._result import decision as generic
-    np.testing.assert_allclose(generic(amp_long, K), amp_long.decision_train, atol=0.05)
+    np.testing.assert_allclose(decision(amp_long, K[:, :5, :]), f)
+    # the model rebuilt from the core keys (weights, dual_coef) is equal at the saddle point
+    dual_model = np.einsum("j,jtk,k->t", amp_long.weights, K, amp_long.dual_coef)
+    np.testing.assert_allclose(dual_model, amp_long.decision_train, atol=0.05)
     with pytest.raises(ValueError, match="K_test must have shape"):
         stpmkl_decision(amp_long, K[:3])
+
+
+# ---------------------------------------------------------------------------------------
+# the iteration contract
+# ---------------------------------------------------------------------------------------
+
+HISTORY_KEYS = ("objective", "gap", "criterion", "weights", "time", "dual_objective",
+                "abs_gap", "bound")
 
 
 def test_convergence_warning_and_callback(toy_problem):
@@ -327,15 +343,94 @@ def test_convergence_warning_and_callback(toy_problem):
     with pytest.warns(ConvergenceWarning, match="did not converge in 1 iterations"):
         res = stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, max_iter=1)
     assert not res.success and res.status == 1
-    for key in ("objective", "gap", "weights", "time", "dual_objective", "abs_gap", "bound"):
+    for key in HISTORY_KEYS:
         assert len(res.history[key]) == 1
+    payloads = []
 
     def stop(intermediate):
+        payloads.append(intermediate)
         if intermediate.n_iter == 5:
             raise StopIteration
 
     res = stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, callback=stop)
-    assert res.status == 3 and res.n_iter == 5
+    assert res.status == 3 and res.n_iter == 5 and not res.success
+    assert res.message == "stopped by callback after 5 iterations"
+    assert [p.n_iter for p in payloads] == [1, 2, 3, 4, 5]
+    last = payloads[-1]
+    assert last.method == "stpmkl" and last.gap == res.gap and last.objective == res.objective
+    assert last.abs_gap == res.abs_gap and last.dual_objective == res.dual_objective
+    np.testing.assert_array_equal(last.weights, res.weights)
+
+
+@pytest.mark.parametrize("solver", ["amp", "vi"])
+def test_tol_none_runs_max_iter_without_warning(toy_problem, solver):
+    K, y = toy_problem
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, solver=solver, tol=None,
+                           max_iter=30)
+    assert res.status == 1 and not res.success and res.n_iter == 30
+    assert "no tolerance given" in res.message and np.isnan(res.tol)
+    for key in HISTORY_KEYS:
+        assert len(res.history[key]) == res.n_iter
+    assert res.history["weights"].shape == (30, K.shape[0])
+    # the same iterates as a run that stops on its tolerance
+    conv = stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, solver=solver, tol=0.5)
+    T = min(conv.n_iter, 30)
+    np.testing.assert_array_equal(res.history["abs_gap"][:T], conv.history["abs_gap"][:T])
+
+
+def test_tol_zero_keeps_the_test(toy_problem):
+    """tol=0: only an exact zero gap stops, so a short run ends with status 1 and a warning."""
+    K, y = toy_problem
+    with pytest.warns(ConvergenceWarning, match=r"relative duality gap .* > tol 0\.0e\+00"):
+        res = stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, tol=0, max_iter=10)
+    assert res.status == 1 and res.n_iter == 10 and res.tol == 0.0
+
+
+def test_stopping_rule_and_history(toy_problem):
+    K, y = toy_problem
+    res = stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, tol=1e-2)
+    h = res.history
+    assert res.success and res.status == 0 and res.message.startswith("converged")
+    assert res.criterion_name == "relative duality gap"
+    for key in HISTORY_KEYS:
+        assert len(h[key]) == res.n_iter
+    # stops at the first iteration whose relative gap is <= tol
+    assert h["gap"][-1] <= 1e-2 < h["gap"][:-1].min()
+    np.testing.assert_array_equal(h["criterion"], h["gap"])
+    assert h["objective"][-1] == res.objective and h["abs_gap"][-1] == res.abs_gap
+    # absolute gap, tested every 7 iterations
+    ab = stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, tol=3e-3, gap="absolute",
+                      check_every=7, max_iter=3000)
+    assert ab.success and ab.n_iter % 7 == 0 and ab.criterion_name == "absolute duality gap"
+    np.testing.assert_array_equal(ab.history["criterion"], ab.history["abs_gap"])
+    tested = ab.history["abs_gap"][6::7]
+    assert tested[-1] <= 3e-3 < tested[:-1].min()
+    # the grid: one history per problem, each with its own n_iter rows
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        grid = stpmkl_grid(K, y, noise_level=0.1, lam=[LAM, 0.5], rho=[RHO, 10.0],
+                           max_iter=400)
+    assert [r.status for r in grid] == [1, 0] and grid[1].n_iter < 400
+    for r in grid:
+        for key in HISTORY_KEYS:
+            assert len(r.history[key]) == r.n_iter
+
+
+def test_decision_dispatch(toy_problem, amp_long):
+    """mklcore.decision evaluates the per-kernel coefficients of StPMKL and MiPMKL results."""
+    K, y = toy_problem
+    K_test = K[:, :7, :]
+    for res in (amp_long, mipmkl_solve(K, y, noise_level=0.2, lam=0.3, max_iter=200)):
+        assert type(res).__name__ == "MKLResult"
+        f = decision(res, K_test)
+        np.testing.assert_allclose(f, stpmkl_decision(res, K_test))
+        np.testing.assert_allclose(f, res.decision_train[:7], atol=1e-10)
+        np.testing.assert_allclose(res.decision(K_test), f)
+    import mklcore
+
+    assert not hasattr(mklcore, "StPMKLResult") and "StPMKLResult" not in mklcore.__all__
 
 
 # ---------------------------------------------------------------------------------------
@@ -343,7 +438,7 @@ def test_convergence_warning_and_callback(toy_problem):
 # ---------------------------------------------------------------------------------------
 
 def test_mipmkl(toy_problem):
-    """Spec §5 recipe 9: objective non-increasing; kappa = 1 is l1-MKL without bias."""
+    """MiPMKL: objective non-increasing; kappa = 1 is l1-MKL without bias."""
     K, y = toy_problem
     n = y.size
     res = mipmkl_solve(K, y, noise_level=0.2, lam=0.3, tol=1e-3, max_iter=3000)
@@ -357,13 +452,43 @@ def test_mipmkl(toy_problem):
     losses = np.maximum(0, 1 - y * res.decision_train)
     assert losses[res.p == 0].min() >= losses[res.p == 1].max() - 1e-9
     # kappa = 1: p stays 1 and the inner solve is AMP without budget, step by step
-    full = mipmkl_solve(K, y, noise_level=0.0, lam=L1_LAM, kappa=1.0, max_iter=100, tol=0)
+    full = mipmkl_solve(K, y, noise_level=0.0, lam=L1_LAM, kappa=1.0, max_iter=100, tol=None)
     amp = stpmkl_solve(K, y, noise_level=0.0, lam=L1_LAM, rho=1e9,
-                       max_iter=100, tol=0)
+                       max_iter=100, tol=None)
     assert full.n_iter == 1 and np.all(full.p == 1)
     np.testing.assert_allclose(full.history["objective"], amp.history["objective"][-1:],
                                rtol=1e-10)
     np.testing.assert_allclose(full.coef, amp.coef, rtol=1e-10, atol=1e-12)
+
+
+def test_mipmkl_contract(toy_problem):
+    K, y = toy_problem
+    with pytest.warns(ConvergenceWarning, match="mipmkl_solve did not converge in 1 "
+                                                "iterations.*Increase max_alt"):
+        one = mipmkl_solve(K, y, noise_level=0.2, lam=0.3, max_alt=1, max_iter=200)
+    assert one.status == 1 and one.n_iter == 1 and one.method == "mipmkl"
+    # with max_alt reached, p is the update computed from the last inner solve
+    losses = np.maximum(0, 1 - y * one.decision_train)
+    assert losses[one.p == 0].min() >= losses[one.p == 1].max() - 1e-9
+    seen = []
+
+    def stop(intermediate):
+        seen.append(intermediate)
+        raise StopIteration
+
+    res = mipmkl_solve(K, y, noise_level=0.2, lam=0.3, max_iter=200, callback=stop)
+    assert res.status == 3 and res.n_iter == 1 and len(seen) == 1
+    assert seen[0].method == "mipmkl" and seen[0].p.shape == (y.size,)
+    for key in ("objective", "gap", "criterion", "weights", "time", "n_inner"):
+        assert len(res.history[key]) == res.n_iter
+    np.testing.assert_array_equal(res.p, one.p)
+    # tol=None: every inner solve runs max_iter / alt_max_iter iterations, no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fixed = mipmkl_solve(K, y, noise_level=0.2, lam=0.3, max_iter=40, alt_max_iter=15,
+                             tol=None)
+    assert fixed.history["n_inner"][0] == 40 and np.all(fixed.history["n_inner"][1:] == 15)
+    assert fixed.n_inner_iter == fixed.history["n_inner"].sum()
 
 
 # ---------------------------------------------------------------------------------------
@@ -387,7 +512,7 @@ def test_estimators_fit_predict():
     np.testing.assert_allclose(clf.decision_function(X[:7]), stpmkl_decision(clf.result_, K_test))
     assert clone(clf).get_params() == clf.get_params()
     vi = StPMKLClassifier(kernels=kernels, solver="vi", noise_level=0.1, lam=0.05,
-                          max_iter=50, tol=0)
+                          max_iter=50, tol=None)
     assert vi.fit(X, labels).result_.solver == "vi"
     mi = MiPMKLClassifier(kernels=kernels, noise_level=0.1, lam=0.05, max_iter=200)
     with warnings.catch_warnings():
@@ -398,7 +523,7 @@ def test_estimators_fit_predict():
 
 def test_default_bank_is_xu2010():
     _, y, X = toy(n=20)
-    clf = StPMKLClassifier(lam=0.1, max_iter=5, tol=0).fit(X, y)
+    clf = StPMKLClassifier(lam=0.1, max_iter=5, tol=None).fit(X, y)
     assert clf.weights_.shape == (10 * (X.shape[1] + 1),)
 
 
@@ -506,7 +631,7 @@ def test_grid_equals_single_solves(toy_problem):
                 np.testing.assert_allclose(res.coef, one.coef, rtol=1e-8, atol=1e-10)
     assert any(r.success for r in grid) and not all(r.success for r in grid)
     vi = stpmkl_grid(K, y, noise_level=0.1, lam=0.05, rho=25.0, solver="vi",
-                     eta0=[0.5 * F.n_samples, 1.0], max_iter=20, tol=0)
+                     eta0=[0.5 * F.n_samples, 1.0], max_iter=20, tol=None)
     assert [r.eta0 for r in vi] == [20.0, 1.0]
     with pytest.raises(ValueError, match="lengths 2, 3 and 1"):
         stpmkl_grid(K, y, noise_level=0.1, lam=[0.1, 0.2], rho=[1.0, 2.0, 3.0])
@@ -517,8 +642,9 @@ def test_factors_without_stack(toy_problem):
     K, y = toy_problem
     F = factorize_kernels((Kj for Kj in K), rank_tol=1e-12, dtype=np.float32)
     assert F.Rt.dtype == np.float32 and F.n_kernels == K.shape[0]
-    a = stpmkl_solve(None, y, noise_level=0.1, lam=LAM, rho=RHO, factors=F, max_iter=100, tol=0)
-    b = stpmkl_solve(K, y, noise_level=0.1, lam=LAM, rho=RHO, max_iter=100, tol=0)
+    a = stpmkl_solve(None, y, noise_level=0.1, lam=LAM, rho=RHO, factors=F, max_iter=100,
+                     tol=None)
+    b = stpmkl_solve(K, y, noise_level=0.1, lam=LAM, rho=RHO, max_iter=100, tol=None)
     np.testing.assert_allclose(a.history["abs_gap"], b.history["abs_gap"], rtol=1e-4)
     with pytest.raises(ValueError, match="give the kernels K"):
         stpmkl_solve(None, y, noise_level=0.1, lam=LAM)
@@ -529,8 +655,10 @@ def test_factors_without_stack(toy_problem):
 def test_diverging_vi_is_flagged(toy_problem):
     K, y = toy_problem
     F = factorize_kernels(K, rank_tol=1e-12)
-    runs = stpmkl_grid(K, y, noise_level=0.1, lam=LAM, rho=RHO, solver="vi", tol=0,
-                       max_iter=400, eta0=[1.0, 1e4], factors=F)
+    with pytest.warns(ConvergenceWarning, match="numerical failure: non-finite objective"):
+        runs = stpmkl_grid(K, y, noise_level=0.1, lam=LAM, rho=RHO, solver="vi", tol=None,
+                           max_iter=400, eta0=[1.0, 1e4], factors=F)
     assert runs[0].status == 1 and np.isfinite(runs[0].abs_gap)
     assert runs[1].status == 2 and "non-finite" in runs[1].message
+    assert not runs[1].success and runs[1].n_iter == len(runs[1].history["objective"]) < 400
     assert np.isnan(runs[1].coef).all()
