@@ -491,7 +491,8 @@ def plot_learning_curves(curves, methods=METHODS_EXP1):
         part = curves[curves.n <= top]
         for m in methods:
             style = (dict(ls="--", lw=1.2) if m.startswith("weighted")
-                     else dict(lw=2.4, marker=".", zorder=3) if m == "linear RLS2" else dict(lw=1.6))
+                     else dict(lw=2.4, marker=".", zorder=3) if m == "linear RLS2"
+                     else dict(lw=1.6))
             ax.plot(part.n, part[m], label=m, color=palette[m], **style)
         ax.set_yscale("log")
         ax.set_xlabel("number of training examples n")
@@ -1657,9 +1658,9 @@ def paper_table5():
     import pandas as pd
 
     return pd.DataFrame({
-        "method": ["Support vector classifier", "L1-penalised multinomial", "Lasso regression (OVA)",
-                   "L2-penalised discriminant analysis", "Elastic-net penalised multinomial",
-                   "Linear RLS2 (OVA)"],
+        "method": ["Support vector classifier", "L1-penalised multinomial",
+                   "Lasso regression (OVA)", "L2-penalised discriminant analysis",
+                   "Elastic-net penalised multinomial", "Linear RLS2 (OVA)"],
         "test errors": [14.0, 13.0, 12.5, 12.0, 11.8, 9.8],
         "selected genes": [16063, 269, 1429, 16063, 384, 855]})
 
@@ -1764,8 +1765,9 @@ def claim_binary_strings(curves, learn_n, d1_max_diff):
     from .reporting import Claim
 
     late = curves[curves.n >= 12].reset_index(drop=True)
-    d_ok = ((late[["d1", "d2", "d3"]].sum(axis=1) >= 0.95)
-            & late[["d1", "d2", "d3"]].apply(lambda r: r.between(0.25, 0.42).all(), axis=1)).to_numpy()
+    d123 = late[["d1", "d2", "d3"]]
+    d_ok = ((d123.sum(axis=1) >= 0.95)
+            & d123.apply(lambda r: r.between(0.25, 0.42).all(), axis=1)).to_numpy()
     bad = np.flatnonzero(~d_ok)
     n_d_ok = None if not d_ok[-1] else int(late.n.iloc[bad[-1] + 1] if bad.size else late.n.iloc[0])
     beats = ((late["linear RLS2"] <= late.ridge + 1e-12)
@@ -1780,9 +1782,10 @@ def claim_binary_strings(curves, learn_n, d1_max_diff):
                  "d1..d3 ≈ 1/3, the rest 0), ridge needs ~100, RLS2 ≤ ridge and Gaussian RLS; "
                  "RLS2 = weighted Lasso (D1)", c2,
                  f"d1+d2+d3 ≥ 0.95 with each in [0.25, 0.42] for every n ≥ {n_d_ok} of the grid; "
-                 f"RLS2 ≤ ridge and Gaussian for {beats.mean():.0%} of n ≥ 12; concept (RMSE ≤ 0.1) "
-                 f"learned from n = {learn_n}; |w_RLS2 - w_wLasso| ≤ {d1_max_diff:.0e}; plain Lasso "
-                 f"below RLS2 for n in {lasso_better} (paper: n ≤ 8)")
+                 f"RLS2 ≤ ridge and Gaussian for {beats.mean():.0%} of n ≥ 12; concept "
+                 f"(RMSE ≤ 0.1) learned from n = {learn_n}; |w_RLS2 - w_wLasso| ≤ "
+                 f"{d1_max_diff:.0e}; plain Lasso below RLS2 for n in {lasso_better} "
+                 f"(paper: n ≤ 8)")
 
 
 def claim_prostate(study, table1_paper, features, curvature):
