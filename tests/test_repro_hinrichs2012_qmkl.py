@@ -153,32 +153,32 @@ def _verdicts(**over):
 def test_claims_all_pass_on_good_inputs():
     verdicts = _verdicts()
     assert list(verdicts) == [f"Q{k}" for k in range(1, 11)]
-    assert set(verdicts.values()) == {"PASS"}
+    assert set(verdicts.values()) == {"match"}
 
 
 def test_claims_fail_where_the_numbers_say_so():
     # Q5: Lap(Cov)+B more than one point below max(l1, l2)
     acc = dict(zip(qm.METHODS, [0.90, 0.91, 0.92, 0.92, 0.92, 0.905, 0.9]))
-    assert _verdicts(t1=_t1(acc))["Q5"] == "NOT REPRODUCED"
+    assert _verdicts(t1=_t1(acc))["Q5"] == "differs"
     # Q6: only one of three UCI sets within a point
     uci = pd.DataFrame({"Q - max(l1, l2)": [0.0, -0.02, -0.05]}, index=["a", "b", "c"])
-    assert _verdicts(uci=uci)["Q6"] == "NOT REPRODUCED"
+    assert _verdicts(uci=uci)["Q6"] == "differs"
     # Q7: the fixed-mu maps are rougher than the SVM's in one realisation
     qsvm = _qsvm_rows([0.8] * 6, [0.8] * 6, [4.0] * 6, [1.0, 1.0, 1.0, 9.0, 9.0, 9.0])
-    assert _verdicts(qsvm=qsvm, qsvm_summary=qm.qsvm_means(qsvm))["Q7"] == "NOT REPRODUCED"
+    assert _verdicts(qsvm=qsvm, qsvm_summary=qm.qsvm_means(qsvm))["Q7"] == "differs"
     # Q8: Q-SVM two points below the SVM
-    assert _verdicts(qsvm_gain=-0.02)["Q8"] == "NOT REPRODUCED"
+    assert _verdicts(qsvm_gain=-0.02)["Q8"] == "differs"
     # Q9: Q-MKL not between l1 and l2
     spread = pd.DataFrame({"eff. kernels": [2.0, 10.0, 30.0, 5.0, 6.0, 40.0, 3.0]},
                           index=list(qm.METHODS))
-    assert _verdicts(spread_table=spread)["Q9"] == "NOT REPRODUCED"
+    assert _verdicts(spread_table=spread)["Q9"] == "differs"
     # Q10: a proxy above 1
     proxy = pd.Series({"I (l2-MKL)": 1.0, "Cov": 0.5, "Lap(Cov)+B": 1.2})
-    assert _verdicts(proxy=proxy)["Q10"] == "NOT REPRODUCED"
+    assert _verdicts(proxy=proxy)["Q10"] == "differs"
     # Q4: gap not closed; Q3: solvers disagree
     alg1 = {"result": SimpleNamespace(gap=1e-3), "rel": 1e-8, "monotone": True}
-    assert _verdicts(alg1=alg1)["Q4"] == "NOT REPRODUCED"
-    assert _verdicts(beta_step_max=1e-3)["Q3"] == "NOT REPRODUCED"
+    assert _verdicts(alg1=alg1)["Q4"] == "differs"
+    assert _verdicts(beta_step_max=1e-3)["Q3"] == "differs"
 
 
 def test_summary_table_cites_the_paper():
