@@ -48,7 +48,7 @@ from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
 from ._result import History, MKLResult
 from ._validation import (Interval, Options, check_binary_labels, check_finite,
                           check_kernel_stack, validate_params)
-from ._wrapper import NumericalFailure, WeightStep, run_wrapper
+from .wrapper import NumericalFailure, WeightStep, run_wrapper
 from .svm import svm_solve
 
 __all__ = [
@@ -1141,7 +1141,7 @@ class QSVMClassifier(ClassifierMixin, BaseEstimator):
 # ---------------------------------------------------------------------------
 
 class _QMKLStep(WeightStep):
-    r"""Algorithm 1 of [1]_ as a weight step of :func:`mklcore._wrapper.run_wrapper`.
+    r"""Algorithm 1 of [1]_ as a weight step of :func:`mklcore.wrapper.run_wrapper`.
 
     The loop gives :math:`S_m=\frac12G_m(\alpha)` (unweighted); Module 2 (Eq. 8) needs
     :math:`W_m=\beta_m^2G_m\propto\beta_m^2S_m` (its minimiser ignores the scale of W).
@@ -1197,7 +1197,7 @@ def qmkl_solve(K, y, Q, *, C=1.0, tol=1e-4, max_iter=200, beta_step="auto", svm_
     with :math:`G_m(\alpha)=(\alpha\circ y)^\top K_m(\alpha\circ y)`. Each iteration solves the
     SVM on :math:`K_\beta=\sum_m\beta_mK_m` (Module 1, Eq. 7) and then Eq. (8) for
     :math:`\beta` with :math:`W_m=\beta_m^2G_m` (Module 2, :func:`qmkl_beta_step`); the loop is
-    the one shared by every wrapper-type MKL solver (:func:`mklcore._wrapper.run_wrapper`).
+    the one shared by every wrapper-type MKL solver (:func:`mklcore.wrapper.run_wrapper`).
     :math:`Q=\mathbf 1\mathbf 1^\top` gives l1-MKL and :math:`Q=I` l2-MKL at the same ``C``.
 
     Parameters

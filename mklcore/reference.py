@@ -245,7 +245,7 @@ def theta_from_dual(S, p):
     theta : ndarray of shape (n_kernels,)
         Computed in the log domain; unit p-norm.
     """
-    from ._wrapper import normalize_pnorm
+    from .wrapper import normalize_pnorm
 
     S = np.maximum(np.asarray(S, dtype=float), 0.0)
     if np.isinf(p):

@@ -3,7 +3,7 @@ r"""l1-norm MKL by semi-infinite linear programming (SILP; Sonnenburg et al., JM
 Column generation for the semi-infinite program (SIP) of Kloft et al. (2009) at p = 1: each
 SVM at the current weights yields a cut :math:`\eta\ge\mathbf1^\top\alpha^r-\theta^\top S(\alpha^r)`
 and a linear program over the cuts (:func:`scipy.optimize.linprog`, HiGHS) gives the next
-weights (spec §2.5). Runs inside the shared wrapper loop of :mod:`mklcore._wrapper`.
+weights (spec §2.5). Runs inside the shared wrapper loop of :mod:`mklcore.wrapper`.
 """
 
 import numpy as np
@@ -12,7 +12,7 @@ from scipy.optimize import linprog
 from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
 from ._validation import (Interval, Options, check_binary_labels, check_kernel_stack,
                           validate_params)
-from ._wrapper import Cuts, NumericalFailure, SIPWeightStep, run_wrapper
+from .wrapper import Cuts, NumericalFailure, SIPWeightStep, run_wrapper
 
 __all__ = ["silp_solve", "SILPMKLClassifier"]
 
@@ -46,7 +46,7 @@ class _SILPStep(SIPWeightStep):
     r"""SILP weight step: add the cut of the current alpha, re-solve the LP (spec §2.5).
 
     Line 4's test is :math:`\Delta_{rel}` by default, Sonnenburg's :math:`\epsilon_{MKL}`
-    (the SIP gap) with ``stop="sip"`` (see :class:`~mklcore._wrapper.SIPWeightStep`).
+    (the SIP gap) with ``stop="sip"`` (see :class:`~mklcore.wrapper.SIPWeightStep`).
     """
 
     p = 1.0

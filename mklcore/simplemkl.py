@@ -5,7 +5,7 @@ over the simplex of kernel weights :math:`d`, following the reference MATLAB cod
 (``mklsvm.m``, ``mklsvmupdate.m``; spec §2.4) line by line: normalised reduced gradient,
 descent direction, moves along it while the cost decreases, then a golden-section line
 search, each cost evaluation being an SVM solved to ``svm_tol``. Runs inside the shared
-wrapper loop of :mod:`mklcore._wrapper`; the line search calls the SVM through the loop's
+wrapper loop of :mod:`mklcore.wrapper`; the line search calls the SVM through the loop's
 oracle.
 """
 
@@ -13,7 +13,7 @@ import numpy as np
 
 from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
 from ._validation import Interval, check_binary_labels, check_kernel_stack, validate_params
-from ._wrapper import WeightStep, run_wrapper
+from .wrapper import WeightStep, run_wrapper
 
 __all__ = ["simplemkl_solve", "SimpleMKLClassifier"]
 
@@ -223,7 +223,7 @@ def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callb
         Weights below this are set to 0 (``option.numericalprecision``).
     svm_backend : str, default="libsvm"
         ``"libsvm"`` (scikit-learn's SVC on the combined kernel, no warm start), ``"smo"``
-        (the warm-started SMO with per-kernel gradient caches of :mod:`mklcore._wrapper`;
+        (the warm-started SMO with per-kernel gradient caches of :mod:`mklcore.wrapper`;
         each line-search evaluation starts from the alpha of the current point) or another
         backend of :func:`mklcore.svm.available_backends`.
 
