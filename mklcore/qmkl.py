@@ -40,16 +40,14 @@ import scipy.linalg
 import scipy.sparse
 import scipy.sparse.linalg
 from scipy.optimize import linprog, nnls
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
-from ._result import History, MKLResult
+from ._result import Monitor
 from ._validation import (Interval, Options, check_binary_labels, check_finite,
                           check_kernel_stack, validate_params)
-from .wrapper import NumericalFailure, WeightStep, run_wrapper
 from .svm import svm_solve
+from .wrapper import NumericalFailure, WeightStep, run_wrapper
 
 __all__ = [
     "qmkl_solve", "QMKLClassifier", "qmkl_beta_step", "qmkl_support_function", "check_q",
@@ -987,22 +985,22 @@ def qsvm_solve(X, y, Q, *, C=1.0, svm_tol=1e-6, check_input=True):
     if not np.all(np.isin(y, (-1, 1))):
         y, _ = check_binary_labels(y, "qsvm_solve")
     y = y.astype(float)
-    history = History()
     solve_q = _check_q_features(Q, X.shape[1], "qsvm_solve")
+    # one SVM, no weight step: the MKL criterion is 0 and the run converges at iteration 1
+    monitor = Monitor("qsvm", tol=0.0, max_iter=1, label="Q-SVM",
+                      criterion_name="weight-step criterion (one fixed kernel)")
     Z = X.T if solve_q is None else solve_q(np.ascontiguousarray(X.T))  # Q^{-1} X^T
     K_Q = X @ Z
     K_Q = 0.5 * (K_Q + K_Q.T)
     svm = svm_solve(K_Q, y, C=C, tol=svm_tol)
     coef = Z @ svm.dual_coef  # w = Q^{-1} X^T (alpha * y)
-    history.append(objective=svm.primal_objective, gap=svm.gap, weights=[1.0])
-    return MKLResult(
-        weights=np.ones(1), dual_coef=svm.dual_coef, intercept=svm.intercept,
-        objective=svm.primal_objective, gap=svm.gap, n_iter=1, success=True, status=0,
-        message="converged", history=history.as_dict(), method="qsvm", coef=coef,
-        alpha=svm.alpha, dual_objective=svm.dual_objective)
+    monitor.record(objective=svm.primal_objective, gap=svm.gap, weights=[1.0], criterion=0.0)
+    return monitor.finish(weights=np.ones(1), dual_coef=svm.dual_coef, intercept=svm.intercept,
+                          objective=svm.primal_objective, gap=svm.gap, coef=coef,
+                          alpha=svm.alpha, dual_objective=svm.dual_objective)
 
 
-class QSVMClassifier(ClassifierMixin, BaseEstimator):
+class QSVMClassifier(BaseMKLClassifier):
     r"""Q-SVM of [1]_: a linear SVM whose :math:`\|w\|^2` is replaced by :math:`w^\top Qw`.
 
     With a spatial :math:`Q=I+\mu L` (:func:`grid_laplacian`) neighbouring features get
@@ -1066,40 +1064,16 @@ class QSVMClassifier(ClassifierMixin, BaseEstimator):
         self.C = C
         self.svm_tol = svm_tol
 
-    def fit(self, X, y):
-        """Fit the Q-SVM.
+    def _fit_inputs(self, X, y):
+        """The Q-SVM works on the features themselves (no kernel bank)."""
+        return X
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training features.
-        y : array-like of shape (n_samples,)
-            Two classes (any labels); ``classes_[1]`` is the positive class.
+    def _solve(self, X, y):
+        return qsvm_solve(X, y, self.Q, C=self.C, svm_tol=self.svm_tol, check_input=False)
 
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-        """
-        validate_params(type(self).__name__, self._parameter_constraints,
-                        self.get_params(deep=False))
-        X, y = validate_data(self, X, y, dtype="numeric")
-        check_classification_targets(y)
-        y_pm, self.classes_ = check_binary_labels(y, type(self).__name__)
-        result = qsvm_solve(X, y_pm, self.Q, C=self.C, svm_tol=self.svm_tol, check_input=False)
-        self.result_ = result
+    def _set_fitted(self, result):
+        super()._set_fitted(result)
         self.coef_ = result.coef
-        self.intercept_ = float(result.intercept)
-        self.weights_ = result.weights
-        self.dual_coef_ = result.dual_coef
-        self.support_ = np.flatnonzero(result.dual_coef)
-        self.n_iter_ = 1
-        self.converged_ = bool(result.success)
-        self.objective_ = float(result.objective)
-        self.gap_ = float(result.gap)
-        self.history_ = result.history
-        self.X_fit_ = X
-        return self
 
     def decision_function(self, X):
         """Decision values :math:`f(x)=w^\\top x+b` (positive means ``classes_[1]``).
@@ -1115,25 +1089,6 @@ class QSVMClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype="numeric")
         return X @ self.coef_ + self.intercept_
-
-    def predict(self, X):
-        """Predicted class labels.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        positive = self.decision_function(X) > 0  # checks that the model is fitted
-        return self.classes_[positive.astype(int)]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
 
 
 # ---------------------------------------------------------------------------

@@ -177,7 +177,7 @@ class CachedSMO:
         self.diag = np.ascontiguousarray(K[:, idx, idx], dtype=np.float64)  # (M, n)
 
     def solve(self, theta, alpha, H, tol, max_iter=None):
-        """SMO from ``alpha`` (with caches ``H``, updated in place) at weights ``theta``.
+        r"""SMO from ``alpha`` (with caches ``H``, updated in place) at weights ``theta``.
 
         Parameters
         ----------

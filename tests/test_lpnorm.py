@@ -8,7 +8,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 from mklcore._result import MKLResult
-from mklcore._wrapper import Cuts, dual_norm, normalize_pnorm, pnorm
+from mklcore.wrapper import Cuts, dual_norm, normalize_pnorm, pnorm
 from mklcore.lpnorm import (LpMKLClassifier, _analytic_update, _cvx_master, _newton_update,
                             _taylor_coefficients, lpmkl_solve, sum_kernel_svm_solve)
 from mklcore.reference import TOY_OPTIMA, ReferenceSolverError, solve_primal_cvx, toy_problem
@@ -375,7 +375,7 @@ def test_smo_backend_matches_libsvm(toy):
     K, y, C = toy
     theta = normalize_pnorm(np.array([0.3, 0.5, 0.6, 0.2]), 2.0)
     ref = svm_solve(K, y, weights=theta, C=C, tol=1e-10)
-    from mklcore._wrapper import SVMOracle
+    from mklcore.wrapper import SVMOracle
 
     oracle = SVMOracle(K, y, C=C, svm_tol=1e-10, p=2.0, backend="smo")
     state = oracle(theta)

@@ -5,7 +5,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
-from mklcore._wrapper import Cuts
+from mklcore.wrapper import Cuts
 from mklcore.lpnorm import lpmkl_solve
 from mklcore.reference import TOY_OPTIMA, ReferenceSolverError, solve_primal_cvx, toy_problem
 from mklcore.silp import SILPMKLClassifier, _lp_master, silp_solve

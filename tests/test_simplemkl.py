@@ -5,7 +5,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
-from mklcore._wrapper import SVMOracle
+from mklcore.wrapper import SVMOracle
 from mklcore.reference import TOY_OPTIMA, ReferenceSolverError, solve_primal_cvx, toy_problem
 from mklcore.simplemkl import SimpleMKLClassifier, simplemkl_duality_gap, simplemkl_solve
 
