@@ -3,7 +3,8 @@ r"""Q-MKL and Q-SVM: matrix-induced regularisation of kernel and feature weights
 Hinrichs, Singh, Peng and Johnson (NIPS 2012) replace the :math:`\ell_p` norm of lp-norm
 MKL by a quadratic form :math:`\beta^\top Q\beta` that encodes how kernels relate (their
 correlation, the imaging modality they come from). mklcore implements the constrained
-(Ivanov) form used by the paper's Algorithm 1 (our spec, Sec. 1.2):
+(Ivanov) form of the paper's problem (3), with :math:`\beta^\top Q\beta` moved into a
+constraint as in its Module 2, eq. (8):
 
 .. math::
     \min_{\beta\ge0,\ \beta^\top Q\beta\le1}\ \min_{w,b,\xi\ge0}\
@@ -18,7 +19,8 @@ the same ``C``. Contents:
 - :func:`qmkl_beta_step`: Module 2, Eq. (8), by closed forms, the paper's nonlinear system
   (Eqs. 9-11, by a Newton root finder), the SOCP or the SDP of Theorem 4;
 - :func:`qmkl_support_function`: :math:`\sigma_B(G)=\max_{\beta\in B}\beta^\top G`, the
-  term of the corrected dual (spec Sec. 1.3) that gives the duality gap;
+  term of the dual :math:`\max_\alpha\mathbf1^\top\alpha-\frac12\sigma_B(G(\alpha))` (by the
+  minimax theorem) that gives the duality gap;
 - :func:`qsvm_solve` / :class:`QSVMClassifier`: the SVM with :math:`\frac12 w^\top Qw`;
 - Q builders: :func:`alpha_correlation`, :func:`q_from_correlation`,
   :func:`q_from_alpha_covariance`, :func:`graph_laplacian`, :func:`block_diagonal_q`,
@@ -153,8 +155,9 @@ def check_q(Q, n_kernels=None, *, owner="qmkl_solve", require_pd=False, check_bo
     if singular and require_pd:
         raise ValueError(
             f"Q of {owner} is singular (smallest eigenvalue {eig[0]:.3e}, largest "
-            f"{eig[-1]:.3e}) but must be positive definite here. Add the identity as Sec. 1.5 "
-            f"of the spec explains (graph_laplacian(..., add_identity=True), Q + I), or use "
+            f"{eig[-1]:.3e}) but must be positive definite here. Add the identity, as the remark "
+            f"after Theorem 2 of Hinrichs et al. (2012) suggests (graph_laplacian(..., "
+            f"add_identity=True), Q + I), or use "
             f"beta_step='socp' / a closed form for Q = ones or block-of-ones.")
     if singular and check_bounded:
         null = vec[:, eig <= _SINGULAR_RTOL * top]
@@ -170,12 +173,12 @@ def check_q(Q, n_kernels=None, *, owner="qmkl_solve", require_pd=False, check_bo
                 f"the non-negative direction d = {np.array2string(d, precision=2, threshold=8)}"
                 f", so every beta = c*d satisfies beta^T Q beta <= 1 and the problem has no "
                 f"minimiser (a bare graph Laplacian, L 1 = 0, is the usual cause). Add the "
-                f"identity: graph_laplacian(S, add_identity=True) or Q + I (spec Sec. 1.5).")
+                f"identity: graph_laplacian(S, add_identity=True) or Q + I.")
     return Q
 
 
 def _q_structure(Q):
-    """Detect the closed-form structures of spec Sec. 2.2a.
+    """Detect the structures of Q for which Eq. (8) has a closed form (see :func:`_closed_form`).
 
     Returns ``("block", (labels, c))`` when ``Q = c * B`` with ``B`` block-of-ones (this
     includes ``Q = c * ones``, one block), ``("diag", q)`` when ``Q`` is diagonal with a
@@ -244,7 +247,11 @@ def _support_closed_form(G, structure):
 
 
 class _SOCP:
-    """Cached cvxpy SOCP of Eq. (8) (spec Sec. 2.2c) for one size; parameters W and R."""
+    """Cached cvxpy SOCP of Eq. (8) for one size; parameters W and R.
+
+    :math:`\min_{\beta\ge0}\sum_mW_m/\beta_m` s.t. :math:`\|R\beta\|_2\le1`, :math:`Q=R^\top R`:
+    the SOCP the paper obtains from the SDP of Theorem 4 by using the quadratic constraint.
+    """
 
     def __init__(self, M):
         import cvxpy as cp
@@ -316,7 +323,7 @@ class _BetaStep:
         if method == "closed_form" and self.structure[0] == "general":
             raise ValueError(
                 "beta_step='closed_form' needs Q = c * ones, c * block-of-ones or a positive "
-                "diagonal matrix (spec Sec. 2.2a); this Q is none of them. Use 'auto', 'root' "
+                "diagonal matrix; this Q is none of them. Use 'auto', 'root' "
                 "or 'socp'.")
         self._sub = {}  # active mask (bytes) -> cached per-subproblem data
         self._inv_chol_t = None
@@ -432,7 +439,7 @@ class _BetaStep:
         return b / np.sqrt(b @ Q @ b)
 
     def _socp(self, W, data, beta0=None):
-        """SOCP of spec Sec. 2.2c in the scaled variable gamma = beta / d.
+        """SOCP of Eq. (8) (see :class:`_SOCP`) in the scaled variable gamma = beta / d.
 
         Conic solvers work to absolute tolerances, so weights spanning many orders of
         magnitude (l1-like solutions) come out inaccurate. With ``d`` a guess of beta (the
@@ -465,7 +472,7 @@ class _BetaStep:
                 self._inv_chol_t = scipy.linalg.solve_triangular(R, np.eye(self.M), trans="T",
                                                                  lower=False)
             A = self._inv_chol_t
-            # sigma = min_{mu >= 0} ||A (G + mu)||  (spec Sec. 1.3)
+            # sigma = min_{mu >= 0} ||A (G + mu)|| (the support function of B, by duality)
             _, residual = nnls(A, -A @ G, maxiter=50 * self.M)
             return float(residual)
         return _support_socp(G, self.Q)
@@ -499,8 +506,9 @@ def qmkl_beta_step(W, Q, *, method="auto", beta0=None):
         Symmetric positive semidefinite matrix with a bounded feasible set (see
         :func:`check_q`).
     method : {"auto", "closed_form", "root", "socp", "sdp"}, default="auto"
-        ``"closed_form"``: the formulas of spec Sec. 2.2a for :math:`Q=c\,\mathbf 1\mathbf
-        1^\top`, :math:`c\,B` (block-of-ones) and positive diagonal :math:`Q`;
+        ``"closed_form"``: the closed-form minimisers of (8) for :math:`Q=c\,\mathbf 1\mathbf
+        1^\top`, :math:`c\,B` (block-of-ones) and positive diagonal :math:`Q` (derived from the
+        stationarity conditions (9));
         ``"root"``: the paper's nonlinear system, Eqs. (9)-(11), solved by a globalised
         Newton root finder on (9) (see Notes; falls back to the SOCP if it fails);
         ``"socp"``: the second-order cone program (Sec. 4 of [1]_, via cvxpy/Clarabel);
@@ -550,8 +558,8 @@ def qmkl_support_function(G, Q):
     r"""Support function of the feasible set, :math:`\sigma_B(G)=\max_{\beta\in B}G^\top\beta`.
 
     With :math:`B=\{\beta\ge0:\beta^\top Q\beta\le1\}` the dual of Q-MKL is
-    :math:`\max_\alpha \mathbf 1^\top\alpha-\frac12\sigma_B(G(\alpha))` (spec Sec. 1.3; the
-    paper's :math:`G^\top Q^{-1}G` misses the square root and the non-negativity). For
+    :math:`\max_\alpha \mathbf 1^\top\alpha-\frac12\sigma_B(G(\alpha))` (by the minimax
+    theorem; the paper's :math:`G^\top Q^{-1}G` misses the square root and the non-negativity). For
     :math:`Q=R^\top R\succ0` it is the residual of the non-negative least-squares problem
     :math:`\min_{\mu\ge0}\|R^{-\top}(G+\mu)\|_2`, which equals :math:`\|G\|_{Q^{-1}}` only
     when :math:`Q^{-1}G\ge0`; closed forms for ones, block-of-ones and diagonal :math:`Q`;
@@ -584,7 +592,7 @@ def qmkl_support_function(G, Q):
 
 
 # ---------------------------------------------------------------------------
-# Q builders (spec Sec. 2.3)
+# Q builders (the matrices of Table 1 of Hinrichs et al. 2012)
 # ---------------------------------------------------------------------------
 
 def _normalize_trace(Q):
@@ -596,8 +604,7 @@ def alpha_correlation(K, y, *, C=1.0, statistic="corr", svm_tol=1e-6):
 
     Trains one SVM per kernel (Module 1 of [1]_ on :math:`K_m` alone), collects the
     non-negative dual vectors :math:`\alpha^{(m)}\in[0,C]^n` and returns their
-    :math:`M\times M` Pearson correlation across training examples (spec Sec. 2.3, step 1-2;
-    the paper's :math:`\mathrm{Cov}_\alpha`, motivated by the overlap of support vectors).
+    :math:`M\times M` Pearson correlation across training examples (the paper's :math:`\mathrm{Cov}_\alpha`, motivated by the overlap of support vectors).
 
     Parameters
     ----------
@@ -643,7 +650,7 @@ def graph_laplacian(S, *, add_identity=True, normalize_trace=True):
 
     A bare Laplacian is singular (:math:`L\mathbf 1=0`): with it every
     :math:`\beta=c\mathbf 1` is feasible and Q-MKL has no minimiser. Following the remark
-    after Theorem 2 of [1]_ (spec Sec. 1.5), the identity is added, which keeps the
+    after Theorem 2 of [1]_, the identity is added, which keeps the
     eigenvalues of :math:`Q^{-1}` in :math:`(0,1]`.
 
     Parameters
@@ -653,7 +660,8 @@ def graph_laplacian(S, *, add_identity=True, normalize_trace=True):
     add_identity : bool, default=True
         Return :math:`L+I` (positive definite); ``False`` returns the bare :math:`L`.
     normalize_trace : bool, default=True
-        Scale the result to trace ``n`` (spec Sec. 1.2: scaling Q is equivalent to changing C).
+        Scale the result to trace ``n`` (scaling Q rescales the optimal weights, which is
+        equivalent to changing C).
 
     Returns
     -------
@@ -730,7 +738,7 @@ def q_from_correlation(corr, *, kind="lap+block", groups=None, affinity="abs", r
                        normalize_trace=True):
     r"""Build one of the Q matrices of Table 1 of [1]_ from a kernel correlation matrix.
 
-    Spec Sec. 2.3, step 3-4:
+    The matrices of Table 1 of [1]_, with our concrete choices:
 
     - ``"cov"``: :math:`Q=\mathrm{Corr}+\text{ridge}\,I` (Q = Cov_alpha);
     - ``"lap"``: :math:`Q=L+I`, :math:`L` the Laplacian of the affinity :math:`|\mathrm{Corr}|`
@@ -935,7 +943,7 @@ def qsvm_solve(X, y, Q, *, C=1.0, svm_tol=1e-6, check_input=True):
         \quad\text{s.t.}\quad y_i(w^\top x_i+b)\ge1-\xi_i,\qquad Q\succ0.
 
     Its dual is the standard SVM dual with the linear kernel :math:`K_Q=XQ^{-1}X^\top`; then
-    :math:`w=Q^{-1}X^\top(\alpha\circ y)` (spec Sec. 1.4). Sparse ``Q`` (large pixel grids)
+    :math:`w=Q^{-1}X^\top(\alpha\circ y)`. Sparse ``Q`` (large pixel grids)
     is factorised with ``scipy.sparse.linalg.splu``.
 
     Parameters
@@ -1118,7 +1126,7 @@ class _QMKLStep(WeightStep):
         return ones / np.sqrt(ones @ self.Q @ ones)
 
     def dual_norm(self, S):
-        # spec Sec. 1.3: the dual value is L - sigma_B(S), so the wrapper's relative gap
+        # the dual value is L - sigma_B(S) (minimax theorem), so the wrapper's relative gap
         # (sigma_B(S) - beta'S) / J is the Q-MKL gap (1/2)(sigma_B(G) - beta'G) / J
         return self.module2.support(S)
 
@@ -1142,7 +1150,8 @@ def qmkl_solve(K, y, Q, *, C=1.0, tol=1e-4, max_iter=200, beta_step="auto", svm_
                callback=None, verbose=0, check_input=True):
     r"""Solve Q-MKL by Algorithm 1 of [1]_ (alternating SVM and kernel-weight steps).
 
-    Solves the constrained form (Q-P) of problem (3) of [1]_ (spec Sec. 1.2),
+    Solves the constrained form of problem (3) of [1]_ (the regulariser as the constraint
+    of its eq. (8)),
 
     .. math::
         \min_{\beta\ge0,\ \beta^\top Q\beta\le1} J(\beta),\qquad
@@ -1158,7 +1167,7 @@ def qmkl_solve(K, y, Q, *, C=1.0, tol=1e-4, max_iter=200, beta_step="auto", svm_
     Parameters
     ----------
     K : ndarray of shape (n_kernels, n_samples, n_samples)
-        Training Gram matrices (the spec normalises them to mean diagonal 1).
+        Training Gram matrices (e.g. normalised to mean diagonal 1).
     y : array-like of shape (n_samples,)
         Labels in {-1, +1}.
     Q : array-like of shape (n_kernels, n_kernels)
@@ -1168,7 +1177,7 @@ def qmkl_solve(K, y, Q, *, C=1.0, tol=1e-4, max_iter=200, beta_step="auto", svm_
     C : float, default=1.0
         Misclassification penalty of problem (3). Must be > 0.
     tol : float, default=1e-4
-        Stop when the relative duality gap (spec Sec. 1.3)
+        Stop when the relative duality gap
         :math:`\frac12(\sigma_B(G)-\beta^\top G)/J(\beta)` is at most ``tol``, where
         :math:`\sigma_B(G)=\max_{\beta'\in B}\beta'^\top G` (:func:`qmkl_support_function`).
     max_iter : int, default=200
