@@ -318,7 +318,9 @@ def solve_tikhonov_cvx(K, y, C_tilde, mu, p):
 
 
 def qmkl_primal_cvx(K, y, Q, *, C=1.0, solver_options=None):
-    r"""Reference solution of the Q-MKL primal (Q-P) with cvxpy (small problems only).
+    r"""Reference solution of the Q-MKL primal with cvxpy (small problems only).
+
+    The constrained form of problem (3) of Hinrichs et al. (2012):
 
     .. math::
         \min_{\beta\ge0,\ \|R\beta\|_2\le1,\ w,b,\xi\ge0}\

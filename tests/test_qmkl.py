@@ -1,10 +1,9 @@
-"""Tests of Q-MKL and Q-SVM (Hinrichs et al., NIPS 2012), following spec Sec. 5.
+"""Tests of Q-MKL and Q-SVM (Hinrichs et al., NIPS 2012).
 
 Oracles are small cvxpy problems: the SOCP (written here in two forms) and the SDP of
-Theorem 4 for the beta step, Eq. (8); the support function of the feasible set (spec Sec.
-1.3); the Q-MKL primal with explicit feature maps (``qmkl_primal_cvx``, spec Sec. 5 recipe 3);
-the lp-MKL primal and tabulated optima of ``mklcore.reference`` for Q = ones / I; the Q-SVM
-primal QP (recipe 5).
+Theorem 4 for the beta step, Eq. (8); the support function of the feasible set; the Q-MKL
+primal with explicit feature maps (``qmkl_primal_cvx``); the lp-MKL primal and tabulated
+optima of ``mklcore.reference`` for Q = ones / I; the Q-SVM primal QP.
 """
 
 import warnings
@@ -28,7 +27,7 @@ from mklcore.reference import TOY_OPTIMA, qmkl_primal_cvx, solve_primal_cvx, toy
 pytestmark = pytest.mark.filterwarnings("ignore:Solution may be inaccurate:UserWarning")
 
 # Module 2 solvers (closed form, root finder, SOCP with Clarabel at 1e-9) agree to ~1e-6; the
-# SDP of Theorem 4 is solved at the same tolerance but is less accurate -> 1e-4 (spec Q3)
+# SDP of Theorem 4 is solved at the same tolerance but is less accurate -> 1e-4
 BETA_STEP_ATOL = 1e-4
 # Algorithm 1 vs the cvxpy primal at SVM tol 1e-10: objectives agree to ~1e-9 relative;
 # beta enters J only at second order near the optimum, so it agrees to ~1e-5 only
@@ -76,7 +75,7 @@ def _socp_oracle(W, Q):
 
 
 def _explicit_socp_oracle(W, Q):
-    """Explicit SOC form of spec Sec. 2.2c: ||(2, nu_m - beta_m)|| <= nu_m + beta_m."""
+    """Explicit SOC form of Eq. (8): ||(2, nu_m - beta_m)|| <= nu_m + beta_m."""
     M = W.shape[0]
     beta, nu = cp.Variable(M, nonneg=True), cp.Variable(M, nonneg=True)
     cons = [cp.SOC(nu[m] + beta[m], cp.hstack([2.0, nu[m] - beta[m]])) for m in range(M)]
@@ -86,7 +85,7 @@ def _explicit_socp_oracle(W, Q):
 
 
 def _primal_oracle(K, y, Q, C):
-    """Q-MKL primal (Q-P) by cvxpy (spec Sec. 5 recipe 3); skip if the solver fails."""
+    """Q-MKL primal (constrained form of (3)) by cvxpy; skip if the solver fails."""
     try:
         ref = qmkl_primal_cvx(K, y, Q, C=C)
     except RuntimeError as exc:
@@ -95,7 +94,7 @@ def _primal_oracle(K, y, Q, C):
 
 
 # ---------------------------------------------------------------------------
-# Module 2: closed forms, root finder, SOCP, SDP (spec Sec. 5 recipes 1-2, claim Q3)
+# Module 2: closed forms, root finder, SOCP, SDP
 # ---------------------------------------------------------------------------
 
 GROUPS6 = [0, 0, 1, 1, 1, 2]
@@ -116,7 +115,7 @@ def test_closed_forms_match_socp_and_sdp(kind):
 
 
 def test_closed_forms_are_the_lp_formulas():
-    """Q = ones: beta ~ sqrt(W) (l1); Q = I: Kloft's p = 2 formula; block: spec Sec. 2.2a."""
+    """Q = ones: beta ~ sqrt(W) (l1); Q = I: Kloft's p = 2 formula; block-of-ones closed form."""
     W = np.array([0.3, 1.2, 2.0, 0.7, 0.1, 1.5])
     np.testing.assert_allclose(qmkl_beta_step(W, np.ones((6, 6))),
                                np.sqrt(W) / np.sqrt(W).sum(), rtol=1e-12)
@@ -210,7 +209,7 @@ def test_zero_w_gets_zero_weight(method):
 
 
 # ---------------------------------------------------------------------------
-# the dual: support function (spec Sec. 1.3, recipe 4)
+# the dual: support function
 # ---------------------------------------------------------------------------
 
 def _support_oracle(G, Q):
@@ -255,7 +254,7 @@ def test_support_function_special_cases(kind):
 
 
 # ---------------------------------------------------------------------------
-# Algorithm 1 (spec Sec. 5 recipe 3, claims Q1, Q2, Q4)
+# Algorithm 1
 # ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("beta_step", ["root", "socp"])
@@ -357,7 +356,7 @@ def test_graph_laplacian_and_block():
     np.testing.assert_allclose(L @ np.ones(3), 0, atol=1e-15)
     Q = graph_laplacian(S)
     assert np.trace(Q) == pytest.approx(3) and np.linalg.eigvalsh(Q)[0] > 0
-    # Theorem-2 caveat (spec Sec. 1.5): 1 is an eigenvector of I + L with eigenvalue 1
+    # Theorem-2 caveat: 1 is an eigenvector of I + L with eigenvalue 1
     assert theorem2_proxy(graph_laplacian(S, normalize_trace=False)) == pytest.approx(1.0)
     B = block_diagonal_q(["a", "a", "b"])
     assert np.trace(B) == pytest.approx(3) and np.linalg.eigvalsh(B)[0] > 0
@@ -439,7 +438,7 @@ def test_multiview_kernels():
 
 
 # ---------------------------------------------------------------------------
-# bad inputs (spec Sec. 5 recipe 7)
+# bad inputs
 # ---------------------------------------------------------------------------
 
 def test_bad_q_messages(tiny):
@@ -469,7 +468,7 @@ def test_bad_q_messages(tiny):
 
 
 # ---------------------------------------------------------------------------
-# Q-SVM (spec Sec. 1.4, recipe 5)
+# Q-SVM (Sec. 3 and 5.1 of Hinrichs et al.)
 # ---------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -514,7 +513,7 @@ def test_qsvm_matches_cvxpy_primal_and_is_smoother(digits38):
     def dirichlet(v):
         return v @ L @ v / (v @ v)
 
-    assert dirichlet(res.coef) < 0.5 * dirichlet(plain.coef)  # spec: 0.79 vs 4.44
+    assert dirichlet(res.coef) < 0.5 * dirichlet(plain.coef)  # about 0.79 vs 4.44
 
 
 def test_qsvm_bad_q(digits38):

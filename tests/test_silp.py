@@ -11,7 +11,7 @@ from mklcore.reference import TOY_OPTIMA, ReferenceSolverError, solve_primal_cvx
 from mklcore.silp import SILPMKLClassifier, _lp_master, silp_solve
 from mklcore.simplemkl import simplemkl_solve
 
-L1_RTOL = 1e-4   # spec §5.3 item 5 / claim T6: l1 solvers agree within 1e-4 relative
+L1_RTOL = 1e-4   # l1 solvers agree within 1e-4 relative (Kloft et al. 2009, Sec. 3.1)
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +26,7 @@ def toy_run(toy):
 
 
 def test_reaches_l1_optimum(toy, toy_run):
-    """Objective within 1e-4 of the l1 optimum (table §5.1 and cvxpy)."""
+    """Objective within 1e-4 of the l1 optimum (TOY_OPTIMA and cvxpy)."""
     K, y, C = toy
     res = toy_run
     assert res.success and res.method == "silp" and res.criterion <= 1e-6
@@ -46,7 +46,7 @@ def test_reaches_l1_optimum(toy, toy_run):
 
 
 def test_weights_and_bounds_every_iteration(toy_run):
-    """Simplex weights; LP values are lower bounds, J(theta) upper bounds (§5.3 item 15)."""
+    """Simplex weights; LP values are lower bounds, J(theta) upper bounds."""
     h = toy_run.history
     assert np.all(h["weights"] >= 0)
     np.testing.assert_allclose(h["weights"].sum(axis=1), 1.0, atol=1e-12)
@@ -153,7 +153,7 @@ def test_max_iter_and_callback(toy):
 
 
 def test_sip_stop(toy):
-    """stop="sip" stops on |1 - eta/J| (§1.7 item 3); Δ_rel is still reported."""
+    """stop="sip" stops on |1 - eta/J| (Sonnenburg's epsilon_MKL); Δ_rel is still reported."""
     K, y, C = toy
     res = silp_solve(K, y, C=C, tol=1e-6, svm_tol=1e-8, stop="sip")
     assert res.success and res.criterion_name == "SIP gap |1 - eta/J|"
