@@ -247,7 +247,7 @@ def _support_closed_form(G, structure):
 
 
 class _SOCP:
-    """Cached cvxpy SOCP of Eq. (8) for one size; parameters W and R.
+    r"""Cached cvxpy SOCP of Eq. (8) for one size; parameters W and R.
 
     :math:`\min_{\beta\ge0}\sum_mW_m/\beta_m` s.t. :math:`\|R\beta\|_2\le1`, :math:`Q=R^\top R`:
     the SOCP the paper obtains from the SDP of Theorem 4 by using the quadratic constraint.

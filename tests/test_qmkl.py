@@ -49,7 +49,7 @@ def _gauss(Z, s):
 
 @pytest.fixture(scope="module")
 def tiny():
-    """Spec Sec. 5 recipe 3: n = 30, 4-D data, 5 kernels scaled to trace n, Q = Lap + I."""
+    """n = 30, 4-D data, 5 kernels scaled to trace n, Q = Lap + I."""
     rng = np.random.default_rng(0)
     n = 30
     X = rng.normal(size=(n, 4))
@@ -538,6 +538,24 @@ def test_qsvm_classifier(digits38):
     np.testing.assert_allclose(plain.decision_function(X), svc.decision_function(X), atol=1e-4)
     with pytest.raises(ValueError, match="'C' parameter of QSVMClassifier"):
         QSVMClassifier(C=-1).fit(X, labels)
+    # the Q-SVM goes through the base fit (features instead of a kernel stack)
+    from mklcore._base import BaseMKLClassifier
+
+    assert isinstance(clf, BaseMKLClassifier) and "fit" not in vars(QSVMClassifier)
+    assert clf.n_iter_ == 1 and clf.converged_ and len(clf.history_["objective"]) == 1
+
+
+def test_history_rows_and_status():
+    """One history row per outer iteration, converged or stopped by max_iter."""
+    K, y, C = toy_problem()
+    Q = np.eye(K.shape[0])
+    res = qmkl_solve(K, y, Q, C=C, tol=1e-6)
+    assert res.status == 0 and all(len(v) == res.n_iter for v in res.history.values())
+    with pytest.warns(ConvergenceWarning, match="did not converge in 2 iterations"):
+        res = qmkl_solve(K, y, Q, C=C, tol=1e-12, max_iter=2)
+    assert res.status == 1 and all(len(v) == 2 for v in res.history.values())
+    res = qsvm_solve(np.stack([K[0][0], K[1][0]], axis=1), y, None)
+    assert res.status == 0 and res.n_iter == 1 and len(res.history["objective"]) == 1
 
 
 # ---------------------------------------------------------------------------

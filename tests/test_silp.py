@@ -188,3 +188,16 @@ def test_estimator():
     clf = SILPMKLClassifier(kernels=[lin, noise]).fit(X, y)
     assert np.isclose(clf.weights_.sum(), 1.0) and clf.weights_[0] > clf.weights_[1]
     assert set(clf.predict(X)) <= {"pos", "neg"} and clf.score(X, y) > 0.9
+
+
+@pytest.mark.parametrize("mode", ["wrapper", "interleaved"])
+@pytest.mark.parametrize("max_iter,status", [(2, 1), (1000, 0)])
+def test_history_has_n_iter_rows(toy, mode, max_iter, status):
+    K, y, C = toy
+    if status == 1:
+        with pytest.warns(ConvergenceWarning, match="SILP-MKL did not converge"):
+            res = silp_solve(K, y, C=C, tol=1e-8, max_iter=max_iter, mode=mode)
+    else:
+        res = silp_solve(K, y, C=C, tol=1e-5, max_iter=max_iter, mode=mode)
+    assert res.status == status
+    assert all(len(v) == res.n_iter for v in res.history.values())

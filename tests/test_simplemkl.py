@@ -137,3 +137,15 @@ def test_estimator():
     assert clf.weights_.shape == (2,) and np.isclose(clf.weights_.sum(), 1.0)
     assert clf.weights_[0] > clf.weights_[1]
     assert clf.score(X, y) > 0.9
+
+
+@pytest.mark.parametrize("max_iter,status", [(2, 1), (1000, 0)])
+def test_history_has_n_iter_rows(toy, max_iter, status):
+    K, y, C = toy
+    if status == 1:
+        with pytest.warns(ConvergenceWarning, match="SimpleMKL did not converge"):
+            res = simplemkl_solve(K, y, C=C, tol=1e-8, max_iter=max_iter)
+    else:
+        res = simplemkl_solve(K, y, C=C, tol=1e-3, max_iter=max_iter)
+    assert res.status == status
+    assert all(len(v) == res.n_iter for v in res.history.values())
