@@ -1273,7 +1273,9 @@ class QMKLClassifier(BaseMKLClassifier):
     beta_step : {"auto", "closed_form", "root", "socp"}, default="auto"
         Solver of the weight step, Eq. (8) (see :func:`qmkl_beta_step`).
     svm_tol : float, default=1e-6
-        KKT tolerance of the SVM solver.
+        KKT tolerance of the SVM solver (tight, because the weight step depends on alpha).
+    verbose : int, default=0
+        Progress lines (``1``: every 10 iterations).
 
     Attributes
     ----------
@@ -1319,7 +1321,7 @@ class QMKLClassifier(BaseMKLClassifier):
     """
 
     _parameter_constraints = {k: COMMON_CONSTRAINTS[k] for k in
-                              ("C", "normalize", "tol", "max_iter", "svm_tol")}
+                              ("C", "normalize", "tol", "max_iter", "svm_tol", "verbose")}
     _parameter_constraints.update({
         "kernels": [list, tuple, None],
         "Q": [Options("identity", "ones", "block", "cov", "lap", "lap+block"), np.ndarray,
@@ -1329,7 +1331,7 @@ class QMKLClassifier(BaseMKLClassifier):
     })
 
     def __init__(self, *, kernels=None, Q=None, C=1.0, groups=None, normalize=None, tol=1e-4,
-                 max_iter=200, beta_step="auto", svm_tol=1e-6):
+                 max_iter=200, beta_step="auto", svm_tol=1e-6, verbose=0):
         self.kernels = kernels
         self.Q = Q
         self.C = C
@@ -1339,6 +1341,7 @@ class QMKLClassifier(BaseMKLClassifier):
         self.max_iter = max_iter
         self.beta_step = beta_step
         self.svm_tol = svm_tol
+        self.verbose = verbose
 
     def _make_q(self, K, y):
         M = K.shape[0]
@@ -1362,4 +1365,5 @@ class QMKLClassifier(BaseMKLClassifier):
     def _solve(self, K, y):
         self.Q_ = self._make_q(K, y)
         return qmkl_solve(K, y, self.Q_, C=self.C, tol=self.tol, max_iter=self.max_iter,
-                          beta_step=self.beta_step, svm_tol=self.svm_tol, check_input=False)
+                          beta_step=self.beta_step, svm_tol=self.svm_tol, verbose=self.verbose,
+                          check_input=False)

@@ -183,7 +183,7 @@ def test_root_finder_ill_conditioned_cov():
 
 
 def test_beta_step_invariances():
-    """Spec Sec. 5 recipe 6: scaling W, scaling Q by s (beta / sqrt(s)), permuting kernels."""
+    """Invariances of Eq. (8): scaling W, scaling Q by s (beta / sqrt(s)), permuting kernels."""
     rng = np.random.default_rng(4)
     Q = _random_q(rng, 6, GROUPS6)
     W = rng.exponential(size=6)
