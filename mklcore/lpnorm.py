@@ -28,7 +28,8 @@ from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
 from ._validation import (Interval, Options, check_binary_labels, check_kernel_stack,
                           validate_params)
 from .wrapper import (THETA_FLOOR, Cuts, FixedWeights, NumericalFailure, SIPWeightStep,
-                       WeightStep, dual_norm, normalize_pnorm, run_wrapper, uniform_weights)
+                       WeightStep, dual_norm, lp_master, normalize_pnorm, run_wrapper,
+                       uniform_weights)
 
 __all__ = ["sum_kernel_svm_solve", "SumKernelSVC", "lpmkl_solve", "LpMKLClassifier"]
 
@@ -335,9 +336,7 @@ class _CuttingPlaneStep(SIPWeightStep):
         cuts = self.cuts
         cuts.add(state.L, state.S)
         if self.p == 1:  # the LP of SILP (Sonnenburg et al. 2006, Algorithm 1)
-            from .silp import _lp_master
-
-            theta, eta = _lp_master(cuts)
+            theta, eta = lp_master(cuts)
             self.n_master_solves += 1
         elif self.master == "exact" and self.p > _P_EXACT_MAX:
             raise NumericalFailure(

@@ -55,7 +55,7 @@ __all__ = [
     "qmkl_solve", "QMKLClassifier", "qmkl_beta_step", "qmkl_support_function", "check_q",
     "alpha_correlation", "q_from_correlation", "q_from_alpha_covariance",
     "graph_laplacian", "block_diagonal_q", "grid_laplacian",
-    "qsvm_solve", "QSVMClassifier",
+    "qsvm_solve", "QSVMClassifier", "BetaStep", "q_sqrt_factor",
 ]
 
 #: eigenvalues below this multiple of the largest one count as zero (singular Q)
@@ -279,8 +279,21 @@ class _SOCP:
         return np.maximum(np.asarray(self.beta.value, dtype=float), 0.0)
 
 
-def _sqrt_factor(Q):
-    """``R`` with ``R^T R = Q`` (eigendecomposition, negative round-off eigenvalues clipped)."""
+def q_sqrt_factor(Q):
+    """A square root ``R`` with ``R^T R = Q``, so that ``beta^T Q beta = ||R beta||^2``.
+
+    By eigendecomposition, with negative round-off eigenvalues clipped to 0 (works for a
+    singular Q).
+
+    Parameters
+    ----------
+    Q : ndarray of shape (n_kernels, n_kernels)
+        Symmetric positive semidefinite (see :func:`check_q`).
+
+    Returns
+    -------
+    R : ndarray of shape (n_kernels, n_kernels)
+    """
     eig, vec = np.linalg.eigh(Q)
     return (vec * np.sqrt(np.maximum(eig, 0.0))).T
 
@@ -306,11 +319,24 @@ def _sdp_step(W, Q):
     return np.maximum(np.asarray(beta.value, dtype=float), 0.0)
 
 
-class _BetaStep:
-    """Module 2 of Algorithm 1 for a fixed Q: ``step(W, beta_prev)`` and ``support(G)``.
+class BetaStep:
+    """Module 2 of Algorithm 1 of [1]_ for a fixed Q: ``step(W, beta_prev)`` and ``support(G)``.
 
     Keeps what depends only on Q (its structure, the factor of the support function, the
-    compiled cvxpy problem) across the outer iterations of Algorithm 1.
+    compiled cvxpy problem) across the outer iterations of Algorithm 1; :func:`qmkl_beta_step`
+    and :func:`qmkl_support_function` are its one-shot forms.
+
+    Parameters
+    ----------
+    Q : ndarray of shape (n_kernels, n_kernels)
+        Validated regulariser (see :func:`check_q`).
+    method : {"auto", "closed_form", "root", "socp", "sdp"}, default="auto"
+        Solver of Eq. (8) (see :func:`qmkl_beta_step`).
+
+    Attributes
+    ----------
+    counts : dict
+        How often each solver ran (``"fallback"``: root finder failures solved by the SOCP).
     """
 
     def __init__(self, Q, method="auto"):
@@ -350,7 +376,19 @@ class _BetaStep:
         return self.method
 
     def step(self, W, beta_prev=None):
-        """Minimiser of Eq. (8) for the per-kernel terms ``W`` (shape (M,))."""
+        """Minimiser of Eq. (8) for the per-kernel terms ``W``.
+
+        Parameters
+        ----------
+        W : array-like of shape (n_kernels,)
+            :math:`W_m=\\beta_m^2G_m(\\alpha)` (any positive scale).
+        beta_prev : array-like of shape (n_kernels,), default=None
+            Warm start of the root finder.
+
+        Returns
+        -------
+        beta : ndarray of shape (n_kernels,)
+        """
         W = np.maximum(np.asarray(W, dtype=float), 0.0)
         top = float(W.max()) if W.size else 0.0
         if not top > 0:
@@ -449,7 +487,7 @@ class _BetaStep:
         socp = data.get("socp")
         if socp is None:
             socp = data["socp"] = _SOCP(W.shape[0])
-            data["R"] = _sqrt_factor(data["Q"])
+            data["R"] = q_sqrt_factor(data["Q"])
         if beta0 is not None and np.all(beta0 > 0) and np.all(np.isfinite(beta0)):
             d = beta0 / beta0.max()
         else:
@@ -461,7 +499,16 @@ class _BetaStep:
 
     # -- the dual -----------------------------------------------------------
     def support(self, G):
-        r"""Support function :math:`\sigma_B(G)=\max_{\beta\ge0,\ \beta^\top Q\beta\le1}G^\top\beta`."""
+        r"""Support function :math:`\sigma_B(G)=\max_{\beta\ge0,\ \beta^\top Q\beta\le1}G^\top\beta`.
+
+        Parameters
+        ----------
+        G : array-like of shape (n_kernels,)
+
+        Returns
+        -------
+        sigma : float
+        """
         G = np.maximum(np.asarray(G, dtype=float), 0.0)
         if self.structure[0] != "general":
             return _support_closed_form(G, self.structure)
@@ -482,7 +529,7 @@ def _support_socp(G, Q):
     import cvxpy as cp
 
     beta = cp.Variable(Q.shape[0], nonneg=True)
-    problem = cp.Problem(cp.Maximize(G @ beta), [cp.norm(_sqrt_factor(Q) @ beta, 2) <= 1])
+    problem = cp.Problem(cp.Maximize(G @ beta), [cp.norm(q_sqrt_factor(Q) @ beta, 2) <= 1])
     _solve_quietly(problem)
     return float(problem.value)
 
@@ -551,7 +598,7 @@ def qmkl_beta_step(W, Q, *, method="auto", beta0=None):
     if np.any(W < 0):
         raise ValueError(f"W must be non-negative (squared norms); got min(W) = {W.min():.3e}.")
     Q = check_q(Q, W.shape[0], owner="qmkl_beta_step")
-    return _BetaStep(Q, method).step(W, beta0)
+    return BetaStep(Q, method).step(W, beta0)
 
 
 def qmkl_support_function(G, Q):
@@ -588,7 +635,7 @@ def qmkl_support_function(G, Q):
     if G.ndim != 1:
         raise ValueError(f"G must be one-dimensional; got shape {G.shape}.")
     Q = check_q(Q, G.shape[0], owner="qmkl_support_function")
-    return _BetaStep(Q).support(G)
+    return BetaStep(Q).support(G)
 
 
 # ---------------------------------------------------------------------------
@@ -1116,7 +1163,7 @@ class _QMKLStep(WeightStep):
 
     def __init__(self, Q, beta_step):
         self.Q = Q
-        self.module2 = _BetaStep(Q, beta_step)
+        self.module2 = BetaStep(Q, beta_step)
         self.label = f"QMKL (beta_step={beta_step!r})"
 
     def init(self, n_kernels):

@@ -357,7 +357,7 @@ def qmkl_primal_cvx(K, y, Q, *, C=1.0, solver_options=None):
     """
     import cvxpy as cp
 
-    from .qmkl import _sqrt_factor, check_q
+    from .qmkl import q_sqrt_factor, check_q
 
     K = np.asarray(K, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -371,7 +371,7 @@ def qmkl_primal_cvx(K, y, Q, *, C=1.0, solver_options=None):
     beta, t = cp.Variable(M, nonneg=True), cp.Variable(M)
     f = sum(P @ w for P, w in zip(phis, ws)) + b
     cons = [cp.quad_over_lin(w, beta[m]) <= t[m] for m, w in enumerate(ws)]
-    cons += [cp.multiply(y, f) >= 1 - xi, cp.norm(_sqrt_factor(Q) @ beta, 2) <= 1]
+    cons += [cp.multiply(y, f) >= 1 - xi, cp.norm(q_sqrt_factor(Q) @ beta, 2) <= 1]
     problem = cp.Problem(cp.Minimize(0.5 * cp.sum(t) + C * cp.sum(xi)), cons)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Solution may be inaccurate")

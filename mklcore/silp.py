@@ -7,41 +7,13 @@ weights (Sonnenburg et al. 2006, Algorithm 1). Runs inside the shared wrapper lo
 """
 
 import numpy as np
-from scipy.optimize import linprog
 
 from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
 from ._validation import (Interval, Options, check_binary_labels, check_kernel_stack,
                           validate_params)
-from .wrapper import Cuts, NumericalFailure, SIPWeightStep, run_wrapper
+from .wrapper import Cuts, SIPWeightStep, lp_master, run_wrapper
 
 __all__ = ["silp_solve", "SILPMKLClassifier"]
-
-
-def _lp_master(cuts):
-    r"""Solve the restricted master LP of SILP over the current cuts.
-
-    The LP of Algorithm 1 of Sonnenburg et al. (2006), with our sign convention:
-
-    .. math::
-        \min_{\theta,\eta}\ \eta\quad\text{s.t.}\quad
-        \sum_m\theta_m(L^r-S^r_m)-\eta\le0\ (r=1..R),\quad \sum_m\theta_m=1,\quad\theta\ge0.
-
-    Returns ``(theta, eta)``; ``theta`` is clipped at 0 and renormalised to sum 1.
-    """
-    R, M = cuts.S.shape
-    c = np.zeros(M + 1)
-    c[-1] = 1.0
-    A_ub = np.hstack([cuts.L[:, None] - cuts.S, -np.ones((R, 1))])
-    A_eq = np.zeros((1, M + 1))
-    A_eq[0, :M] = 1.0
-    bounds = [(0.0, None)] * M + [(None, None)]
-    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(R), A_eq=A_eq, b_eq=[1.0], bounds=bounds,
-                  method="highs")
-    if res.status != 0 or res.x is None:
-        raise NumericalFailure(f"SILP master LP failed: {res.message}")
-    theta = np.maximum(res.x[:M], 0.0)
-    theta /= theta.sum()
-    return theta, float(res.x[-1])
 
 
 class _SILPStep(SIPWeightStep):
@@ -69,7 +41,7 @@ class _SILPStep(SIPWeightStep):
 
     def step(self, state, oracle):  # line 5
         self.cuts.add(state.L, state.S)
-        theta, self.eta = _lp_master(self.cuts)
+        theta, self.eta = lp_master(self.cuts)
         self.n_master_solves += 1
         self.cuts.prune(theta, self.eta)
         return theta

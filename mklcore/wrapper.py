@@ -53,7 +53,6 @@ polish, certificates) comes from :func:`run_wrapper`::
     from mklcore.wrapper import WeightStep, normalize_pnorm, run_wrapper
 
     class HalfStep(WeightStep):  # halfway to the closed-form l2 update (theta^2 S)^(1/3)
-
         p = 2.0
         method, label = "halfstep", "HalfStep (p=2)"
 
@@ -63,8 +62,8 @@ polish, certificates) comes from :func:`run_wrapper`::
 
     result = run_wrapper(K, y, HalfStep(), C=1.0, tol=1e-5, max_iter=500, svm_tol=1e-3)
 
-``K`` must be a validated stack and ``y`` in {-1, +1} (see
-:func:`mklcore._validation.check_kernel_stack`). Column-generation methods derive from
+``K`` must be a valid stack (symmetric PSD Gram matrices of shape (n_kernels, n, n), as the
+``*_solve`` functions check) and ``y`` in {-1, +1}. Column-generation methods derive from
 :class:`SIPWeightStep` and keep their cuts in :class:`Cuts`; a step that cannot continue raises
 :class:`NumericalFailure` (the run then ends with ``status=2``); :class:`FixedWeights` is the
 SVM at fixed weights (the sum kernel).
@@ -81,7 +80,7 @@ from .svm import CachedSMO, combine_kernels, svm_solve
 
 __all__ = ["THETA_FLOOR", "conjugate_exponent", "dual_norm", "pnorm", "normalize_pnorm",
            "uniform_weights", "WrapperState", "SVMOracle", "WeightStep", "SIPWeightStep",
-           "FixedWeights", "NumericalFailure", "Cuts", "run_wrapper"]
+           "FixedWeights", "NumericalFailure", "Cuts", "lp_master", "run_wrapper"]
 
 #: floor applied to weights before logarithms in multiplicative updates (a weight that
 #: reaches 0 would stay 0)
@@ -506,6 +505,52 @@ class Cuts:
             self.L = np.delete(self.L, worst)
             self.S = np.delete(self.S, worst, axis=0)
             self.n_pruned += 1
+
+
+def lp_master(cuts):
+    r"""Solve the restricted master LP of SILP over the current cuts.
+
+    The LP of Algorithm 1 of Sonnenburg et al. (2006), with our sign convention:
+
+    .. math::
+        \min_{\theta,\eta}\ \eta\quad\text{s.t.}\quad
+        \sum_m\theta_m(L^r-S^r_m)-\eta\le0\ (r=1..R),\quad \sum_m\theta_m=1,\quad\theta\ge0.
+
+    Shared by SILP and the lp-norm cutting plane at p = 1.
+
+    Parameters
+    ----------
+    cuts : Cuts
+        The cuts :math:`(L^r, S^r)` collected so far (at least one).
+
+    Returns
+    -------
+    theta : ndarray of shape (n_kernels,)
+        Weights on the simplex (clipped at 0 and renormalised to sum 1).
+    eta : float
+        Optimal value of the LP, a lower bound of the l1-MKL optimum.
+
+    Raises
+    ------
+    NumericalFailure
+        If HiGHS does not solve the LP.
+    """
+    from scipy.optimize import linprog
+
+    R, M = cuts.S.shape
+    c = np.zeros(M + 1)
+    c[-1] = 1.0
+    A_ub = np.hstack([cuts.L[:, None] - cuts.S, -np.ones((R, 1))])
+    A_eq = np.zeros((1, M + 1))
+    A_eq[0, :M] = 1.0
+    bounds = [(0.0, None)] * M + [(None, None)]
+    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(R), A_eq=A_eq, b_eq=[1.0], bounds=bounds,
+                  method="highs")
+    if res.status != 0 or res.x is None:
+        raise NumericalFailure(f"SILP master LP failed: {res.message}")
+    theta = np.maximum(res.x[:M], 0.0)
+    theta /= theta.sum()
+    return theta, float(res.x[-1])
 
 
 # --------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
-from mklcore.qmkl import (QMKLClassifier, QSVMClassifier, _BetaStep, _sqrt_factor,
+from mklcore.qmkl import (QMKLClassifier, QSVMClassifier, BetaStep, q_sqrt_factor,
                           alpha_correlation, block_diagonal_q, check_q, graph_laplacian,
                           grid_laplacian, q_from_alpha_covariance, q_from_correlation,
                           qmkl_beta_step, qmkl_solve, qmkl_support_function, qsvm_solve)
@@ -69,7 +69,7 @@ def _random_q(rng, M, groups):
 def _socp_oracle(W, Q):
     beta = cp.Variable(W.shape[0], nonneg=True)
     prob = cp.Problem(cp.Minimize(W @ cp.inv_pos(beta)),
-                      [cp.norm(_sqrt_factor(Q) @ beta, 2) <= 1])
+                      [cp.norm(q_sqrt_factor(Q) @ beta, 2) <= 1])
     prob.solve(solver=cp.CLARABEL, **CLARABEL_TIGHT)
     return beta.value
 
@@ -79,7 +79,7 @@ def _explicit_socp_oracle(W, Q):
     M = W.shape[0]
     beta, nu = cp.Variable(M, nonneg=True), cp.Variable(M, nonneg=True)
     cons = [cp.SOC(nu[m] + beta[m], cp.hstack([2.0, nu[m] - beta[m]])) for m in range(M)]
-    cons.append(cp.norm(_sqrt_factor(Q) @ beta, 2) <= 1)
+    cons.append(cp.norm(q_sqrt_factor(Q) @ beta, 2) <= 1)
     cp.Problem(cp.Minimize(W @ nu), cons).solve(solver=cp.CLARABEL, **CLARABEL_TIGHT)
     return beta.value
 
@@ -132,7 +132,7 @@ def test_root_finder_matches_socp_and_sdp(trial):
     rng = np.random.default_rng(10 + trial)
     Q = _random_q(rng, 6, GROUPS6)
     W = rng.exponential(size=6)
-    step = _BetaStep(Q, "root")
+    step = BetaStep(Q, "root")
     beta = step.step(W)
     assert step.counts["root"] == 1 and step.counts["fallback"] == 0  # converged, no fallback
     np.testing.assert_allclose(beta @ Q @ beta, 1.0, rtol=1e-10)
@@ -146,7 +146,7 @@ def test_root_finder_larger_problem_and_warm_start():
     M = 40
     Q = _random_q(rng, M, np.arange(M) // 8)
     W = rng.exponential(size=M) * np.exp(rng.normal(scale=3, size=M))  # wide range
-    step = _BetaStep(Q, "root")
+    step = BetaStep(Q, "root")
     cold = step.step(W)
     warm = step.step(W * 1.01, cold)
     assert step.counts["fallback"] == 0
@@ -160,7 +160,7 @@ def test_root_finder_handles_singular_q(kind):
     rng = np.random.default_rng(8)
     W = rng.exponential(size=6)
     Q = np.ones((6, 6)) if kind == "ones" else block_diagonal_q(GROUPS6, add_identity=False)
-    step = _BetaStep(Q, "root")
+    step = BetaStep(Q, "root")
     np.testing.assert_allclose(step.step(W), qmkl_beta_step(W, Q), atol=1e-7)
     assert step.counts["fallback"] == 0
 
@@ -174,7 +174,7 @@ def test_root_finder_ill_conditioned_cov():
     Q = q_from_correlation(corr, kind="cov")
     assert np.linalg.cond(Q) > 1e3
     W = np.exp(rng.uniform(-18, 0, size=M))
-    step = _BetaStep(Q, "root")
+    step = BetaStep(Q, "root")
     beta = step.step(W)
     assert step.counts["fallback"] == 0
     ref = _socp_oracle(W, Q)
@@ -214,7 +214,7 @@ def test_zero_w_gets_zero_weight(method):
 
 def _support_oracle(G, Q):
     beta = cp.Variable(G.shape[0], nonneg=True)
-    prob = cp.Problem(cp.Maximize(G @ beta), [cp.norm(_sqrt_factor(Q) @ beta, 2) <= 1])
+    prob = cp.Problem(cp.Maximize(G @ beta), [cp.norm(q_sqrt_factor(Q) @ beta, 2) <= 1])
     prob.solve(solver=cp.CLARABEL, **CLARABEL_TIGHT)
     return prob.value
 
