@@ -357,7 +357,7 @@ def qmkl_primal_cvx(K, y, Q, *, C=1.0, solver_options=None):
     """
     import cvxpy as cp
 
-    from .qmkl import q_sqrt_factor, check_q
+    from .qmkl import check_q, q_sqrt_factor
 
     K = np.asarray(K, dtype=float)
     y = np.asarray(y, dtype=float)

@@ -14,9 +14,9 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
-from mklcore.qmkl import (QMKLClassifier, QSVMClassifier, BetaStep, q_sqrt_factor,
-                          alpha_correlation, block_diagonal_q, check_q, graph_laplacian,
-                          grid_laplacian, q_from_alpha_covariance, q_from_correlation,
+from mklcore.qmkl import (BetaStep, QMKLClassifier, QSVMClassifier, alpha_correlation,
+                          block_diagonal_q, check_q, graph_laplacian, grid_laplacian,
+                          q_from_alpha_covariance, q_from_correlation, q_sqrt_factor,
                           qmkl_beta_step, qmkl_solve, qmkl_support_function, qsvm_solve)
 from mklcore.repro.hinrichs2012_qmkl import (dirichlet_ratio, isolated_pockets,
                                              multiview_kernels, theorem2_proxy)

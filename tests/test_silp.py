@@ -5,11 +5,11 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
-from mklcore.wrapper import Cuts, lp_master
 from mklcore.lpnorm import lpmkl_solve
 from mklcore.reference import TOY_OPTIMA, ReferenceSolverError, solve_primal_cvx, toy_problem
 from mklcore.silp import SILPMKLClassifier, silp_solve
 from mklcore.simplemkl import simplemkl_solve
+from mklcore.wrapper import Cuts, lp_master
 
 L1_RTOL = 1e-4   # l1 solvers agree within 1e-4 relative (Kloft et al. 2009, Sec. 3.1)
 
