@@ -5,7 +5,7 @@ The protocol is the notebook's Figure 1, reused as is: every measurement is one 
 the precision, SimpleMKL's threshold and budget and the way time is taken are identical:
 
 * data: ``timing_stack(n, M, seed)``, a stratified subsample of n of the 5,000 MNIST images
-  (pixels / 255), odd vs even, M = 50 Gaussian kernels by the median heuristic (spec §4.1);
+  (pixels / 255), odd vs even, M = 50 Gaussian kernels by the median heuristic (our choice of widths);
   built once per n and shared by every solver and repetition (kernels are not timed);
 * precision: every MKL method stops at a certified relative duality gap of ``--tol``
   (default 1e-5); SimpleMKL (always a LIBSVM wrapper) runs after SILP and stops at

@@ -38,7 +38,7 @@ from threadpoolctl import threadpool_limits
 from mklcore.datasets import load_mfeat
 from mklcore.repro.experiments import kfold_splits, subsample
 from mklcore.lpnorm import lpmkl_solve
-from mklcore.qmkl import _BetaStep, alpha_correlation, q_from_correlation, qmkl_solve
+from mklcore.qmkl import BetaStep, alpha_correlation, q_from_correlation, qmkl_solve
 from mklcore.repro.hinrichs2012_qmkl import multiview_kernels
 
 
@@ -58,15 +58,15 @@ def bench_beta_step(sizes, repeats, seed=0):
         corr = np.corrcoef(rng.normal(size=(3 * M, M)).T)
         Q = q_from_correlation(corr, kind="lap+block", groups=np.arange(M) // 5)
         W = rng.exponential(size=M) * np.exp(rng.normal(scale=2.0, size=M))
-        root = _BetaStep(Q, "root")
-        socp = _BetaStep(Q, "socp")
+        root = BetaStep(Q, "root")
+        socp = BetaStep(Q, "socp")
         beta_root = root.step(W)
         beta_socp = socp.step(W)  # compiles and caches the cvxpy problem
         warm = beta_root * np.exp(0.1 * rng.normal(size=M))
         t_root = _median_time(lambda: root.step(W), repeats)
         t_warm = _median_time(lambda: root.step(W, warm), repeats)
         t_socp = _median_time(lambda: socp.step(W, warm), repeats)
-        t_cold = _median_time(lambda: _BetaStep(Q, "socp").step(W), max(1, repeats // 3))
+        t_cold = _median_time(lambda: BetaStep(Q, "socp").step(W), max(1, repeats // 3))
         rows.append((M, t_root, t_warm, t_socp, t_cold, float(np.max(np.abs(beta_root - beta_socp))),
                      root.counts["fallback"]))
     return rows

@@ -3,10 +3,16 @@
 Every MKL classifier of mklcore is a thin layer over a ``*_solve`` function that works on a
 precomputed Gram stack. :class:`BaseMKLClassifier` does the rest once: it validates the
 parameters, maps the labels to {-1, +1}, builds the training stack with
-:class:`mklcore.kernels.KernelBank`, calls the subclass's ``_solve`` and copies the
-:class:`~mklcore._result.MKLResult` into the fitted attributes (``weights_``, ``dual_coef_``,
-``history_``...). Prediction builds only the test kernels between new points and the
-training points.
+:class:`mklcore.kernels.KernelBank` (through :class:`KernelBankMixin`, which any estimator
+with ``kernels`` and ``normalize`` parameters can use), calls the subclass's ``_solve`` and
+copies the :class:`~mklcore._result.MKLResult` into the fitted attributes (``weights_``,
+``dual_coef_``, ``history_``...). Prediction builds only the test kernels between new points
+and the training points.
+
+Hooks for subclasses: ``_default_kernels`` (the bank used when ``kernels=None``),
+``_bank_params()`` (the ``kernels`` and ``normalize`` handed to the bank), ``_fit_inputs(X)``
+(what ``_solve`` receives instead of the kernel stack, e.g. the features themselves) and
+``_set_fitted(result)`` (extra fitted attributes).
 """
 
 import numpy as np
@@ -18,7 +24,7 @@ from ._result import decision
 from ._validation import (Interval, Options, check_binary_labels, check_kernel_stack,
                           validate_params)
 
-__all__ = ["BaseMKLClassifier", "COMMON_CONSTRAINTS"]
+__all__ = ["BaseMKLClassifier", "KernelBankMixin", "COMMON_CONSTRAINTS"]
 
 #: constraints shared by the estimators (each class adds its own)
 COMMON_CONSTRAINTS = {
@@ -31,13 +37,61 @@ COMMON_CONSTRAINTS = {
 }
 
 
-class BaseMKLClassifier(ClassifierMixin, BaseEstimator):
+class KernelBankMixin:
+    """Builds the :class:`~mklcore.kernels.KernelBank` of an estimator, once for all of them.
+
+    For estimators with ``kernels`` and ``normalize`` parameters. ``kernels=None`` uses
+    ``_default_kernels``: ``None`` (the bank's own default, a linear and a Gaussian kernel), a
+    name of :func:`mklcore.kernels.kernel_bank` (e.g. ``"xu2010"``) or a callable returning the
+    list of kernels. Estimators whose parameters need translating (e.g. another spelling of
+    ``normalize``) override :meth:`_bank_params`.
+    """
+
+    #: the kernels used when ``kernels=None`` (see the class docstring)
+    _default_kernels = None
+
+    def _bank_params(self):
+        """The ``kernels`` and ``normalize`` arguments of the kernel bank.
+
+        Returns
+        -------
+        kernels : list or None
+            ``self.kernels``, or the ``_default_kernels`` when it is ``None``.
+        normalize : str or None
+            ``self.normalize``.
+        """
+        kernels = self.kernels
+        default = self._default_kernels
+        if kernels is None and default is not None:
+            if isinstance(default, str):
+                from .kernels import kernel_bank
+
+                kernels = kernel_bank(default)
+            else:
+                kernels = default()
+        return kernels, self.normalize
+
+    def _build_bank(self):
+        """A new (unfitted) :class:`~mklcore.kernels.KernelBank` for this estimator.
+
+        Returns
+        -------
+        bank : KernelBank
+        """
+        from .kernels import KernelBank
+
+        kernels, normalize = self._bank_params()
+        return KernelBank(kernels=kernels, normalize=normalize)
+
+
+class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
     """Base class of the binary MKL classifiers (not for direct use).
 
     Subclasses define ``__init__`` (storing every argument unchanged), a
     ``_parameter_constraints`` dict and ``_solve(K, y)`` returning an ``MKLResult``
     whose ``dual_coef`` are the signed coefficients of
-    ``f(x) = sum_m weights[m] k_m(x, X_fit) @ dual_coef + intercept``.
+    ``f(x) = sum_m weights[m] k_m(x, X_fit) @ dual_coef + intercept``. ``K`` is what
+    ``_fit_inputs`` returns: by default the validated training stack of the kernel bank.
     """
 
     _parameter_constraints = {}
@@ -58,17 +112,26 @@ class BaseMKLClassifier(ClassifierMixin, BaseEstimator):
     def _validate_params(self):
         validate_params(type(self).__name__, self._parameter_constraints, self.get_params(deep=False))
 
-    #: name of the :func:`~mklcore.kernels.kernel_bank` used when ``kernels=None`` (None: the
-    #: KernelBank default)
-    _default_bank = None
+    def _fit_inputs(self, X, y):
+        """What ``_solve`` receives for the validated training data ``X``.
 
-    def _build_bank(self):
-        from .kernels import KernelBank, kernel_bank
+        Default: fits the kernel bank (``kernel_bank_``) and returns the validated training
+        stack. Estimators that do not work on kernels (e.g. the Q-SVM on features) override it.
 
-        kernels = self.kernels
-        if kernels is None and self._default_bank is not None:
-            kernels = kernel_bank(self._default_bank)
-        return KernelBank(kernels=kernels, normalize=self.normalize)
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features)
+        y : ndarray of shape (n_samples,)
+            Labels in {-1, +1}.
+
+        Returns
+        -------
+        K : ndarray of shape (n_kernels, n_samples, n_samples)
+        """
+        self.kernel_bank_ = self._build_bank()
+        K = self.kernel_bank_.fit_transform(X)
+        return check_kernel_stack(K, y, check_psd_=self._check_psd,
+                                  descriptions=getattr(self.kernel_bank_, "descriptions_", None))
 
     def fit(self, X, y):
         """Fit the model on features ``X`` and binary labels ``y``.
@@ -89,11 +152,7 @@ class BaseMKLClassifier(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=None if self._accepts_strings() else "numeric")
         check_classification_targets(y)
         y_pm, self.classes_ = check_binary_labels(y, type(self).__name__)
-        self.kernel_bank_ = self._build_bank()
-        K = self.kernel_bank_.fit_transform(X)
-        K = check_kernel_stack(K, y_pm, check_psd_=self._check_psd,
-                               descriptions=getattr(self.kernel_bank_, "descriptions_", None))
-        result = self._solve(K, y_pm, **self._solve_inputs(X))
+        result = self._solve(self._fit_inputs(X, y_pm), y_pm, **self._solve_inputs(X))
         self._set_fitted(result)
         self.X_fit_ = X
         return self

@@ -1442,8 +1442,8 @@ def make_binary_strings(n_samples=250, n_features=100, noise=0.01, random_state=
 
     so only the first 3 bits are relevant. The defaults recover the toolbox file
     ``binarystrings.mat`` (250 strings of 100 bits, p = 0.5, sigma = 0.01); the paper
-    trains on the first 150 rows and tests on the last 100 (spec
-    ``dinuzzo_rls2.md`` §3.1). The draws differ from the file's.
+    trains on the first 150 rows and tests on the last 100 (its Experiment 1, Figure 3).
+    The draws differ from the file's.
 
     Parameters
     ----------
@@ -1480,7 +1480,7 @@ def make_binary_strings(n_samples=250, n_features=100, noise=0.01, random_state=
     return X, y
 
 
-# Gauss4 (Gönen & Alpaydın 2008, Sec. 4; spec gonen2008_lmkl.md §3.1): components 11, 12
+# Gauss4 (Gönen & Alpaydın 2008, Sec. 4, Figures 1-2): components 11, 12
 # are class +1, 21, 22 class -1, priors 1/4 each, diagonal covariances diag(0.8, v).
 _GAUSS4_MEANS = np.array([[-3.0, 1.0], [1.0, 1.0], [-1.0, -2.2], [3.0, -2.2]])
 _GAUSS4_CLASSES = np.array([1, 1, -1, -1])
@@ -1502,8 +1502,7 @@ def make_gauss4(n_samples=1200, variant="recalled", random_state=None, *, return
     :math:`\mu_{21} = (-1, -2.2)`, :math:`\mu_{22} = (3, -2.2)` (class -1), with
     :math:`\Sigma_{11} = \Sigma_{12} = \mathrm{diag}(0.8, 2)` and
     :math:`\Sigma_{21} = \Sigma_{22} = \mathrm{diag}(0.8, v)`. The parameters were lost
-    from the paper and are recalled, not verified (spec ``gonen2008_lmkl.md`` §3.1, §6,
-    §7.2). With the recalled :math:`v = 4` the Bayes accuracy (89.7 %) is below the
+    from the paper's text and are recalled, not verified. With the recalled :math:`v = 4` the Bayes accuracy (89.7 %) is below the
     92.00 % the paper reports for LMKL, so :math:`v = 2` (Bayes 92.1 %) is offered as
     well; run both and judge results against :func:`gauss4_bayes_accuracy`.
 
@@ -1583,8 +1582,8 @@ def gauss4_bayes_accuracy(variant="recalled"):
 
     Computed as :math:`\int \max(\tfrac12 p(x \mid +1), \tfrac12 p(x \mid -1))\,dx` by the
     trapezoidal rule on an 801 x 801 grid covering more than 8 standard deviations
-    around every mean (error below 1e-6). Values: 0.8974 (``"recalled"``; the spec's
-    Monte-Carlo estimate 89.9 % is within its sampling error) and 0.9214 (``"equal"``).
+    around every mean (error below 1e-6). Values: 0.8974 (``"recalled"``; a
+    Monte-Carlo estimate of 89.9 % is within its sampling error) and 0.9214 (``"equal"``).
 
     Parameters
     ----------
@@ -1606,7 +1605,7 @@ def gauss4_bayes_accuracy(variant="recalled"):
 
 _DNA = np.array(list("ACGT"))
 _DNA_SIGNALS = ("tata", "cpg_upstream", "period3_downstream", "at_rich")
-# Base probabilities (A, C, G, T) of the planted compositions (spec kloft2009_lpmkl.md §4.3).
+# Base probabilities (A, C, G, T) of the planted compositions (our choice).
 _CPG_COMPOSITION = (0.2, 0.3, 0.3, 0.2)  # P(C) = P(G) = 0.3 upstream
 _AT_RICH_COMPOSITION = (0.4, 0.1, 0.1, 0.4)  # [Choice] low stacking energy
 _CODON1_COMPOSITION = (0.3, 0.15, 0.4, 0.15)  # [Choice] G-rich first codon position
@@ -1622,8 +1621,7 @@ def make_synthetic_dna(n_samples=1000, length=200, random_state=None, *, pos_fra
                        return_signals=False):
     """Generate promoter-like DNA with four planted signals (Kloft et al. 2009 TSS stand-in B).
 
-    Follows "Stand-in B" of spec ``kloft2009_lpmkl.md`` §4.3, the offline substitute for
-    the TSS data of Figure 2 of [1]_. The transcription start site (TSS) is at position
+    An offline substitute for the TSS data of Figure 2 of [1]_ (Sec. 3.3). The transcription start site (TSS) is at position
     ``length // 2`` (100 for the default length 200; positions are 0-based). The
     background is i.i.d. with GC content ``gc_content``. Each sequence carries each of
     four signals independently with probability ``p_signal_pos`` (positives) or
@@ -1633,8 +1631,8 @@ def make_synthetic_dna(n_samples=1000, length=200, random_state=None, *, pos_fra
     b. ``cpg_upstream``: on [0, TSS) bases drawn with P(C) = P(G) = 0.3, then a ``CG``
        dinucleotide written at each start position with probability ``cpg_rate``;
     c. ``period3_downstream``: on [TSS, length) every third base (TSS, TSS + 3, ...)
-       drawn G-rich, (A, C, G, T) = (0.3, 0.15, 0.4, 0.15) [our choice; the spec only
-       says "period-3 composition bias"];
+       drawn G-rich, (A, C, G, T) = (0.3, 0.15, 0.4, 0.15) [our choice of a
+       period-3 composition bias];
     d. ``at_rich``: on [TSS - 30, TSS - 10) bases drawn with (A, C, G, T) =
        (0.4, 0.1, 0.1, 0.4) [our choice of the AT-rich composition].
 
@@ -1730,7 +1728,7 @@ def make_synthetic_dna(n_samples=1000, length=200, random_state=None, *, pos_fra
 def add_label_noise(y, q, random_state=None, *, method="independent", return_mask=False):
     """Flip binary labels at random, the noise protocol of Yang et al. (2012).
 
-    The experiments of [1]_ (spec ``yang2012_stpmkl.md`` §1.3, §3.4) flip each **training**
+    The experiments of [1]_ flip each **training**
     label independently with probability ``q`` (the noise level of Assumption 1,
     E[p(x, y)] = 1 - q), leaving the test labels clean; apply this function to the
     training labels only. The number of flips is then Binomial(n, q).

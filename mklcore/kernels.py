@@ -25,7 +25,8 @@ Data-dependent parameters
 -------------------------
 Some kernels have parameters computed from the training data: ``gaussian(gamma="scale")``
 (scikit-learn's :math:`1/(d\,\mathrm{Var}(X))`), ``gaussian(sigma="median", scale=c)`` (the
-median heuristic of Kloft et al. 2009 spec §4.1), ``gaussian(sigma="nn")`` (Gönen &
+median heuristic, our choice of widths for the Gaussian bank of Kloft et al. 2009, Sec. 3.1),
+``gaussian(sigma="nn")`` (Gönen &
 Alpaydın 2008's mean nearest-neighbour distance), and per-feature templates
 (``columns="each"``, one kernel per input feature). :meth:`Kernel.fit` and
 :func:`fit_kernels` resolve them on training data; :func:`kernel_stack` resolves any
@@ -883,8 +884,9 @@ def gaussian(sigma=None, gamma=None, columns=None, *, scale=1.0):
       (s\, d\, \mathrm{Var}(X))`, scikit-learn's ``SVC(gamma="scale")`` for :math:`s = 1`
       (``Var`` over all entries; 1 when it is 0). ``gamma="auto"``: :math:`1/(s\,d)`.
     * ``sigma="median"``: :math:`\gamma = 1/(s\, d_{med})`, :math:`d_{med} =
-      \mathrm{median}_{i\ne j} D_{ij}` (Kloft et al. 2009 spec §4.1:
-      :math:`K = \exp(-D/(c\, d_{med}))` with :math:`c` = ``scale``). If more than half the
+      \mathrm{median}_{i\ne j} D_{ij}`, i.e.
+      :math:`K = \exp(-D/(c\, d_{med}))` with :math:`c` = ``scale`` (the widths of the Gaussian
+      bank of Kloft et al. 2009, Sec. 3.1, are not given; this heuristic is our choice). If more than half the
       pairs coincide (:math:`d_{med} = 0`) the median of the positive :math:`D_{ij}` is used; if
       all points coincide (a constant feature) the kernel is the all-ones matrix
       (:math:`\gamma = 0`).
@@ -932,7 +934,7 @@ def spectrum(k=3, positions=None):
         k(x, z) = \sum_{u \in \{A,C,G,T\}^k} \phi_u(x)\, \phi_u(z),
 
     where :math:`\phi_u(x)` counts the occurrences of the k-mer :math:`u` in :math:`x`
-    (Kloft et al. 2009 spec §4.3). Computed as the product of sparse count matrices. Letters
+    (the promoter and exon kernels of Kloft et al. 2009, Sec. 3.3). Computed as the product of sparse count matrices. Letters
     other than A, C, G, T (either case) match nothing: a k-mer containing one is not counted.
 
     Parameters
@@ -955,7 +957,7 @@ def spectrum(k=3, positions=None):
 def weighted_degree(d=3, shift=0, positions=None):
     r"""Weighted-degree kernel, optionally with shifts, on DNA sequences of one length L.
 
-    Without shifts (Rätsch & Sonnenburg; Kloft et al. 2009 spec §4.3):
+    Without shifts (Rätsch & Sonnenburg; the TSS kernel of Kloft et al. 2009, Sec. 3.3):
 
     .. math::
         k(x, z) = \sum_{k=1}^{d} \beta_k \sum_{l=1}^{L-k+1}
@@ -1225,19 +1227,20 @@ def _bank_templates(kind, params):
                 + [polynomial(int(d), coef0=1.0) for d in _as_list(a.get("degree", (1, 2, 3)))],
                 True)
     if kind == "rls2_default":
-        # Dinuzzo spec §2.9: (<x,x'>+1)^p, p = 1..3, and exp(-gamma ||x-x'||^2),
+        # Dinuzzo's UCI benchmark (Tables 2-4): (<x,x'>+1)^p, p = 1..3, and exp(-gamma ||x-x'||^2),
         # gamma in logspace(-3, 3, 10)
         a = take(["gamma", "degree"])
         return ([polynomial(int(d), coef0=1.0) for d in _as_list(a.get("degree", (1, 2, 3)))]
                 + [gaussian(gamma=float(g))
                    for g in _as_list(a.get("gamma", np.logspace(-3, 3, 10)))], True)
     if kind == "xu2010":
-        # Yang 2012 spec §3.3: sigma in 2^-3 .. 2^6, exp(-||x-z||^2/(2 sigma^2))
+        # Yang et al. 2012 (widths of Xu et al. 2010): sigma in 2^-3 .. 2^6, exp(-||x-z||^2/(2 sigma^2))
         a = take(["sigma"])
         return [gaussian(sigma=float(s))
                 for s in _as_list(a.get("sigma", 2.0 ** np.arange(-3, 7)))], True
     if kind == "kloft_median":
-        # Kloft spec §4.1: K_k = exp(-D/(c_k d_med)), c_k = 10^(-2 + 4(k-1)/(M-1))
+        # Gaussian bank of Kloft et al. 2009, Sec. 3.1 (median-heuristic widths: our choice):
+        # K_k = exp(-D/(c_k d_med)), c_k = 10^(-2 + 4(k-1)/(M-1))
         a = take(["n_kernels", "scale"])
         if "scale" in a and "n_kernels" in a:
             raise ValueError("kernel_bank('kloft_median'): give n_kernels or scale, not both.")
@@ -1250,7 +1253,7 @@ def _bank_templates(kind, params):
             scales = [1.0] if M == 1 else list(np.logspace(-2, 2, M))
         return [gaussian(sigma="median", scale=c) for c in scales], False
     if kind == "lmkl":
-        # Gönen & Alpaydın 2008 spec §2.5: K_L, K_P = (<x,z>+1)^q, K_G = exp(-D/s^2)
+        # Gönen & Alpaydın 2008: K_L, K_P = (<x,z>+1)^q, K_G = exp(-D/s^2)
         a = take(["degree", "gaussian_form"])
         form = a.get("gaussian_form", "s2")
         validate_params("kernel_bank", {"gaussian_form": [Options("s2", "2s2")]},
@@ -1281,24 +1284,25 @@ def kernel_bank(kind, *, per_feature=None, n_features=None, **params):
           :math:`\exp(-\|x-z\|^2/(2\sigma^2))` with ``sigma`` in (0.5, 1, 2, 5, 7, 10, 12, 15,
           17, 20) and polynomial :math:`(\langle x,z\rangle+1)^p`, ``degree`` in (1, 2, 3), on
           all variables and on each single variable: :math:`13(d+1)` kernels.
-        * ``"rls2_default"`` (Dinuzzo spec §2.9): polynomial :math:`(\langle x,x'\rangle+1)^p`,
+        * ``"rls2_default"`` (Dinuzzo's UCI benchmark, Tables 2-4): polynomial :math:`(\langle x,x'\rangle+1)^p`,
           p = 1..3, and Gaussian :math:`\exp(-\gamma\|x-x'\|^2)`, ``gamma`` =
           ``logspace(-3, 3, 10)``, on all features and each single feature: :math:`13(N+1)`.
           No normalisation here: the trace scaling (18) is the solver's ``scaling="trace"``.
-        * ``"xu2010"`` (Yang et al. 2012 spec §3.3): Gaussian with ``sigma`` =
+        * ``"xu2010"`` (the kernels of Yang et al. 2012, widths of Xu et al. 2010): Gaussian with ``sigma`` =
           :math:`2^{-3},\dots,2^{6}` on all attributes and each single attribute:
           :math:`10(d+1)`. Pass ``sigma=[0.5, 1, 2, 5, 7, 10, 12, 15, 17, 20]`` for SimpleMKL's
           widths. These widths are fixed, not data-dependent: they assume every attribute
-          min-max scaled to :math:`[0,1]` (Yang et al. 2012 spec §3.2-3.3). Neither this
+          min-max scaled to :math:`[0,1]`, as in Yang et al. (2012). Neither this
           bank nor :class:`~mklcore.stpmkl.StPMKLClassifier` scales ``X``; on raw features
           of a larger range the narrow widths give near-diagonal Gram matrices and the
           widths no longer span the scale of the data. Scale first, e.g.
           ``make_pipeline(MinMaxScaler(), StPMKLClassifier(kernels=kernel_bank("xu2010")))``
           (a pipeline takes the scaling statistics from the training data only).
-        * ``"kloft_median"`` (Kloft et al. 2009 spec §4.1): ``n_kernels=M`` (default 50)
+        * ``"kloft_median"`` (the 50 Gaussian kernels of Kloft et al. 2009, Sec. 3.1, with
+          median-heuristic widths of our choice): ``n_kernels=M`` (default 50)
           Gaussian kernels :math:`\exp(-D/(c_k d_{med}))`, :math:`c_k` log-spaced from
           :math:`10^{-2}` to :math:`10^2` (or ``scale=[...]``).
-        * ``"lmkl"`` (Gönen & Alpaydın 2008 spec §2.5): :math:`K_L`, :math:`K_P =
+        * ``"lmkl"`` (the kernels of Gönen & Alpaydın 2008): :math:`K_L`, :math:`K_P =
           (\langle x,z\rangle+1)^q` (``degree=2``) and :math:`K_G = \exp(-\|x-z\|^2/s^2)`
           with :math:`s` the mean nearest-neighbour distance (``gaussian_form="2s2"`` for
           :math:`2s^2`).

@@ -985,14 +985,15 @@ class LMKLClassifier(BaseMKLClassifier):
         self.random_state = random_state
         self.verbose = verbose
 
-    def _build_bank(self):
-        from .kernels import KernelBank, linear, polynomial
+    @staticmethod
+    def _default_kernels():
+        from .kernels import linear, polynomial
 
-        kernels = self.kernels
-        if kernels is None:
-            kernels = [linear(), polynomial(2, coef0=1.0)]
-        normalize = "trace" if self.normalize == "unit_trace" else self.normalize
-        return KernelBank(kernels=kernels, normalize=normalize)
+        return [linear(), polynomial(2, coef0=1.0)]
+
+    def _bank_params(self):
+        kernels, normalize = super()._bank_params()
+        return kernels, "trace" if normalize == "unit_trace" else normalize
 
     def _gating_columns(self, n_features):
         if self.gating_columns is None:

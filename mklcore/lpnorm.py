@@ -7,14 +7,16 @@ Solves the Ivanov-regularised lp-norm MKL problem, eq. (5)/(6) of Kloft et al. (
     + C\sum_i\xi_i \quad\text{s.t.}\quad y_i\Big(\sum_m w_m^\top\psi_m(x_i)+b\Big)\ge1-\xi_i,
     \ \xi\ge0,
 
-through its saddle-point form (SP) with three weight updates, all run by the shared wrapper
-loop of :mod:`mklcore._wrapper`: Newton descent on :math:`\log\theta` (paper Sec. 2.4.1),
-cutting planes for the semi-infinite program (SIP) with a sequence of Taylor-approximated
-QCLP masters (Sec. 2.4.2), and the closed-form update of Kloft et al. (JMLR 2011).
+through its saddle-point form
+:math:`\min_\theta\max_\alpha\mathbf1^\top\alpha-\frac12\sum_m\theta_m\alpha^\top Q_m\alpha`
+with three weight updates, all run by the shared wrapper loop of :mod:`mklcore.wrapper`:
+Newton descent on :math:`\log\theta` (paper Sec. 2.4.1), cutting planes for the
+semi-infinite program with a sequence of Taylor-approximated QCLP masters (Sec. 2.4.2), and
+the closed-form update of Kloft et al. (JMLR 2011, Algorithm 1).
 
 The uniform sum-kernel SVM is the :math:`p=\infty` end of the lp-norm family: the SVM with
-kernel :math:`\sum_m K_m` (all weights 1, not 1/M; Kloft et al. 2009, Sec. 2 and our spec
-§2.6).
+kernel :math:`\sum_m K_m` (all weights 1, not 1/M; Kloft et al. 2009, Sec. 2), solved by
+:func:`lpmkl_solve` with ``p=inf``.
 """
 
 import warnings
@@ -23,12 +25,11 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
-from ._result import History, MKLResult
 from ._validation import (Interval, Options, check_binary_labels, check_kernel_stack,
                           validate_params)
-from ._wrapper import (THETA_FLOOR, Cuts, FixedWeights, NumericalFailure, SIPWeightStep,
-                       WeightStep, dual_norm, normalize_pnorm, run_wrapper, uniform_weights)
-from .svm import svm_solve
+from .wrapper import (THETA_FLOOR, Cuts, FixedWeights, NumericalFailure, SIPWeightStep,
+                       WeightStep, dual_norm, lp_master, normalize_pnorm, run_wrapper,
+                       uniform_weights)
 
 __all__ = ["sum_kernel_svm_solve", "SumKernelSVC", "lpmkl_solve", "LpMKLClassifier"]
 
@@ -37,8 +38,9 @@ def sum_kernel_svm_solve(K, y, *, C=1.0, svm_tol=1e-3, check_input=True):
     r"""Train the SVM on the unweighted sum of the kernels (the l-infinity MKL baseline).
 
     Solves the SVM dual with :math:`K = \sum_m K_m`, which is the :math:`p\to\infty` limit of
-    the lp-norm MKL dual (9) of Kloft et al. (2009): there :math:`\|S(\alpha)\|_1 =
-    \frac12\alpha^\top Y(\sum_m K_m)Y\alpha`.
+    the lp-norm MKL dual of problem (6) of Kloft et al. (2009): there :math:`\|S(\alpha)\|_1 =
+    \frac12\alpha^\top Y(\sum_m K_m)Y\alpha`. It is :func:`lpmkl_solve` with ``p=inf``, so
+    both report the same objective for the same model.
 
     Parameters
     ----------
@@ -56,9 +58,11 @@ def sum_kernel_svm_solve(K, y, *, C=1.0, svm_tol=1e-3, check_input=True):
     Returns
     -------
     result : MKLResult
-        ``weights`` are all ones; ``objective`` is the SVM primal value (hinge loss at the
-        returned alpha) and ``gap`` its relative duality gap to the SVM dual, the optimality
-        certificate of this fixed-weight problem. ``dual_objective`` is added.
+        The :func:`lpmkl_solve` result at ``p=inf`` (``method="lpmkl"``): ``weights`` are all
+        ones; ``objective`` is :math:`J=\mathbf1^\top\alpha-\frac12\alpha^\top
+        Y(\sum_mK_m)Y\alpha`, the SVM dual value at the returned alpha; ``gap`` is 0 (nothing
+        to optimise over the weights); ``primal_objective`` (hinge primal) and
+        ``rigorous_gap`` (primal minus dual) certify the SVM; ``n_iter`` is 1.
 
     Examples
     --------
@@ -70,17 +74,7 @@ def sum_kernel_svm_solve(K, y, *, C=1.0, svm_tol=1e-3, check_input=True):
     ([1.0, 1.0], True)
     """
     validate_params("sum_kernel_svm_solve", COMMON_CONSTRAINTS, {"C": C, "svm_tol": svm_tol})
-    if check_input:
-        K = check_kernel_stack(K, y)
-    weights = np.ones(K.shape[0])
-    history = History()
-    svm = svm_solve(K, y, weights=weights, C=C, tol=svm_tol)
-    history.append(objective=svm.primal_objective, gap=svm.gap, weights=weights)
-    return MKLResult(
-        weights=weights, dual_coef=svm.dual_coef, intercept=svm.intercept,
-        objective=svm.primal_objective, dual_objective=svm.dual_objective, gap=svm.gap,
-        n_iter=1, success=True, status=0, message="converged", history=history.as_dict(),
-        method="sum_kernel", alpha=svm.alpha, n_svm_calls=1)
+    return lpmkl_solve(K, y, p=np.inf, C=C, svm_tol=svm_tol, check_input=check_input)
 
 
 class SumKernelSVC(BaseMKLClassifier):
@@ -120,11 +114,11 @@ class SumKernelSVC(BaseMKLClassifier):
     converged_ : bool
         Whether the solver converged.
     objective_ : float
-        SVM primal objective.
+        SVM dual objective at the solution (see :func:`sum_kernel_svm_solve`).
     gap_ : float
-        Relative SVM duality gap.
+        Relative MKL duality gap (0: the weights are fixed).
     history_ : dict of ndarray
-        One-row history (``objective``, ``gap``, ``weights``, ``time``).
+        One-row history (``objective``, ``gap``, ``weights``, ``time``...).
     result_ : MKLResult
         The full solver result.
     kernel_bank_ : KernelBank
@@ -154,27 +148,29 @@ class SumKernelSVC(BaseMKLClassifier):
 
 
 # ======================================================================================
-# lp-norm MKL: weight updates (spec §2.1-§2.3)
+# lp-norm MKL: weight updates (Kloft et al. 2009, Sec. 2.4; Kloft et al. 2011, Algorithm 1)
 # ======================================================================================
 
 def _analytic_update(theta, S, p, *, stabilize=False, theta_floor=THETA_FLOOR):
     r"""Closed-form minimiser of :math:`\frac12\sum_m\|w_m\|^2/\theta_m` over the unit p-ball.
 
     :math:`\theta_m=\|w_m\|^{2/(p+1)}/(\sum_{m'}\|w_{m'}\|^{2p/(p+1)})^{1/p}` with
-    :math:`\|w_m\|^2=\theta_m^2q_m=2\theta_m^2S_m` (spec §2.3, Kloft et al. JMLR 2011), in the
-    log domain; ``stabilize`` adds SHOGUN's regulariser (spec §2.3, line 7).
+    :math:`\|w_m\|^2=\theta_m^2q_m=2\theta_m^2S_m` (Kloft et al. JMLR 2011, Algorithm 1), in
+    the log domain; ``stabilize`` adds SHOGUN's regulariser
+    :math:`\theta\leftarrow\min(1, (\theta+R)/\|\theta+R\|_p)`,
+    :math:`R=0.01\sqrt{\|\theta_{old}-\theta\|^2/p}`.
     """
     theta = np.asarray(theta, dtype=float)
     if np.isinf(p):
         return np.ones_like(theta)
     S = np.maximum(np.asarray(S, dtype=float), 0.0)
     with np.errstate(divide="ignore"):
-        log_w = np.log(theta) + 0.5 * np.log(2.0 * S)  # log ||w_m||  (§2.3 line 5)
+        log_w = np.log(theta) + 0.5 * np.log(2.0 * S)  # log ||w_m||
     if not np.any(np.isfinite(log_w)):
         return theta.copy()  # alpha = 0: no information, keep the weights
-    z = (2.0 / (p + 1.0)) * log_w  # §2.3 line 6
+    z = (2.0 / (p + 1.0)) * log_w  # theta_m ~ ||w_m||^(2/(p+1)), normalised
     new = np.exp(z - logsumexp(p * z) / p)
-    if stabilize:  # §2.3 line 7 (SHOGUN's compute_optimal_betas_directly)
+    if stabilize:  # SHOGUN's compute_optimal_betas_directly
         R = 0.01 * np.sqrt(np.sum((theta - new) ** 2) / p)
         new = np.minimum(normalize_pnorm(new + R, p), 1.0)
     return normalize_pnorm(np.maximum(new, theta_floor), p)
@@ -184,7 +180,7 @@ def _newton_update(theta, S, p, *, newton_steps=1, ls_shrink=0.5, ls_min=1e-9, a
                    theta_floor=THETA_FLOOR, return_info=False):
     r"""Newton steps on :math:`\log\vartheta` for :math:`\Phi(\vartheta)=\sum_m a_m/\vartheta_m`.
 
-    Spec §2.1 lines 5-15: :math:`a_m=\theta_m^2S_m` (:math:`=\frac12\|w_m\|^2` at fixed
+    The theta step of Kloft et al. (2009, Sec. 2.4.1): :math:`a_m=\theta_m^2S_m` (:math:`=\frac12\|w_m\|^2` at fixed
     alpha), :math:`\delta=\|S\|_{p^*}` (eq. (8)), log-space Newton direction
     :math:`s_m=(a_m/\vartheta_m-\delta\vartheta_m^p)/(a_m/\vartheta_m+p\delta\vartheta_m^p)`,
     multiplicative step :math:`\vartheta\,e^{\tau s}` renormalised to the unit p-sphere, and a
@@ -193,7 +189,7 @@ def _newton_update(theta, S, p, *, newton_steps=1, ls_shrink=0.5, ls_min=1e-9, a
     """
     theta = np.asarray(theta, dtype=float)
     S = np.maximum(np.asarray(S, dtype=float), 0.0)
-    a = theta ** 2 * S  # §2.1 line 5
+    a = theta ** 2 * S  # 1/2 ||w_m||^2 at fixed alpha
     delta = dual_norm(S, p)
     v = normalize_pnorm(np.maximum(theta, theta_floor), p)
     n_failed = 0
@@ -203,13 +199,13 @@ def _newton_update(theta, S, p, *, newton_steps=1, ls_shrink=0.5, ls_min=1e-9, a
     def phi(u):
         return float(np.sum(a / u))
 
-    for _ in range(newton_steps):  # §2.1 line 7
+    for _ in range(newton_steps):
         av = a / v
         dv = delta * v ** p
-        s = (av - dv) / (av + p * dv)  # line 8; denominator > 0 for v > 0
+        s = (av - dv) / (av + p * dv)  # log-space Newton direction; denominator > 0
         phi0 = phi(v)
         tau = 1.0
-        while True:  # lines 10-13: backtracking
+        while True:  # backtracking line search
             cand = normalize_pnorm(np.maximum(v * np.exp(tau * s), theta_floor), p)
             if phi(cand) < (1.0 - armijo_c * tau) * phi0:
                 v = cand
@@ -225,7 +221,7 @@ def _taylor_coefficients(theta_tilde, p, floor=1e-10):
     r"""Second-order Taylor surrogate of :math:`\sum_m\theta_m^p` around :math:`\tilde\theta`.
 
     Returns ``A, B, c0`` with surrogate :math:`\sum_m(A_m\theta_m^2+B_m\theta_m)+c_0`
-    (spec §2.2): :math:`A_m=\frac{p(p-1)}2\tilde\theta_m^{p-2}`,
+    (Kloft et al. 2009, Sec. 2.4.2): :math:`A_m=\frac{p(p-1)}2\tilde\theta_m^{p-2}`,
     :math:`B_m=-p(p-2)\tilde\theta_m^{p-1}`, :math:`c_0=(1+\frac{p(p-3)}2)\sum_m\tilde\theta_m^p`,
     with :math:`\tilde\theta` floored at ``floor`` first.
     """
@@ -237,9 +233,11 @@ def _taylor_coefficients(theta_tilde, p, floor=1e-10):
 
 
 def _cvx_master(cuts, p, *, theta_tilde=None, kind="sqclp"):
-    r"""Restricted master of the (SIP) over the current cuts, solved by cvxpy + Clarabel.
+    r"""Restricted master of the semi-infinite program over the current cuts (cvxpy + Clarabel).
 
-    ``kind="sqclp"``: the QCLP of spec §2.2 with the Taylor surrogate around ``theta_tilde``
+    :math:`\min_{\theta,\eta}\eta` s.t. :math:`\eta\ge L^r-\theta^\top S^r` for every cut r,
+    :math:`0\le\theta\le1` and the norm constraint. ``kind="sqclp"``: the QCLP of Kloft et
+    al. (2009, Sec. 2.4.2) with the Taylor surrogate around ``theta_tilde``
     and the box :math:`0\le\theta\le1`; ``kind="exact"``: ``pnorm(theta, p) <= 1``.
     Returns ``(theta, eta)``.
     """
@@ -267,7 +265,7 @@ def _cvx_master(cuts, p, *, theta_tilde=None, kind="sqclp"):
 
 
 class _NewtonStep(WeightStep):
-    """Newton descent on log(theta) (spec §2.1); requires p > 1."""
+    """Newton descent on log(theta) (Kloft et al. 2009, Sec. 2.4.1); requires p > 1."""
 
     method = "lpmkl"
 
@@ -289,7 +287,7 @@ class _NewtonStep(WeightStep):
 
 
 class _AnalyticStep(WeightStep):
-    """Closed-form update of Kloft et al. (JMLR 2011) (spec §2.3)."""
+    """Closed-form update of Kloft et al. (JMLR 2011, Algorithm 1)."""
 
     method = "lpmkl"
 
@@ -311,10 +309,12 @@ _P_EXACT_MAX = 1e3
 
 
 class _CuttingPlaneStep(SIPWeightStep):
-    r"""Column generation for the (SIP) with a nested SQCLP master (spec §2.2).
+    r"""Column generation for the semi-infinite program with nested SQCLP masters.
+
+    Kloft et al. (2009, Sec. 2.4.2); the LP of SILP at p = 1.
 
     Stops on :math:`\Delta_{rel}` (default) or, with ``stop="sip"``, on the SIP gap
-    :math:`|1-\eta/J|` (§1.7 item 3; see :class:`~mklcore._wrapper.SIPWeightStep`).
+    :math:`|1-\eta/J|` (see :class:`~mklcore.wrapper.SIPWeightStep`).
     """
 
     method = "lpmkl"
@@ -334,30 +334,28 @@ class _CuttingPlaneStep(SIPWeightStep):
 
     def step(self, state, oracle):
         cuts = self.cuts
-        cuts.add(state.L, state.S)  # §2.2 line 6
-        if self.p == 1:  # line 7: the LP of SILP (spec §2.5)
-            from .silp import _lp_master
-
-            theta, eta = _lp_master(cuts)
+        cuts.add(state.L, state.S)
+        if self.p == 1:  # the LP of SILP (Sonnenburg et al. 2006, Algorithm 1)
+            theta, eta = lp_master(cuts)
             self.n_master_solves += 1
         elif self.master == "exact" and self.p > _P_EXACT_MAX:
             raise NumericalFailure(
                 f"master='exact' supports p <= {_P_EXACT_MAX:g} (cvxpy's pnorm); use "
                 f"master='sqclp' for p={self.p:g}")
-        elif self.master == "exact" or self.p > _P_BOX:  # line 8
+        elif self.master == "exact" or self.p > _P_BOX:
             # for huge p the Taylor terms theta^(p-2) and the power cones are numerically
             # useless; use the box (see _P_BOX), then normalise to the p-sphere
             theta, eta = _cvx_master(cuts, np.inf if self.p > _P_BOX else self.p,
                                      kind="exact")
             self.n_master_solves += 1
             theta = normalize_pnorm(theta, self.p)
-        else:  # lines 9-16: SQCLP
+        else:  # SQCLP: a sequence of QCLPs around the current point
             theta_t = normalize_pnorm(state.theta, self.p)
             eta_old = None
             for _ in range(self.max_inner):
                 theta_star, _ = _cvx_master(cuts, self.p, theta_tilde=theta_t, kind="sqclp")
                 self.n_master_solves += 1
-                theta_t = normalize_pnorm(theta_star, self.p)  # line 13
+                theta_t = normalize_pnorm(theta_star, self.p)
                 eta = float(np.max(cuts.values(theta_t)))
                 if self.p == 2:  # the surrogate is exact: one QCLP solves the master
                     break
@@ -434,11 +432,11 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
         J(\theta)=\max_{0\le\alpha\le C,\ y^\top\alpha=0}\ \mathbf1^\top\alpha
         -\tfrac12\sum_m\theta_m\alpha^\top Q_m\alpha ,
 
-    i.e. the saddle-point problem (SP), whose dual is (9):
+    i.e. the saddle-point problem of Sec. 2.4.2 of [1]_, whose dual is
     :math:`\max_\alpha \mathbf1^\top\alpha-\|S(\alpha)\|_{p^*}`,
     :math:`S_m=\frac12\alpha^\top Q_m\alpha`, :math:`Q_m=YK_mY`, :math:`p^*=p/(p-1)`.
     Every solver alternates an SVM at the current :math:`\theta` (solved to ``svm_tol``, the
-    "wrapper" scheme of spec §2.0) with one weight update.
+    "wrapper" scheme) with one weight update.
 
     Parameters
     ----------
@@ -452,13 +450,12 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
     C : float, default=1.0
         Misclassification penalty :math:`C` of (5)/(6). Must be > 0.
     solver : {"newton", "cutting_plane", "analytic"}, default="newton"
-        Weight update: ``"newton"`` (paper Sec. 2.4.1, spec §2.1; needs p > 1),
-        ``"cutting_plane"`` (the (SIP) by column generation with SQCLP masters, paper
-        Sec. 2.4.2, spec §2.2; an LP master for p = 1), ``"analytic"`` (closed form of
-        Kloft et al. JMLR 2011, spec §2.3).
+        Weight update: ``"newton"`` (Sec. 2.4.1 of [1]_; needs p > 1), ``"cutting_plane"``
+        (the semi-infinite program by column generation with SQCLP masters, Sec. 2.4.2 of
+        [1]_; an LP master for p = 1), ``"analytic"`` (closed form of [2]_, Algorithm 1).
     tol : float, default=1e-5
         Stopping tolerance (the paper's MKL epsilon). Every solver stops when the relative
-        duality gap of §1.7, :math:`\Delta_{rel}=(\|S\|_{p^*}-\theta^\top S)/J`, is at most
+        duality gap :math:`\Delta_{rel}=(\|S\|_{p^*}-\theta^\top S)/J`, is at most
         ``tol``; the cutting plane at ``p = 1`` also accepts the LP bound,
         :math:`\min(\Delta_{rel}, |1-\eta/J|)\le` ``tol`` (its LP value :math:`\eta` is a
         lower bound of the optimum), and with ``stop="sip"`` it stops on the SIP gap
@@ -467,7 +464,7 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
         Maximum number of outer iterations (one SVM phase and one weight update each; in
         interleaved mode an SVM phase is ``mkl_every`` SMO steps).
     svm_tol : float, default=1e-3
-        KKT tolerance of the SVM (the paper's "outer SVM epsilon", §1.7 item 1: LIBSVM's
+        KKT tolerance of the SVM (the "outer SVM epsilon" of [1]_, Sec. 3.1: LIBSVM's
         maximal violating pair).
     callback : callable, default=None
         ``callback(intermediate_result)`` after each outer iteration, with an
@@ -487,13 +484,13 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
         (SQCLP stop),
         ``max_inner=50``, ``max_cuts=100`` and ``prune_cuts=True`` (keep at most
         ``max(max_cuts, 2 * n_active)`` cuts), ``stop={"gap", "sip"}`` (default ``"gap"``:
-        stop on the relative duality gap as above; ``"sip"``: on the SIP gap, §1.7 item 3,
+        stop on the relative duality gap as above; ``"sip"``: on the SIP gap,
         the paper's "inner SIP precision"). All solvers: ``mode={"wrapper",
         "interleaved"}`` (default ``"wrapper"``: the SVM is solved to ``svm_tol`` before each
         weight update; ``"interleaved"``: the paper's scheme, ``mkl_every`` SMO iterations
-        between updates, default ``max(10, n // 10)``, spec §2.0), ``svm_backend`` (``"libsvm"``:
+        between updates, default ``max(10, n // 10)``), ``svm_backend`` (``"libsvm"``:
         scikit-learn's SVC on the combined kernel, the wrapper default; ``"smo"``: the
-        warm-started SMO with per-kernel gradient caches, :class:`mklcore._wrapper.CachedSMO`,
+        warm-started SMO with per-kernel gradient caches, :class:`mklcore.svm.CachedSMO`,
         required by and default for ``"interleaved"``), ``polish_tol`` (re-solve the final SVM
         at this tolerance).
 
@@ -503,13 +500,13 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
         Core keys: ``weights`` (:math:`\theta`, shape (n_kernels,), :math:`\|\theta\|_p=1`),
         ``dual_coef`` (:math:`\alpha\circ y`), ``intercept`` (:math:`b`), ``objective``
         (:math:`J(\theta)=\mathbf1^\top\alpha-\theta^\top S(\alpha)`, the value of (6) at
-        :math:`\theta` up to the SVM tolerance), ``gap`` (final :math:`\Delta_{rel}`, §1.7),
+        :math:`\theta` up to the SVM tolerance), ``gap`` (final :math:`\Delta_{rel}`),
         ``n_iter``, ``success``, ``status``, ``message``, ``history`` (per iteration:
         ``objective``, ``gap``, ``weights``, ``time``, ``criterion``, ``dual_objective``,
         ``n_svm_calls``; cutting plane adds ``eta``, ``n_master_solves``, ``n_cuts``),
         ``method="lpmkl"``. Extras: ``alpha`` (unsigned), ``dual_objective``
-        (:math:`D_p(\alpha)` of (9)), ``primal_objective`` (hinge primal
-        :math:`P_{hinge}`), ``rigorous_gap`` (:math:`P_{hinge}-D_p(\alpha)\ge0`, §1.7 item 2),
+        (:math:`D_p(\alpha)=\mathbf1^\top\alpha-\|S(\alpha)\|_{p^*}`), ``primal_objective`` (hinge primal
+        :math:`P_{hinge}`), ``rigorous_gap`` (:math:`P_{hinge}-D_p(\alpha)\ge0`),
         ``criterion``/``criterion_name`` (the stopping value), ``n_svm_calls``,
         ``n_smo_iter``, ``svm_time``, ``time``, ``p``, ``solver``, ``mode``,
         ``svm_backend``; ``"newton"`` adds
@@ -530,7 +527,7 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
     -----
     Initial weights :math:`M^{-1/p}\mathbf1`. Per-kernel terms use the unweighted kernels
     (:math:`\|w_m\|^2=\theta_m^2\alpha^\top Q_m\alpha`); norms and updates are computed in
-    the log domain (spec §2.0, §2.9). The final SVM belongs to the returned weights.
+    the log domain. The final SVM belongs to the returned weights.
 
     References
     ----------
@@ -568,7 +565,7 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
         K = np.asarray(K)
     y_pm, _ = check_binary_labels(y, "lpmkl_solve")
     extras = {"p": p, "solver": solver}
-    if np.isinf(p):  # §2.6: the sum kernel, theta = 1
+    if np.isinf(p):  # the sum kernel, theta = 1 (Kloft et al. 2009, Sec. 2)
         step = FixedWeights(np.ones(K.shape[0]), p=np.inf, method="lpmkl",
                             label="LpMKL (p=inf, sum kernel)")
     elif solver == "newton":
@@ -607,7 +604,7 @@ class LpMKLClassifier(BaseMKLClassifier):
     normalize : {"trace", "cosine"} or None, default=None
         Normalisation of each kernel, fitted on the training data.
     tol : float, default=1e-5
-        Relative duality gap of §1.7 at which every solver stops (the cutting plane at p = 1
+        Relative duality gap :math:`\Delta_{rel}` at which every solver stops (the cutting plane at p = 1
         may also use its LP bound; see :func:`lpmkl_solve`).
     max_iter : int, default=1000
         Maximum number of outer iterations.

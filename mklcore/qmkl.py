@@ -3,7 +3,8 @@ r"""Q-MKL and Q-SVM: matrix-induced regularisation of kernel and feature weights
 Hinrichs, Singh, Peng and Johnson (NIPS 2012) replace the :math:`\ell_p` norm of lp-norm
 MKL by a quadratic form :math:`\beta^\top Q\beta` that encodes how kernels relate (their
 correlation, the imaging modality they come from). mklcore implements the constrained
-(Ivanov) form used by the paper's Algorithm 1 (our spec, Sec. 1.2):
+(Ivanov) form of the paper's problem (3), with :math:`\beta^\top Q\beta` moved into a
+constraint as in its Module 2, eq. (8):
 
 .. math::
     \min_{\beta\ge0,\ \beta^\top Q\beta\le1}\ \min_{w,b,\xi\ge0}\
@@ -18,7 +19,8 @@ the same ``C``. Contents:
 - :func:`qmkl_beta_step`: Module 2, Eq. (8), by closed forms, the paper's nonlinear system
   (Eqs. 9-11, by a Newton root finder), the SOCP or the SDP of Theorem 4;
 - :func:`qmkl_support_function`: :math:`\sigma_B(G)=\max_{\beta\in B}\beta^\top G`, the
-  term of the corrected dual (spec Sec. 1.3) that gives the duality gap;
+  term of the dual :math:`\max_\alpha\mathbf1^\top\alpha-\frac12\sigma_B(G(\alpha))` (by the
+  minimax theorem) that gives the duality gap;
 - :func:`qsvm_solve` / :class:`QSVMClassifier`: the SVM with :math:`\frac12 w^\top Qw`;
 - Q builders: :func:`alpha_correlation`, :func:`q_from_correlation`,
   :func:`q_from_alpha_covariance`, :func:`graph_laplacian`, :func:`block_diagonal_q`,
@@ -40,22 +42,20 @@ import scipy.linalg
 import scipy.sparse
 import scipy.sparse.linalg
 from scipy.optimize import linprog, nnls
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
-from ._result import History, MKLResult
+from ._result import Monitor
 from ._validation import (Interval, Options, check_binary_labels, check_finite,
                           check_kernel_stack, validate_params)
-from ._wrapper import NumericalFailure, WeightStep, run_wrapper
 from .svm import svm_solve
+from .wrapper import NumericalFailure, WeightStep, run_wrapper
 
 __all__ = [
     "qmkl_solve", "QMKLClassifier", "qmkl_beta_step", "qmkl_support_function", "check_q",
     "alpha_correlation", "q_from_correlation", "q_from_alpha_covariance",
     "graph_laplacian", "block_diagonal_q", "grid_laplacian",
-    "qsvm_solve", "QSVMClassifier",
+    "qsvm_solve", "QSVMClassifier", "BetaStep", "q_sqrt_factor",
 ]
 
 #: eigenvalues below this multiple of the largest one count as zero (singular Q)
@@ -155,8 +155,9 @@ def check_q(Q, n_kernels=None, *, owner="qmkl_solve", require_pd=False, check_bo
     if singular and require_pd:
         raise ValueError(
             f"Q of {owner} is singular (smallest eigenvalue {eig[0]:.3e}, largest "
-            f"{eig[-1]:.3e}) but must be positive definite here. Add the identity as Sec. 1.5 "
-            f"of the spec explains (graph_laplacian(..., add_identity=True), Q + I), or use "
+            f"{eig[-1]:.3e}) but must be positive definite here. Add the identity, as the remark "
+            f"after Theorem 2 of Hinrichs et al. (2012) suggests (graph_laplacian(..., "
+            f"add_identity=True), Q + I), or use "
             f"beta_step='socp' / a closed form for Q = ones or block-of-ones.")
     if singular and check_bounded:
         null = vec[:, eig <= _SINGULAR_RTOL * top]
@@ -172,12 +173,12 @@ def check_q(Q, n_kernels=None, *, owner="qmkl_solve", require_pd=False, check_bo
                 f"the non-negative direction d = {np.array2string(d, precision=2, threshold=8)}"
                 f", so every beta = c*d satisfies beta^T Q beta <= 1 and the problem has no "
                 f"minimiser (a bare graph Laplacian, L 1 = 0, is the usual cause). Add the "
-                f"identity: graph_laplacian(S, add_identity=True) or Q + I (spec Sec. 1.5).")
+                f"identity: graph_laplacian(S, add_identity=True) or Q + I.")
     return Q
 
 
 def _q_structure(Q):
-    """Detect the closed-form structures of spec Sec. 2.2a.
+    """Detect the structures of Q for which Eq. (8) has a closed form (see :func:`_closed_form`).
 
     Returns ``("block", (labels, c))`` when ``Q = c * B`` with ``B`` block-of-ones (this
     includes ``Q = c * ones``, one block), ``("diag", q)`` when ``Q`` is diagonal with a
@@ -246,7 +247,11 @@ def _support_closed_form(G, structure):
 
 
 class _SOCP:
-    """Cached cvxpy SOCP of Eq. (8) (spec Sec. 2.2c) for one size; parameters W and R."""
+    r"""Cached cvxpy SOCP of Eq. (8) for one size; parameters W and R.
+
+    :math:`\min_{\beta\ge0}\sum_mW_m/\beta_m` s.t. :math:`\|R\beta\|_2\le1`, :math:`Q=R^\top R`:
+    the SOCP the paper obtains from the SDP of Theorem 4 by using the quadratic constraint.
+    """
 
     def __init__(self, M):
         import cvxpy as cp
@@ -274,8 +279,21 @@ class _SOCP:
         return np.maximum(np.asarray(self.beta.value, dtype=float), 0.0)
 
 
-def _sqrt_factor(Q):
-    """``R`` with ``R^T R = Q`` (eigendecomposition, negative round-off eigenvalues clipped)."""
+def q_sqrt_factor(Q):
+    """A square root ``R`` with ``R^T R = Q``, so that ``beta^T Q beta = ||R beta||^2``.
+
+    By eigendecomposition, with negative round-off eigenvalues clipped to 0 (works for a
+    singular Q).
+
+    Parameters
+    ----------
+    Q : ndarray of shape (n_kernels, n_kernels)
+        Symmetric positive semidefinite (see :func:`check_q`).
+
+    Returns
+    -------
+    R : ndarray of shape (n_kernels, n_kernels)
+    """
     eig, vec = np.linalg.eigh(Q)
     return (vec * np.sqrt(np.maximum(eig, 0.0))).T
 
@@ -301,11 +319,24 @@ def _sdp_step(W, Q):
     return np.maximum(np.asarray(beta.value, dtype=float), 0.0)
 
 
-class _BetaStep:
-    """Module 2 of Algorithm 1 for a fixed Q: ``step(W, beta_prev)`` and ``support(G)``.
+class BetaStep:
+    """Module 2 of Algorithm 1 of [1]_ for a fixed Q: ``step(W, beta_prev)`` and ``support(G)``.
 
     Keeps what depends only on Q (its structure, the factor of the support function, the
-    compiled cvxpy problem) across the outer iterations of Algorithm 1.
+    compiled cvxpy problem) across the outer iterations of Algorithm 1; :func:`qmkl_beta_step`
+    and :func:`qmkl_support_function` are its one-shot forms.
+
+    Parameters
+    ----------
+    Q : ndarray of shape (n_kernels, n_kernels)
+        Validated regulariser (see :func:`check_q`).
+    method : {"auto", "closed_form", "root", "socp", "sdp"}, default="auto"
+        Solver of Eq. (8) (see :func:`qmkl_beta_step`).
+
+    Attributes
+    ----------
+    counts : dict
+        How often each solver ran (``"fallback"``: root finder failures solved by the SOCP).
     """
 
     def __init__(self, Q, method="auto"):
@@ -318,7 +349,7 @@ class _BetaStep:
         if method == "closed_form" and self.structure[0] == "general":
             raise ValueError(
                 "beta_step='closed_form' needs Q = c * ones, c * block-of-ones or a positive "
-                "diagonal matrix (spec Sec. 2.2a); this Q is none of them. Use 'auto', 'root' "
+                "diagonal matrix; this Q is none of them. Use 'auto', 'root' "
                 "or 'socp'.")
         self._sub = {}  # active mask (bytes) -> cached per-subproblem data
         self._inv_chol_t = None
@@ -345,7 +376,19 @@ class _BetaStep:
         return self.method
 
     def step(self, W, beta_prev=None):
-        """Minimiser of Eq. (8) for the per-kernel terms ``W`` (shape (M,))."""
+        """Minimiser of Eq. (8) for the per-kernel terms ``W``.
+
+        Parameters
+        ----------
+        W : array-like of shape (n_kernels,)
+            :math:`W_m=\\beta_m^2G_m(\\alpha)` (any positive scale).
+        beta_prev : array-like of shape (n_kernels,), default=None
+            Warm start of the root finder.
+
+        Returns
+        -------
+        beta : ndarray of shape (n_kernels,)
+        """
         W = np.maximum(np.asarray(W, dtype=float), 0.0)
         top = float(W.max()) if W.size else 0.0
         if not top > 0:
@@ -434,7 +477,7 @@ class _BetaStep:
         return b / np.sqrt(b @ Q @ b)
 
     def _socp(self, W, data, beta0=None):
-        """SOCP of spec Sec. 2.2c in the scaled variable gamma = beta / d.
+        """SOCP of Eq. (8) (see :class:`_SOCP`) in the scaled variable gamma = beta / d.
 
         Conic solvers work to absolute tolerances, so weights spanning many orders of
         magnitude (l1-like solutions) come out inaccurate. With ``d`` a guess of beta (the
@@ -444,7 +487,7 @@ class _BetaStep:
         socp = data.get("socp")
         if socp is None:
             socp = data["socp"] = _SOCP(W.shape[0])
-            data["R"] = _sqrt_factor(data["Q"])
+            data["R"] = q_sqrt_factor(data["Q"])
         if beta0 is not None and np.all(beta0 > 0) and np.all(np.isfinite(beta0)):
             d = beta0 / beta0.max()
         else:
@@ -456,7 +499,16 @@ class _BetaStep:
 
     # -- the dual -----------------------------------------------------------
     def support(self, G):
-        r"""Support function :math:`\sigma_B(G)=\max_{\beta\ge0,\ \beta^\top Q\beta\le1}G^\top\beta`."""
+        r"""Support function :math:`\sigma_B(G)=\max_{\beta\ge0,\ \beta^\top Q\beta\le1}G^\top\beta`.
+
+        Parameters
+        ----------
+        G : array-like of shape (n_kernels,)
+
+        Returns
+        -------
+        sigma : float
+        """
         G = np.maximum(np.asarray(G, dtype=float), 0.0)
         if self.structure[0] != "general":
             return _support_closed_form(G, self.structure)
@@ -467,7 +519,7 @@ class _BetaStep:
                 self._inv_chol_t = scipy.linalg.solve_triangular(R, np.eye(self.M), trans="T",
                                                                  lower=False)
             A = self._inv_chol_t
-            # sigma = min_{mu >= 0} ||A (G + mu)||  (spec Sec. 1.3)
+            # sigma = min_{mu >= 0} ||A (G + mu)|| (the support function of B, by duality)
             _, residual = nnls(A, -A @ G, maxiter=50 * self.M)
             return float(residual)
         return _support_socp(G, self.Q)
@@ -477,7 +529,7 @@ def _support_socp(G, Q):
     import cvxpy as cp
 
     beta = cp.Variable(Q.shape[0], nonneg=True)
-    problem = cp.Problem(cp.Maximize(G @ beta), [cp.norm(_sqrt_factor(Q) @ beta, 2) <= 1])
+    problem = cp.Problem(cp.Maximize(G @ beta), [cp.norm(q_sqrt_factor(Q) @ beta, 2) <= 1])
     _solve_quietly(problem)
     return float(problem.value)
 
@@ -501,8 +553,9 @@ def qmkl_beta_step(W, Q, *, method="auto", beta0=None):
         Symmetric positive semidefinite matrix with a bounded feasible set (see
         :func:`check_q`).
     method : {"auto", "closed_form", "root", "socp", "sdp"}, default="auto"
-        ``"closed_form"``: the formulas of spec Sec. 2.2a for :math:`Q=c\,\mathbf 1\mathbf
-        1^\top`, :math:`c\,B` (block-of-ones) and positive diagonal :math:`Q`;
+        ``"closed_form"``: the closed-form minimisers of (8) for :math:`Q=c\,\mathbf 1\mathbf
+        1^\top`, :math:`c\,B` (block-of-ones) and positive diagonal :math:`Q` (derived from the
+        stationarity conditions (9));
         ``"root"``: the paper's nonlinear system, Eqs. (9)-(11), solved by a globalised
         Newton root finder on (9) (see Notes; falls back to the SOCP if it fails);
         ``"socp"``: the second-order cone program (Sec. 4 of [1]_, via cvxpy/Clarabel);
@@ -545,15 +598,15 @@ def qmkl_beta_step(W, Q, *, method="auto", beta0=None):
     if np.any(W < 0):
         raise ValueError(f"W must be non-negative (squared norms); got min(W) = {W.min():.3e}.")
     Q = check_q(Q, W.shape[0], owner="qmkl_beta_step")
-    return _BetaStep(Q, method).step(W, beta0)
+    return BetaStep(Q, method).step(W, beta0)
 
 
 def qmkl_support_function(G, Q):
     r"""Support function of the feasible set, :math:`\sigma_B(G)=\max_{\beta\in B}G^\top\beta`.
 
     With :math:`B=\{\beta\ge0:\beta^\top Q\beta\le1\}` the dual of Q-MKL is
-    :math:`\max_\alpha \mathbf 1^\top\alpha-\frac12\sigma_B(G(\alpha))` (spec Sec. 1.3; the
-    paper's :math:`G^\top Q^{-1}G` misses the square root and the non-negativity). For
+    :math:`\max_\alpha \mathbf 1^\top\alpha-\frac12\sigma_B(G(\alpha))` (by the minimax
+    theorem; the paper's :math:`G^\top Q^{-1}G` misses the square root and the non-negativity). For
     :math:`Q=R^\top R\succ0` it is the residual of the non-negative least-squares problem
     :math:`\min_{\mu\ge0}\|R^{-\top}(G+\mu)\|_2`, which equals :math:`\|G\|_{Q^{-1}}` only
     when :math:`Q^{-1}G\ge0`; closed forms for ones, block-of-ones and diagonal :math:`Q`;
@@ -582,11 +635,11 @@ def qmkl_support_function(G, Q):
     if G.ndim != 1:
         raise ValueError(f"G must be one-dimensional; got shape {G.shape}.")
     Q = check_q(Q, G.shape[0], owner="qmkl_support_function")
-    return _BetaStep(Q).support(G)
+    return BetaStep(Q).support(G)
 
 
 # ---------------------------------------------------------------------------
-# Q builders (spec Sec. 2.3)
+# Q builders (the matrices of Table 1 of Hinrichs et al. 2012)
 # ---------------------------------------------------------------------------
 
 def _normalize_trace(Q):
@@ -598,8 +651,7 @@ def alpha_correlation(K, y, *, C=1.0, statistic="corr", svm_tol=1e-6):
 
     Trains one SVM per kernel (Module 1 of [1]_ on :math:`K_m` alone), collects the
     non-negative dual vectors :math:`\alpha^{(m)}\in[0,C]^n` and returns their
-    :math:`M\times M` Pearson correlation across training examples (spec Sec. 2.3, step 1-2;
-    the paper's :math:`\mathrm{Cov}_\alpha`, motivated by the overlap of support vectors).
+    :math:`M\times M` Pearson correlation across training examples (the paper's :math:`\mathrm{Cov}_\alpha`, motivated by the overlap of support vectors).
 
     Parameters
     ----------
@@ -645,7 +697,7 @@ def graph_laplacian(S, *, add_identity=True, normalize_trace=True):
 
     A bare Laplacian is singular (:math:`L\mathbf 1=0`): with it every
     :math:`\beta=c\mathbf 1` is feasible and Q-MKL has no minimiser. Following the remark
-    after Theorem 2 of [1]_ (spec Sec. 1.5), the identity is added, which keeps the
+    after Theorem 2 of [1]_, the identity is added, which keeps the
     eigenvalues of :math:`Q^{-1}` in :math:`(0,1]`.
 
     Parameters
@@ -655,7 +707,8 @@ def graph_laplacian(S, *, add_identity=True, normalize_trace=True):
     add_identity : bool, default=True
         Return :math:`L+I` (positive definite); ``False`` returns the bare :math:`L`.
     normalize_trace : bool, default=True
-        Scale the result to trace ``n`` (spec Sec. 1.2: scaling Q is equivalent to changing C).
+        Scale the result to trace ``n`` (scaling Q rescales the optimal weights, which is
+        equivalent to changing C).
 
     Returns
     -------
@@ -732,7 +785,7 @@ def q_from_correlation(corr, *, kind="lap+block", groups=None, affinity="abs", r
                        normalize_trace=True):
     r"""Build one of the Q matrices of Table 1 of [1]_ from a kernel correlation matrix.
 
-    Spec Sec. 2.3, step 3-4:
+    The matrices of Table 1 of [1]_, with our concrete choices:
 
     - ``"cov"``: :math:`Q=\mathrm{Corr}+\text{ridge}\,I` (Q = Cov_alpha);
     - ``"lap"``: :math:`Q=L+I`, :math:`L` the Laplacian of the affinity :math:`|\mathrm{Corr}|`
@@ -937,7 +990,7 @@ def qsvm_solve(X, y, Q, *, C=1.0, svm_tol=1e-6, check_input=True):
         \quad\text{s.t.}\quad y_i(w^\top x_i+b)\ge1-\xi_i,\qquad Q\succ0.
 
     Its dual is the standard SVM dual with the linear kernel :math:`K_Q=XQ^{-1}X^\top`; then
-    :math:`w=Q^{-1}X^\top(\alpha\circ y)` (spec Sec. 1.4). Sparse ``Q`` (large pixel grids)
+    :math:`w=Q^{-1}X^\top(\alpha\circ y)`. Sparse ``Q`` (large pixel grids)
     is factorised with ``scipy.sparse.linalg.splu``.
 
     Parameters
@@ -987,22 +1040,22 @@ def qsvm_solve(X, y, Q, *, C=1.0, svm_tol=1e-6, check_input=True):
     if not np.all(np.isin(y, (-1, 1))):
         y, _ = check_binary_labels(y, "qsvm_solve")
     y = y.astype(float)
-    history = History()
     solve_q = _check_q_features(Q, X.shape[1], "qsvm_solve")
+    # one SVM, no weight step: the MKL criterion is 0 and the run converges at iteration 1
+    monitor = Monitor("qsvm", tol=0.0, max_iter=1, label="Q-SVM",
+                      criterion_name="weight-step criterion (one fixed kernel)")
     Z = X.T if solve_q is None else solve_q(np.ascontiguousarray(X.T))  # Q^{-1} X^T
     K_Q = X @ Z
     K_Q = 0.5 * (K_Q + K_Q.T)
     svm = svm_solve(K_Q, y, C=C, tol=svm_tol)
     coef = Z @ svm.dual_coef  # w = Q^{-1} X^T (alpha * y)
-    history.append(objective=svm.primal_objective, gap=svm.gap, weights=[1.0])
-    return MKLResult(
-        weights=np.ones(1), dual_coef=svm.dual_coef, intercept=svm.intercept,
-        objective=svm.primal_objective, gap=svm.gap, n_iter=1, success=True, status=0,
-        message="converged", history=history.as_dict(), method="qsvm", coef=coef,
-        alpha=svm.alpha, dual_objective=svm.dual_objective)
+    monitor.record(objective=svm.primal_objective, gap=svm.gap, weights=[1.0], criterion=0.0)
+    return monitor.finish(weights=np.ones(1), dual_coef=svm.dual_coef, intercept=svm.intercept,
+                          objective=svm.primal_objective, gap=svm.gap, coef=coef,
+                          alpha=svm.alpha, dual_objective=svm.dual_objective)
 
 
-class QSVMClassifier(ClassifierMixin, BaseEstimator):
+class QSVMClassifier(BaseMKLClassifier):
     r"""Q-SVM of [1]_: a linear SVM whose :math:`\|w\|^2` is replaced by :math:`w^\top Qw`.
 
     With a spatial :math:`Q=I+\mu L` (:func:`grid_laplacian`) neighbouring features get
@@ -1066,40 +1119,16 @@ class QSVMClassifier(ClassifierMixin, BaseEstimator):
         self.C = C
         self.svm_tol = svm_tol
 
-    def fit(self, X, y):
-        """Fit the Q-SVM.
+    def _fit_inputs(self, X, y):
+        """The Q-SVM works on the features themselves (no kernel bank)."""
+        return X
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training features.
-        y : array-like of shape (n_samples,)
-            Two classes (any labels); ``classes_[1]`` is the positive class.
+    def _solve(self, X, y):
+        return qsvm_solve(X, y, self.Q, C=self.C, svm_tol=self.svm_tol, check_input=False)
 
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-        """
-        validate_params(type(self).__name__, self._parameter_constraints,
-                        self.get_params(deep=False))
-        X, y = validate_data(self, X, y, dtype="numeric")
-        check_classification_targets(y)
-        y_pm, self.classes_ = check_binary_labels(y, type(self).__name__)
-        result = qsvm_solve(X, y_pm, self.Q, C=self.C, svm_tol=self.svm_tol, check_input=False)
-        self.result_ = result
+    def _set_fitted(self, result):
+        super()._set_fitted(result)
         self.coef_ = result.coef
-        self.intercept_ = float(result.intercept)
-        self.weights_ = result.weights
-        self.dual_coef_ = result.dual_coef
-        self.support_ = np.flatnonzero(result.dual_coef)
-        self.n_iter_ = 1
-        self.converged_ = bool(result.success)
-        self.objective_ = float(result.objective)
-        self.gap_ = float(result.gap)
-        self.history_ = result.history
-        self.X_fit_ = X
-        return self
 
     def decision_function(self, X):
         """Decision values :math:`f(x)=w^\\top x+b` (positive means ``classes_[1]``).
@@ -1116,32 +1145,13 @@ class QSVMClassifier(ClassifierMixin, BaseEstimator):
         X = validate_data(self, X, reset=False, dtype="numeric")
         return X @ self.coef_ + self.intercept_
 
-    def predict(self, X):
-        """Predicted class labels.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        positive = self.decision_function(X) > 0  # checks that the model is fitted
-        return self.classes_[positive.astype(int)]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
-
 
 # ---------------------------------------------------------------------------
 # Q-MKL: Algorithm 1 on the shared wrapper loop
 # ---------------------------------------------------------------------------
 
 class _QMKLStep(WeightStep):
-    r"""Algorithm 1 of [1]_ as a weight step of :func:`mklcore._wrapper.run_wrapper`.
+    r"""Algorithm 1 of [1]_ as a weight step of :func:`mklcore.wrapper.run_wrapper`.
 
     The loop gives :math:`S_m=\frac12G_m(\alpha)` (unweighted); Module 2 (Eq. 8) needs
     :math:`W_m=\beta_m^2G_m\propto\beta_m^2S_m` (its minimiser ignores the scale of W).
@@ -1153,7 +1163,7 @@ class _QMKLStep(WeightStep):
 
     def __init__(self, Q, beta_step):
         self.Q = Q
-        self.module2 = _BetaStep(Q, beta_step)
+        self.module2 = BetaStep(Q, beta_step)
         self.label = f"QMKL (beta_step={beta_step!r})"
 
     def init(self, n_kernels):
@@ -1163,7 +1173,7 @@ class _QMKLStep(WeightStep):
         return ones / np.sqrt(ones @ self.Q @ ones)
 
     def dual_norm(self, S):
-        # spec Sec. 1.3: the dual value is L - sigma_B(S), so the wrapper's relative gap
+        # the dual value is L - sigma_B(S) (minimax theorem), so the wrapper's relative gap
         # (sigma_B(S) - beta'S) / J is the Q-MKL gap (1/2)(sigma_B(G) - beta'G) / J
         return self.module2.support(S)
 
@@ -1187,7 +1197,8 @@ def qmkl_solve(K, y, Q, *, C=1.0, tol=1e-4, max_iter=200, beta_step="auto", svm_
                callback=None, verbose=0, check_input=True):
     r"""Solve Q-MKL by Algorithm 1 of [1]_ (alternating SVM and kernel-weight steps).
 
-    Solves the constrained form (Q-P) of problem (3) of [1]_ (spec Sec. 1.2),
+    Solves the constrained form of problem (3) of [1]_ (the regulariser as the constraint
+    of its eq. (8)),
 
     .. math::
         \min_{\beta\ge0,\ \beta^\top Q\beta\le1} J(\beta),\qquad
@@ -1197,13 +1208,13 @@ def qmkl_solve(K, y, Q, *, C=1.0, tol=1e-4, max_iter=200, beta_step="auto", svm_
     with :math:`G_m(\alpha)=(\alpha\circ y)^\top K_m(\alpha\circ y)`. Each iteration solves the
     SVM on :math:`K_\beta=\sum_m\beta_mK_m` (Module 1, Eq. 7) and then Eq. (8) for
     :math:`\beta` with :math:`W_m=\beta_m^2G_m` (Module 2, :func:`qmkl_beta_step`); the loop is
-    the one shared by every wrapper-type MKL solver (:func:`mklcore._wrapper.run_wrapper`).
+    the one shared by every wrapper-type MKL solver (:func:`mklcore.wrapper.run_wrapper`).
     :math:`Q=\mathbf 1\mathbf 1^\top` gives l1-MKL and :math:`Q=I` l2-MKL at the same ``C``.
 
     Parameters
     ----------
     K : ndarray of shape (n_kernels, n_samples, n_samples)
-        Training Gram matrices (the spec normalises them to mean diagonal 1).
+        Training Gram matrices (e.g. normalised to mean diagonal 1).
     y : array-like of shape (n_samples,)
         Labels in {-1, +1}.
     Q : array-like of shape (n_kernels, n_kernels)
@@ -1213,7 +1224,7 @@ def qmkl_solve(K, y, Q, *, C=1.0, tol=1e-4, max_iter=200, beta_step="auto", svm_
     C : float, default=1.0
         Misclassification penalty of problem (3). Must be > 0.
     tol : float, default=1e-4
-        Stop when the relative duality gap (spec Sec. 1.3)
+        Stop when the relative duality gap
         :math:`\frac12(\sigma_B(G)-\beta^\top G)/J(\beta)` is at most ``tol``, where
         :math:`\sigma_B(G)=\max_{\beta'\in B}\beta'^\top G` (:func:`qmkl_support_function`).
     max_iter : int, default=200
@@ -1309,7 +1320,9 @@ class QMKLClassifier(BaseMKLClassifier):
     beta_step : {"auto", "closed_form", "root", "socp"}, default="auto"
         Solver of the weight step, Eq. (8) (see :func:`qmkl_beta_step`).
     svm_tol : float, default=1e-6
-        KKT tolerance of the SVM solver.
+        KKT tolerance of the SVM solver (tight, because the weight step depends on alpha).
+    verbose : int, default=0
+        Progress lines (``1``: every 10 iterations).
 
     Attributes
     ----------
@@ -1355,7 +1368,7 @@ class QMKLClassifier(BaseMKLClassifier):
     """
 
     _parameter_constraints = {k: COMMON_CONSTRAINTS[k] for k in
-                              ("C", "normalize", "tol", "max_iter", "svm_tol")}
+                              ("C", "normalize", "tol", "max_iter", "svm_tol", "verbose")}
     _parameter_constraints.update({
         "kernels": [list, tuple, None],
         "Q": [Options("identity", "ones", "block", "cov", "lap", "lap+block"), np.ndarray,
@@ -1365,7 +1378,7 @@ class QMKLClassifier(BaseMKLClassifier):
     })
 
     def __init__(self, *, kernels=None, Q=None, C=1.0, groups=None, normalize=None, tol=1e-4,
-                 max_iter=200, beta_step="auto", svm_tol=1e-6):
+                 max_iter=200, beta_step="auto", svm_tol=1e-6, verbose=0):
         self.kernels = kernels
         self.Q = Q
         self.C = C
@@ -1375,6 +1388,7 @@ class QMKLClassifier(BaseMKLClassifier):
         self.max_iter = max_iter
         self.beta_step = beta_step
         self.svm_tol = svm_tol
+        self.verbose = verbose
 
     def _make_q(self, K, y):
         M = K.shape[0]
@@ -1398,4 +1412,5 @@ class QMKLClassifier(BaseMKLClassifier):
     def _solve(self, K, y):
         self.Q_ = self._make_q(K, y)
         return qmkl_solve(K, y, self.Q_, C=self.C, tol=self.tol, max_iter=self.max_iter,
-                          beta_step=self.beta_step, svm_tol=self.svm_tol, check_input=False)
+                          beta_step=self.beta_step, svm_tol=self.svm_tol, verbose=self.verbose,
+                          check_input=False)

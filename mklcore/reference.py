@@ -1,4 +1,4 @@
-r"""Small cvxpy formulations of lp-norm MKL, used as oracles in the tests (spec §5.2).
+r"""Small cvxpy formulations of lp-norm MKL, used as oracles in the tests.
 
 Each kernel is factored as :math:`K_m=\Phi_m\Phi_m^\top` by an eigendecomposition (eigenvalues
 above ``1e-10 * max`` kept), so the problems can be written with explicit block weights
@@ -6,7 +6,8 @@ above ``1e-10 * max`` kept), so the problems can be written with explicit block 
 small n (a few hundred at most). All functions raise :class:`ReferenceSolverError` unless
 cvxpy reports ``optimal``.
 
-Also holds the Q-MKL primal oracle (:func:`qmkl_primal_cvx`) and the reference toy problem of spec §5.1 and its optima, shared by the tests.
+Also holds the Q-MKL primal oracle (:func:`qmkl_primal_cvx`) and a small reference toy
+problem with its optima (:func:`toy_problem`, :data:`TOY_OPTIMA`), shared by the tests.
 """
 
 import warnings
@@ -17,8 +18,9 @@ __all__ = ["ReferenceSolverError", "toy_problem", "TOY_OPTIMA", "factor_kernels"
            "solve_primal_cvx", "solve_dual_cvx", "solve_tikhonov_cvx", "theta_from_dual",
            "qmkl_primal_cvx"]
 
-#: Optimal values of (6) and optimal theta on :func:`toy_problem` (C = 1), spec §5.1
-#: (cvxpy + Clarabel; primal and dual agree to 2e-8 relative).
+#: Optimal values of problem (6) of Kloft et al. (2009) and optimal theta on
+#: :func:`toy_problem` (C = 1), computed with cvxpy + Clarabel (primal and dual agree to
+#: 2e-8 relative).
 TOY_OPTIMA = {
     1.0: (24.2363916, (0.590759, 0.264369, 0.000000, 0.144873)),
     4.0 / 3.0: (20.1271774, (0.635739, 0.422504, 0.082130, 0.178653)),
@@ -34,7 +36,7 @@ class ReferenceSolverError(RuntimeError):
 
 
 def toy_problem():
-    """The reference toy problem of spec §5.1 (Kloft et al. 2009 verification recipe).
+    """A small lp-norm MKL problem with known optima (:data:`TOY_OPTIMA`), for verification.
 
     60 points in 5 dimensions, labels from a noisy quadratic rule, three Gaussian kernels
     (widths 0.5, 1, 2) and a linear kernel, each trace-normalised to trace n.
@@ -175,7 +177,7 @@ def solve_primal_cvx(K, y, C, p):
 
 
 def solve_dual_cvx(K, y, C, p):
-    r"""Solve the lp-norm MKL dual (9) of Kloft et al. (2009) with cvxpy.
+    r"""Solve the lp-norm MKL dual of problem (6) of Kloft et al. (2009) with cvxpy.
 
     .. math::
         \max_{0\le\alpha\le C,\ y^\top\alpha=0}\ \mathbf1^\top\alpha-\tfrac12\|u\|_{p^*}
@@ -197,7 +199,7 @@ def solve_dual_cvx(K, y, C, p):
     Returns
     -------
     result : dict
-        ``objective`` (optimal value of (9)), ``alpha`` (shape (n,)), ``S``
+        ``objective`` (optimal value of the dual), ``alpha`` (shape (n,)), ``S``
         (:math:`\frac12\alpha^\top Q_m\alpha`), ``theta`` (from :func:`theta_from_dual`),
         ``status``.
 
@@ -221,7 +223,7 @@ def solve_dual_cvx(K, y, C, p):
     else:
         t = cp.pnorm(u, p / (p - 1.0))
     prob = cp.Problem(cp.Maximize(cp.sum(alpha) - 0.5 * t), cons)
-    value = _solve(prob, f"dual (9), p={p:g}")
+    value = _solve(prob, f"dual, p={p:g}")
     a = np.clip(alpha.value, 0.0, C)
     c = a * y
     S = np.maximum(0.5 * np.array([c @ Km @ c for Km in K]), 0.0)
@@ -230,7 +232,10 @@ def solve_dual_cvx(K, y, C, p):
 
 
 def theta_from_dual(S, p):
-    r"""Weights from a dual solution: :math:`\theta_m=(S_m/\|S\|_{p^*})^{1/(p-1)}` (§1.4).
+    r"""Weights from a dual solution: :math:`\theta_m=(S_m/\|S\|_{p^*})^{1/(p-1)}`.
+
+    The stationarity condition of the Lagrangian (7) of Kloft et al. (2009) in
+    :math:`\theta`, with :math:`\delta=\|S\|_{p^*}` of their eq. (8).
 
     Parameters
     ----------
@@ -245,7 +250,7 @@ def theta_from_dual(S, p):
     theta : ndarray of shape (n_kernels,)
         Computed in the log domain; unit p-norm.
     """
-    from ._wrapper import normalize_pnorm
+    from .wrapper import normalize_pnorm
 
     S = np.maximum(np.asarray(S, dtype=float), 0.0)
     if np.isinf(p):
@@ -265,8 +270,8 @@ def solve_tikhonov_cvx(K, y, C_tilde, mu, p):
         \min_{\theta\ge0,w,b}\ \tilde C\sum_i\max\Big(0,1-y_i\Big(\sum_m(\Phi_mw_m)_i+b\Big)\Big)
         +\tfrac12\sum_m\frac{\|w_m\|^2}{\theta_m}+\mu\|\theta\|_p^p .
 
-    Theorem 1 maps its solutions to those of the Ivanov problem (5)/(6) (see spec §1.3 for
-    the explicit constant).
+    Theorem 1 of Kloft et al. (2009) maps its solutions to those of the Ivanov problem
+    (5)/(6), with a constant :math:`C` that depends on the solution.
 
     Parameters
     ----------
@@ -313,7 +318,9 @@ def solve_tikhonov_cvx(K, y, C_tilde, mu, p):
 
 
 def qmkl_primal_cvx(K, y, Q, *, C=1.0, solver_options=None):
-    r"""Reference solution of the Q-MKL primal (Q-P) with cvxpy (small problems only).
+    r"""Reference solution of the Q-MKL primal with cvxpy (small problems only).
+
+    The constrained form of problem (3) of Hinrichs et al. (2012):
 
     .. math::
         \min_{\beta\ge0,\ \|R\beta\|_2\le1,\ w,b,\xi\ge0}\
@@ -322,7 +329,7 @@ def qmkl_primal_cvx(K, y, Q, *, C=1.0, solver_options=None):
 
     with explicit features :math:`K_m=\Phi_m\Phi_m^\top`
     (:func:`factor_kernels`), :math:`Q=R^\top R` and ``quad_over_lin``
-    in epigraph form (spec Sec. 5 recipe 3). The oracle for :func:`mklcore.qmkl.qmkl_solve`.
+    in epigraph form. The oracle for :func:`mklcore.qmkl.qmkl_solve`.
 
     Parameters
     ----------
@@ -350,7 +357,7 @@ def qmkl_primal_cvx(K, y, Q, *, C=1.0, solver_options=None):
     """
     import cvxpy as cp
 
-    from .qmkl import _sqrt_factor, check_q
+    from .qmkl import check_q, q_sqrt_factor
 
     K = np.asarray(K, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -364,7 +371,7 @@ def qmkl_primal_cvx(K, y, Q, *, C=1.0, solver_options=None):
     beta, t = cp.Variable(M, nonneg=True), cp.Variable(M)
     f = sum(P @ w for P, w in zip(phis, ws)) + b
     cons = [cp.quad_over_lin(w, beta[m]) <= t[m] for m, w in enumerate(ws)]
-    cons += [cp.multiply(y, f) >= 1 - xi, cp.norm(_sqrt_factor(Q) @ beta, 2) <= 1]
+    cons += [cp.multiply(y, f) >= 1 - xi, cp.norm(q_sqrt_factor(Q) @ beta, 2) <= 1]
     problem = cp.Problem(cp.Minimize(0.5 * cp.sum(t) + C * cp.sum(xi)), cons)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Solution may be inaccurate")

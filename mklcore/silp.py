@@ -1,52 +1,28 @@
 r"""l1-norm MKL by semi-infinite linear programming (SILP; Sonnenburg et al., JMLR 2006).
 
-Column generation for the semi-infinite program (SIP) of Kloft et al. (2009) at p = 1: each
+Column generation for the semi-infinite program of Kloft et al. (2009, Sec. 2.4.2) at p = 1: each
 SVM at the current weights yields a cut :math:`\eta\ge\mathbf1^\top\alpha^r-\theta^\top S(\alpha^r)`
 and a linear program over the cuts (:func:`scipy.optimize.linprog`, HiGHS) gives the next
-weights (spec §2.5). Runs inside the shared wrapper loop of :mod:`mklcore._wrapper`.
+weights (Sonnenburg et al. 2006, Algorithm 1). Runs inside the shared wrapper loop of :mod:`mklcore.wrapper`.
 """
 
 import numpy as np
-from scipy.optimize import linprog
 
 from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
 from ._validation import (Interval, Options, check_binary_labels, check_kernel_stack,
                           validate_params)
-from ._wrapper import Cuts, NumericalFailure, SIPWeightStep, run_wrapper
+from .wrapper import Cuts, SIPWeightStep, lp_master, run_wrapper
 
 __all__ = ["silp_solve", "SILPMKLClassifier"]
 
 
-def _lp_master(cuts):
-    r"""Solve the restricted master LP of SILP over the current cuts (spec §2.5, line 5).
-
-    .. math::
-        \min_{\theta,\eta}\ \eta\quad\text{s.t.}\quad
-        \sum_m\theta_m(L^r-S^r_m)-\eta\le0\ (r=1..R),\quad \sum_m\theta_m=1,\quad\theta\ge0.
-
-    Returns ``(theta, eta)``; ``theta`` is clipped at 0 and renormalised to sum 1.
-    """
-    R, M = cuts.S.shape
-    c = np.zeros(M + 1)
-    c[-1] = 1.0
-    A_ub = np.hstack([cuts.L[:, None] - cuts.S, -np.ones((R, 1))])
-    A_eq = np.zeros((1, M + 1))
-    A_eq[0, :M] = 1.0
-    bounds = [(0.0, None)] * M + [(None, None)]
-    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(R), A_eq=A_eq, b_eq=[1.0], bounds=bounds,
-                  method="highs")
-    if res.status != 0 or res.x is None:
-        raise NumericalFailure(f"SILP master LP failed: {res.message}")
-    theta = np.maximum(res.x[:M], 0.0)
-    theta /= theta.sum()
-    return theta, float(res.x[-1])
-
-
 class _SILPStep(SIPWeightStep):
-    r"""SILP weight step: add the cut of the current alpha, re-solve the LP (spec §2.5).
+    r"""SILP weight step: add the cut of the current alpha, re-solve the LP.
+
+    Algorithm 1 of Sonnenburg et al. (2006).
 
     Line 4's test is :math:`\Delta_{rel}` by default, Sonnenburg's :math:`\epsilon_{MKL}`
-    (the SIP gap) with ``stop="sip"`` (see :class:`~mklcore._wrapper.SIPWeightStep`).
+    (the SIP gap) with ``stop="sip"`` (see :class:`~mklcore.wrapper.SIPWeightStep`).
     """
 
     p = 1.0
@@ -65,7 +41,7 @@ class _SILPStep(SIPWeightStep):
 
     def step(self, state, oracle):  # line 5
         self.cuts.add(state.L, state.S)
-        theta, self.eta = _lp_master(self.cuts)
+        theta, self.eta = lp_master(self.cuts)
         self.n_master_solves += 1
         self.cuts.prune(theta, self.eta)
         return theta
@@ -100,7 +76,7 @@ def silp_solve(K, y, *, C=1.0, tol=1e-5, max_iter=1000, svm_tol=1e-3, callback=N
     r"""Solve l1-norm MKL by the SILP column-generation method of Sonnenburg et al. (2006).
 
     Solves problem (6) of Kloft et al. (2009) with :math:`p=1` in its semi-infinite form
-    (SIP)
+    (their Sec. 2.4.2)
 
     .. math::
         \min_{\eta,\ \theta\ge0,\ \sum_m\theta_m=1}\ \eta\quad\text{s.t.}\quad
@@ -134,13 +110,13 @@ def silp_solve(K, y, *, C=1.0, tol=1e-5, max_iter=1000, svm_tol=1e-3, callback=N
     check_input : bool, default=True
         Validate ``K`` and ``y``.
     max_cuts : int, default=100
-        Keep at most ``max(max_cuts, 2 * n_active)`` cuts (SHOGUN's rule, spec §2.2).
+        Keep at most ``max(max_cuts, 2 * n_active)`` cuts (SHOGUN's rule).
     prune_cuts : bool, default=True
         Whether to prune cuts at all.
     mode : {"wrapper", "interleaved"}, default="wrapper"
         ``"wrapper"``: column generation with each SVM solved to ``svm_tol``;
         ``"interleaved"``: Sonnenburg's chunking variant (a cut after every ``mkl_every`` SMO
-        iterations, spec §2.5), the method timed by Kloft et al. (2009).
+        iterations; Algorithm 2 of [1]_), the method timed by Kloft et al. (2009).
     mkl_every : int, default=None
         SMO iterations between LP solves in interleaved mode; ``max(10, n // 10)``.
     svm_backend : str, default=None
@@ -149,11 +125,12 @@ def silp_solve(K, y, *, C=1.0, tol=1e-5, max_iter=1000, svm_tol=1e-3, callback=N
     stop : {"gap", "sip"}, default="gap"
         Stopping criterion. ``"gap"``: a relative duality gap, :math:`J(\theta)` minus the
         better of two lower bounds of the optimum, :math:`D_1(\alpha)` (giving
-        :math:`\Delta_{rel}` of §1.7 item 2, the certificate of every mklcore solver) and the
+        :math:`\Delta_{rel}=(\max_mS_m-\theta^\top S)/J`, the certificate of every mklcore
+        solver) and the
         LP value :math:`\eta`, i.e. :math:`\min(\Delta_{rel}, |1-\eta/J|)`; the LP's vertex
         weights need not certify through :math:`D_1(\alpha)` when the optimal weights are
-        not unique. ``"sip"``: the SIP gap :math:`|1-\eta/J|` alone (§1.7 item 3,
-        Sonnenburg's :math:`\epsilon_{MKL}`). :math:`\Delta_{rel}` is recorded in
+        not unique. ``"sip"``: the SIP gap :math:`|1-\eta/J|` alone (Sonnenburg's
+        :math:`\epsilon_{MKL}` test, Algorithm 1 of [1]_). :math:`\Delta_{rel}` is recorded in
         ``history["gap"]`` and ``gap`` either way.
 
     Returns
@@ -161,9 +138,9 @@ def silp_solve(K, y, *, C=1.0, tol=1e-5, max_iter=1000, svm_tol=1e-3, callback=N
     result : MKLResult
         Core keys (``weights`` = :math:`\theta` on the simplex, ``dual_coef`` =
         :math:`\alpha\circ y`, ``intercept``, ``objective`` = :math:`J(\theta)`, ``gap`` = the
-        relative duality gap :math:`\Delta_{rel}` of §1.7 at p = 1, ``n_iter``, ``success``,
+        relative duality gap :math:`\Delta_{rel}` at p = 1, ``n_iter``, ``success``,
         ``status``, ``message``, ``history``, ``method="silp"``) plus ``alpha``,
-        ``dual_objective`` (:math:`D_1(\alpha)`, eq. (9)), ``primal_objective``,
+        ``dual_objective`` (:math:`D_1(\alpha)=\mathbf1^\top\alpha-\max_mS_m`), ``primal_objective``,
         ``rigorous_gap``, ``criterion`` (final value of the ``stop`` criterion),
         ``criterion_name``, ``eta`` (last LP value), ``n_svm_calls``, ``n_master_solves``,
         ``n_cuts``, ``n_cuts_pruned``, ``n_smo_iter``, ``svm_time``, ``time``. ``history`` adds ``eta`` and ``n_cuts``.
@@ -257,7 +234,7 @@ class SILPMKLClassifier(BaseMKLClassifier):
     objective_ : float
         Final objective :math:`J(\theta)`.
     gap_ : float
-        Final relative duality gap :math:`\Delta_{rel}` (§1.7).
+        Final relative duality gap :math:`\Delta_{rel}`.
     history_ : dict of ndarray
         Per-iteration ``objective``, ``gap``, ``weights``, ``time``, ``eta``...
     result_ : MKLResult

@@ -2,10 +2,10 @@ r"""SimpleMKL: l1-norm MKL by reduced-gradient descent (Rakotomamonjy et al., JM
 
 Minimises :math:`J(d)`, the optimal SVM value at the combined kernel :math:`\sum_md_mK_m`,
 over the simplex of kernel weights :math:`d`, following the reference MATLAB code
-(``mklsvm.m``, ``mklsvmupdate.m``; spec §2.4) line by line: normalised reduced gradient,
+(``mklsvm.m``, ``mklsvmupdate.m``, Algorithm 1 of the paper) line by line: normalised reduced gradient,
 descent direction, moves along it while the cost decreases, then a golden-section line
 search, each cost evaluation being an SVM solved to ``svm_tol``. Runs inside the shared
-wrapper loop of :mod:`mklcore._wrapper`; the line search calls the SVM through the loop's
+wrapper loop of :mod:`mklcore.wrapper`; the line search calls the SVM through the loop's
 oracle.
 """
 
@@ -13,7 +13,7 @@ import numpy as np
 
 from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
 from ._validation import Interval, check_binary_labels, check_kernel_stack, validate_params
-from ._wrapper import WeightStep, run_wrapper
+from .wrapper import WeightStep, run_wrapper
 
 __all__ = ["simplemkl_solve", "SimpleMKLClassifier"]
 
@@ -25,8 +25,8 @@ def simplemkl_duality_gap(state):
     r"""SimpleMKL's duality gap ``(obj + max(normek) - sum(alpha)) / obj`` of ``mklsvm.m``.
 
     With :math:`J=\mathbf1^\top\alpha-d^\top S` this equals
-    :math:`(\max_mS_m-d^\top S)/J`, the relative duality gap :math:`\Delta_{rel}` of §1.7 at
-    p = 1.
+    :math:`(\max_mS_m-d^\top S)/J`, the relative duality gap
+    :math:`\Delta_{rel}=(\|S\|_{p^*}-\theta^\top S)/J` of :mod:`mklcore.wrapper` at p = 1.
 
     Parameters
     ----------
@@ -188,8 +188,9 @@ def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callb
         J(d)=\max_{0\le\alpha\le C,\ y^\top\alpha=0}\ \mathbf1^\top\alpha
         -\tfrac12\sum_md_m\alpha^\top Q_m\alpha ,
 
-    the inner problem of (SP), with gradient :math:`\partial J/\partial d_m=-S_m(\alpha^*)`
-    (spec §2.4). Each cost evaluation in the line search is an SVM solved to ``svm_tol``,
+    the inner problem of the saddle-point form, with gradient
+    :math:`\partial J/\partial d_m=-S_m(\alpha^*)` (Rakotomamonjy et al. 2008, Algorithm 1).
+    Each cost evaluation in the line search is an SVM solved to ``svm_tol``,
     warm-started from the previous alpha where the SVM backend allows it.
 
     Parameters
@@ -202,7 +203,8 @@ def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callb
         Misclassification penalty. Must be > 0.
     tol : float, default=1e-2
         Stop when SimpleMKL's duality gap ``(J + max_m S_m - 1'alpha) / J`` is at most
-        ``tol`` (the reference default 0.01; it equals :math:`\Delta_{rel}` of §1.7 at p = 1).
+        ``tol`` (the reference default 0.01; it equals the relative duality gap :math:`\Delta_{rel}` of
+        :func:`mklcore.lpnorm.lpmkl_solve` at p = 1).
         Kloft et al. set it to the relative gap reached by SILP for their timings.
     max_iter : int, default=1000
         Maximum number of outer iterations (reduced-gradient steps).
@@ -223,7 +225,7 @@ def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callb
         Weights below this are set to 0 (``option.numericalprecision``).
     svm_backend : str, default="libsvm"
         ``"libsvm"`` (scikit-learn's SVC on the combined kernel, no warm start), ``"smo"``
-        (the warm-started SMO with per-kernel gradient caches of :mod:`mklcore._wrapper`;
+        (the warm-started SMO with per-kernel gradient caches of :mod:`mklcore.wrapper`;
         each line-search evaluation starts from the alpha of the current point) or another
         backend of :func:`mklcore.svm.available_backends`.
 
@@ -234,7 +236,7 @@ def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callb
         :math:`\alpha\circ y`, ``intercept``, ``objective`` = :math:`J(d)`, ``gap`` =
         :math:`\Delta_{rel}` (equal to SimpleMKL's duality gap), ``n_iter``, ``success``,
         ``status``, ``message``, ``history``, ``method="simplemkl"``) plus ``alpha``,
-        ``dual_objective`` (:math:`D_1(\alpha)`, eq. (9)), ``primal_objective``,
+        ``dual_objective`` (:math:`D_1(\alpha)=\mathbf1^\top\alpha-\max_mS_m`), ``primal_objective``,
         ``rigorous_gap``, ``criterion``, ``criterion_name``, ``n_svm_calls`` (every SVM solve,
         line search included), ``n_line_search_evals``, ``n_smo_iter``, ``svm_time``, ``time``.
 

@@ -1443,7 +1443,7 @@ class _NoBiasMKLClassifier(BaseMKLClassifier):
     per-kernel coefficients ``coef`` (:func:`stpmkl_decision`), without bias.
     """
 
-    _default_bank = "xu2010"
+    _default_kernels = "xu2010"
 
     def _set_fitted(self, result):
         super()._set_fitted(result)

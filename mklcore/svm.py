@@ -1,4 +1,4 @@
-r"""The inner C-SVM on a precomputed kernel, shared by every SVM-based MKL solver.
+r"""The SVM engines shared by every SVM-based MKL solver.
 
 Every wrapper-type MKL method (SimpleMKL, SILP, lp-norm MKL, Q-MKL, localized MKL)
 alternates between an SVM on the combined kernel
@@ -6,25 +6,37 @@ alternates between an SVM on the combined kernel
 needs, per kernel, the quadratic term
 
 .. math::
-    q_m(\alpha) = \alpha^\top Y K_m Y \alpha = (\alpha\circ y)^\top K_m (\alpha\circ y),
+    q_m(\alpha) = \alpha^\top Y K_m Y \alpha = (\alpha\circ y)^\top K_m (\alpha\circ y)
 
-(Kloft et al. 2009, Sec. 1.1 of our spec: :math:`S_m = q_m/2`). :func:`svm_solve` trains the
-SVM and returns those terms in one call, so that MKL modules never touch the SVM backend.
+(so that :math:`\|w_m\|^2=\theta_m^2q_m` in the notation of Kloft et al. 2009, Sec. 2).
+:func:`svm_solve` trains the SVM and returns those terms in one call, so that MKL modules
+never touch the SVM backend.
 
-Backends are pluggable: ``backend="libsvm"`` (scikit-learn's ``SVC(kernel="precomputed")``)
-is the default. A warm-startable solver can be added with :func:`register_backend`; it
-receives ``alpha0`` (the previous solution) and MKL modules need no change.
+This module holds every SVM engine of mklcore:
+
+* the backends of :func:`svm_solve`: ``"libsvm"`` (scikit-learn's
+  ``SVC(kernel="precomputed")``, the default) and any solver added with
+  :func:`register_backend` (it receives ``alpha0``, the previous solution, so a warm-startable
+  solver needs no change in the MKL modules);
+* :class:`CachedSMO`, a warm-startable SMO with per-kernel gradient caches that never forms
+  :math:`K_\theta` (the engine of the interleaved MKL scheme);
+* :func:`libsvm_intercept`, LIBSVM's rule for the bias, used by every SMO of mklcore.
+
+Importing the module registers nothing and loads no SVM library: the built-in backends are
+the constant dict ``BUILTIN_BACKENDS``, and scikit-learn is imported on the first LIBSVM call.
 """
 
 import numpy as np
-from sklearn.svm import SVC
 
 from ._result import MKLResult
 from ._validation import Interval, check_binary_labels, validate_params
 
 __all__ = ["svm_solve", "combine_kernels", "kernel_quadratic_terms", "register_backend",
-           "available_backends", "svm_dual_objective", "svm_primal_objective", "relative_gap"]
+           "available_backends", "libsvm_intercept", "CachedSMO", "BUILTIN_BACKENDS",
+           "svm_dual_objective", "svm_primal_objective", "relative_gap"]
 
+#: backends added by :func:`register_backend` (name -> solver); the built-in ones are in
+#: :data:`BUILTIN_BACKENDS`
 _BACKENDS = {}
 
 
@@ -46,13 +58,29 @@ def register_backend(name, solver):
     _BACKENDS[name] = solver
 
 
+def _backend(name):
+    """The solver of backend ``name`` (registered ones first, then the built-in ones)."""
+    solver = _BACKENDS.get(name, BUILTIN_BACKENDS.get(name))
+    if solver is None:
+        raise ValueError(f"Unknown SVM backend {name!r}; available: {available_backends()}.")
+    return solver
+
+
 def available_backends():
-    """Names of the registered SVM backends."""
-    return sorted(_BACKENDS)
+    """Names of the SVM backends: the built-in ones and those registered.
+
+    Returns
+    -------
+    names : list of str
+        Sorted backend names accepted by :func:`svm_solve`.
+    """
+    return sorted(set(BUILTIN_BACKENDS) | set(_BACKENDS))
 
 
 def _libsvm(K, y, C, tol, alpha0, max_iter, cache_size=500):
     """LIBSVM through scikit-learn (no warm start: ``alpha0`` is ignored)."""
+    from sklearn.svm import SVC
+
     svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=max_iter, cache_size=cache_size)
     svc.fit(K, y)
     alpha = np.zeros(y.shape[0])
@@ -64,7 +92,228 @@ def _libsvm(K, y, C, tol, alpha0, max_iter, cache_size=500):
     return alpha, float(svc.intercept_[0]), n_iter
 
 
-register_backend("libsvm", _libsvm)
+#: the built-in backends of :func:`svm_solve` (name -> solver with the signature of
+#: :func:`register_backend`); a constant, so importing the module registers nothing
+BUILTIN_BACKENDS = {"libsvm": _libsvm}
+
+
+def libsvm_intercept(alpha, y, grad, C):
+    r"""LIBSVM's bias :math:`b=-\rho` of an SVM dual solution.
+
+    With the gradient :math:`\nabla=Q\alpha-\mathbf 1` of the dual
+    :math:`\frac12\alpha^\top Q\alpha-\mathbf1^\top\alpha` (:math:`Q=YKY`), :math:`\rho` is the
+    mean of :math:`y_i\nabla_i` over the free support vectors (:math:`0<\alpha_i<C`); without
+    free support vectors it is the midpoint of the interval that the KKT conditions allow,
+    :math:`\frac12(\min_{i\in U}y_i\nabla_i+\max_{i\in L}y_i\nabla_i)` with
+    :math:`U=\{\alpha_i=C, y_i=-1\}\cup\{\alpha_i=0, y_i=+1\}` and
+    :math:`L=\{\alpha_i=C, y_i=+1\}\cup\{\alpha_i=0, y_i=-1\}`, as LIBSVM computes it
+    (Chang & Lin 2011).
+
+    Parameters
+    ----------
+    alpha : ndarray of shape (n,)
+        Unsigned dual variables, ``0 <= alpha <= C``.
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    grad : ndarray of shape (n,)
+        Gradient :math:`Q\alpha-\mathbf 1` of the dual at ``alpha``.
+    C : float or ndarray of shape (n,)
+        Box constraint.
+
+    Returns
+    -------
+    intercept : float
+        The bias ``b`` of ``f(x) = sum_i alpha_i y_i k(x_i, x) + b``.
+    """
+    yG = y * grad
+    at_ub, at_lb = alpha >= C, alpha <= 0
+    free = ~(at_ub | at_lb)
+    if np.any(free):
+        rho = float(np.mean(yG[free]))
+    else:
+        ypos = y > 0
+        ub_mask = (at_ub & ~ypos) | (at_lb & ypos)
+        lb_mask = (at_ub & ypos) | (at_lb & ~ypos)
+        ub = yG[ub_mask].min() if np.any(ub_mask) else np.inf
+        lb = yG[lb_mask].max() if np.any(lb_mask) else -np.inf
+        rho = 0.5 * (ub + lb)
+    return -rho
+
+
+class CachedSMO:
+    r"""Warm-startable SMO on :math:`K_\theta=\sum_m\theta_mK_m` with per-kernel gradient caches.
+
+    Solves the SVM dual :math:`\min_\alpha\frac12\alpha^\top Q_\theta\alpha-\mathbf1^\top\alpha`,
+    :math:`y^\top\alpha=0`, :math:`0\le\alpha\le C`, by SMO with LIBSVM's second-order
+    working-set selection (WSS2 of Fan, Chen & Lin 2005) and LIBSVM's stopping rule: the
+    maximal violating pair :math:`m(\alpha)-M(\alpha)\le` ``tol``, with
+    :math:`m=\max_{i\in I_{up}}-y_i\nabla_i` and :math:`M=\min_{i\in I_{low}}-y_i\nabla_i`. It
+    never forms :math:`K_\theta`: rows :math:`K_\theta[i,:]=\sum_m\theta_mK_m[i,:]` are
+    computed when SMO touches index i (and cached for this :math:`\theta`), and the caches
+    :math:`H_m=K_m(\alpha\circ y)` are updated with the rows of the changed indices only (the
+    per-kernel information SHOGUN keeps for the interleaved MKL of Sonnenburg et al. 2006). A
+    new :math:`\theta` then costs :math:`O(nM)` (:math:`\nabla=y\circ\sum_m\theta_mH_m-\mathbf1`),
+    and :math:`q_m=(\alpha\circ y)^\top H_m` comes for free; warm starts from a nearby alpha
+    touch few rows. The bias is :func:`libsvm_intercept`. Pure NumPy (a Python loop over SMO
+    steps), so it pays off when the stack is large and the warm starts are good; LIBSVM is
+    faster on a cold start of a small problem.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n_kernels, n, n)
+        Unweighted Gram matrices.
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    C : float
+        Box constraint.
+    """
+
+    #: memory for cached rows of K_theta (n * 8 bytes each), at most 4096 rows
+    cache_bytes = 2 ** 28
+
+    def __init__(self, K, y, C):
+        self.K, self.y, self.C = K, np.asarray(y, dtype=float), float(C)
+        idx = np.arange(K.shape[1])
+        self.diag = np.ascontiguousarray(K[:, idx, idx], dtype=np.float64)  # (M, n)
+
+    def solve(self, theta, alpha, H, tol, max_iter=None):
+        r"""SMO from ``alpha`` (with caches ``H``, updated in place) at weights ``theta``.
+
+        Parameters
+        ----------
+        theta : ndarray of shape (n_kernels,)
+            Kernel weights.
+        alpha : ndarray of shape (n,)
+            Feasible starting point (warm start; zeros for a cold start).
+        H : ndarray of shape (n_kernels, n)
+            Caches :math:`H_m=K_m(\alpha\circ y)` at ``alpha``; updated in place.
+        tol : float
+            Stopping tolerance on the maximal violating pair.
+        max_iter : int, default=None
+            Cap on the SMO iterations; ``max(100000, 100 n)`` by default.
+
+        Returns
+        -------
+        alpha : ndarray of shape (n,)
+        H : ndarray of shape (n_kernels, n)
+            The updated caches.
+        intercept : float
+            Bias by :func:`libsvm_intercept`.
+        n_iter : int
+            SMO iterations done.
+        converged : bool
+            Whether the stopping rule was met within ``max_iter``.
+        """
+        K, y, C = self.K, self.y, self.C
+        n = y.size
+        theta = np.asarray(theta, dtype=float)
+        alpha = np.array(alpha, dtype=float, copy=True)
+        active = np.flatnonzero(theta)
+        all_active = active.size == theta.size
+        theta_act = theta[active]
+        Kd = theta @ self.diag
+        G = y * (theta @ H) - 1.0  # gradient of 1/2 a'Q a - 1'a
+        rows = {}
+        max_rows = max(64, min(4096, self.cache_bytes // (8 * n)))
+
+        def row(i):
+            r = rows.get(i)
+            if r is None:
+                if len(rows) >= max_rows:
+                    rows.clear()
+                r = theta @ K[:, i, :] if all_active else theta_act @ K[active, i, :]
+                r = rows[i] = np.asarray(r, dtype=np.float64)
+            return r
+
+        dc = np.zeros(n)  # change of alpha * y, for the caches
+        ypos = y > 0
+        # yG = -y * G (the "-y_t grad_t" of LIBSVM) is kept up to date instead of G, and the
+        # index sets enter as penalties (0 inside, -inf/+inf outside), updated at i, j only
+        yG = -y * G
+        pen_up = np.where(np.where(ypos, alpha < C, alpha > 0), 0.0, -np.inf)
+        pen_low = np.where(np.where(ypos, alpha > 0, alpha < C), 0.0, np.inf)
+        tmp, a = np.empty(n), np.empty(n)
+        if max_iter is None:
+            max_iter = max(100_000, 100 * n)
+        n_iter, converged = 0, False
+        while n_iter < max_iter:
+            # WSS2: i maximises -y_t G_t over I_up, j minimises -b^2/a over I_low
+            np.add(yG, pen_up, out=tmp)
+            i = int(np.argmax(tmp))
+            g_max = tmp[i]
+            np.add(yG, pen_low, out=tmp)
+            if g_max - tmp.min() < tol:
+                converged = True
+                break
+            Ki = row(i)
+            np.subtract(g_max, tmp, out=tmp)  # b_t = g_max + y_t G_t (-inf outside I_low)
+            np.maximum(tmp, 0.0, out=tmp)
+            np.multiply(Ki, -2.0, out=a)  # a_t = K_ii + K_tt - 2 K_it
+            a += Kd
+            a += Kd[i]
+            np.maximum(a, 1e-12, out=a)
+            np.square(tmp, out=tmp)
+            np.divide(tmp, a, out=tmp)
+            j = int(np.argmax(tmp))  # = argmin of -b^2/a
+            if not tmp[j] > 0:  # pragma: no cover - cannot happen above tol
+                converged = True
+                break
+            Kj = row(j)
+            quad = max(Kd[i] + Kd[j] - 2.0 * Ki[j], 1e-12)
+            ai, aj = alpha[i], alpha[j]
+            Gi, Gj = -y[i] * yG[i], -y[j] * yG[j]
+            if y[i] != y[j]:  # LIBSVM's two-variable update, verbatim
+                delta = (-Gi - Gj) / quad
+                diff = ai - aj
+                ni, nj = ai + delta, aj + delta
+                if diff > 0:
+                    if nj < 0:
+                        nj, ni = 0.0, diff
+                elif ni < 0:
+                    ni, nj = 0.0, -diff
+                if diff > 0:
+                    if ni > C:
+                        ni, nj = C, C - diff
+                elif nj > C:
+                    nj, ni = C, C + diff
+            else:
+                delta = (Gi - Gj) / quad
+                total = ai + aj
+                ni, nj = ai - delta, aj + delta
+                if total > C:
+                    if ni > C:
+                        ni, nj = C, total - C
+                elif nj < 0:
+                    nj, ni = 0.0, total
+                if total > C:
+                    if nj > C:
+                        nj, ni = C, total - C
+                elif ni < 0:
+                    ni, nj = 0.0, total
+            dci, dcj = y[i] * (ni - ai), y[j] * (nj - aj)
+            alpha[i], alpha[j] = ni, nj
+            # yG_t -= y_t * y_t * (K_ti dc_i + K_tj dc_j)
+            np.multiply(Ki, dci, out=tmp)
+            yG -= tmp
+            np.multiply(Kj, dcj, out=tmp)
+            yG -= tmp
+            for t, at in ((i, ni), (j, nj)):
+                if ypos[t]:
+                    pen_up[t] = 0.0 if at < C else -np.inf
+                    pen_low[t] = 0.0 if at > 0 else np.inf
+                else:
+                    pen_up[t] = 0.0 if at > 0 else -np.inf
+                    pen_low[t] = 0.0 if at < C else np.inf
+            dc[i] += dci
+            dc[j] += dcj
+            n_iter += 1
+        G = -y * yG
+        # caches: H_m += K_m[:, changed] dc[changed] (rows, by symmetry), in chunks
+        changed = np.flatnonzero(dc)
+        for start in range(0, changed.size, 64):
+            ids = changed[start:start + 64]
+            H += np.tensordot(dc[ids], K[:, ids, :], axes=([0], [1]))
+        return alpha, H, libsvm_intercept(alpha, y, G, C), n_iter, converged
 
 
 def combine_kernels(K, weights, out=None):
@@ -210,8 +459,7 @@ def svm_solve(K, y, *, weights=None, C=1.0, tol=1e-3, alpha0=None, backend="libs
     [-1.0, -1.0, 1.0, 1.0]
     """
     validate_params("svm_solve", _SVM_CONSTRAINTS, {"C": C, "tol": tol})
-    if backend not in _BACKENDS:
-        raise ValueError(f"Unknown SVM backend {backend!r}; available: {available_backends()}.")
+    solver = _backend(backend)
     K = np.asarray(K)
     if K.ndim == 2:
         K = K[None]
@@ -224,7 +472,7 @@ def svm_solve(K, y, *, weights=None, C=1.0, tol=1e-3, alpha0=None, backend="libs
     weights = np.asarray(weights, dtype=float)
     if K_combined is None:
         K_combined = combine_kernels(K, weights)
-    alpha, intercept, n_iter = _BACKENDS[backend](
+    alpha, intercept, n_iter = solver(
         np.ascontiguousarray(K_combined, dtype=np.float64), y, float(C), float(tol), alpha0,
         max_iter)
     coef = alpha * y

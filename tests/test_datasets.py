@@ -188,7 +188,7 @@ def test_prostate_split_and_case32():
     other = np.ones_like(bunch.data, dtype=bool)
     other[31, lweight] = False
     np.testing.assert_array_equal(original.data[other], bunch.data[other])
-    # ESL's training mean of lpsa, the RLS2 intercept (dinuzzo_rls2.md §3.2)
+    # ESL's training mean of lpsa, the RLS2 intercept (Dinuzzo's prostate experiment)
     assert bunch.target[bunch.train_mask].mean() == pytest.approx(2.452, abs=1e-3)
     with pytest.raises(ValueError, match="lweight_case32"):
         load_prostate(lweight_case32="fixed")
@@ -433,7 +433,7 @@ def test_gauss4(variant):
 
 
 def test_gauss4_bayes_accuracy_values_and_errors():
-    # spec gonen2008_lmkl.md §3.1: ~89.9 % (Monte Carlo) and 92.1 %
+    # ~89.9 % (Monte Carlo) and 92.1 %
     assert gauss4_bayes_accuracy("recalled") == pytest.approx(0.8974, abs=5e-4)
     assert gauss4_bayes_accuracy("equal") == pytest.approx(0.9214, abs=5e-4)
     with pytest.raises(ValueError, match="variant"):

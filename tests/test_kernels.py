@@ -86,14 +86,14 @@ def test_data_dependent_widths(data):
     k = gaussian(gamma="scale").fit(X)
     assert k.gamma_ == pytest.approx(1 / (X.shape[1] * X.var()))
     assert gaussian().fit(X).gamma_ == k.gamma_  # the default
-    # Kloft spec §4.1: K = exp(-D / (c * median_{i != j} D_ij))
+    # median heuristic: K = exp(-D / (c * median_{i != j} D_ij))
     D = ((X[:, None] - X[None]) ** 2).sum(-1)
     d_med = np.median(D[~np.eye(40, dtype=bool)])
     for c in (0.01, 1.0, 100.0):
         fitted = gaussian(sigma="median", scale=c).fit(X)
         assert fitted.gamma_ == pytest.approx(1 / (c * d_med), rel=1e-12)
         np.testing.assert_allclose(fitted(X), np.exp(-D / (c * d_med)), atol=1e-12)
-    # Gönen spec §2.5: s = mean nearest-neighbour distance, exp(-D / s^2)
+    # Gönen & Alpaydın (2008): s = mean nearest-neighbour distance, exp(-D / s^2)
     s = np.sqrt(np.where(np.eye(40, dtype=bool), np.inf, D).min(axis=1)).mean()
     assert gaussian(sigma="nn").fit(X).gamma_ == pytest.approx(1 / s ** 2, rel=1e-12)
     # the fitted width is the training one: unfitted kernels are fitted on the training side
@@ -110,7 +110,7 @@ def test_data_dependent_widths(data):
 def test_median_degenerate_columns():
     rng = np.random.default_rng(1)
     X = np.column_stack([np.ones(20), np.r_[np.zeros(15), rng.normal(size=5)], rng.normal(size=20)])
-    # a constant feature gives the all-ones kernel (spec: "keep it")
+    # a constant feature gives the all-ones kernel (kept)
     K = kernel_stack([gaussian(sigma="median", columns=[0])], X)[0]
     np.testing.assert_array_equal(K, np.ones((20, 20)))
     # mostly-equal feature: the median of the positive distances is used
@@ -204,7 +204,7 @@ def test_bank_errors():
 
 
 # ------------------------------------------------------------------------------------
-# string kernels against brute force (spec formulas, Kloft §4.3)
+# string kernels against brute force (the formulas of the docstrings)
 # ------------------------------------------------------------------------------------
 
 SEQS = ["ACGTACGTAA", "acgtTCGTAN", "TTGACGTACG", "GGGGCCCCAA", "ACGNACGTAC"]
@@ -224,7 +224,7 @@ def _spectrum_brute(x, z, k):
 
 
 def _wds_brute(x, z, d, S):
-    # 1-based transcription of the spec formula
+    # 1-based transcription of the formula
     L, total = len(x), 0.0
     for k in range(1, d + 1):
         beta = 2 * (d - k + 1) / (d * (d + 1))

@@ -1,4 +1,6 @@
-"""Tests of lp-norm MKL (Kloft et al. 2009): spec §5.1 toy optima and §5.3 invariants."""
+"""Tests of lp-norm MKL (Kloft et al. 2009): optima of the reference toy problem and invariants."""
+
+import warnings
 
 import numpy as np
 import pytest
@@ -8,21 +10,21 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 from mklcore._result import MKLResult
-from mklcore._wrapper import Cuts, dual_norm, normalize_pnorm, pnorm
 from mklcore.lpnorm import (LpMKLClassifier, _analytic_update, _cvx_master, _newton_update,
                             _taylor_coefficients, lpmkl_solve, sum_kernel_svm_solve)
 from mklcore.reference import TOY_OPTIMA, ReferenceSolverError, solve_primal_cvx, toy_problem
 from mklcore.svm import svm_solve
+from mklcore.wrapper import Cuts, WeightStep, dual_norm, normalize_pnorm, pnorm, run_wrapper
 
 # Tight inner tolerances for the comparisons with the optima: the objective error is then
 # driven by the MKL tolerance (objective ~ 1e-7 relative, theta ~ 3e-4 at tol 1e-7).
 SVM_TOL = 1e-8
 MKL_TOL = 1e-7
-OBJ_RTOL = 1e-5      # spec §5.1: relative 1e-5 on the objective for p > 1
-THETA_ATOL = 1e-3    # spec §5.1: 1e-3 on theta for p > 1
-L1_RTOL = 1e-4       # spec §5.3 item 5: l1 variants within 1e-4 relative
-NORM_ATOL = 1e-8     # spec §5.3 item 3: |‖theta‖_p - 1| <= 1e-8 after every update
-GAP_FLOOR = -1e-10   # spec §5.3 item 4: relative gap >= -1e-10 (Hölder, up to round-off)
+OBJ_RTOL = 1e-5      # relative 1e-5 on the objective for p > 1
+THETA_ATOL = 1e-3    # 1e-3 on theta for p > 1
+L1_RTOL = 1e-4       # l1 variants within 1e-4 relative (Kloft et al. 2009, Sec. 3.1)
+NORM_ATOL = 1e-8     # |‖theta‖_p - 1| <= 1e-8 after every update
+GAP_FLOOR = -1e-10   # relative gap >= -1e-10 (Hölder, up to round-off)
 CERT_FLOOR = -1e-8   # rigorous gap P_hinge - D_p >= -1e-8
 
 P_GT_1 = [4 / 3, 2.0, 4.0, 16.0]
@@ -53,7 +55,7 @@ def oracle(toy):
 
 
 def _check_run(res, K, y, C, p):
-    """Invariants of §5.3 items 3-4 on a finished run (all iterations from the history)."""
+    """Unit p-norm weights and a non-negative gap on a finished run (every history row)."""
     h = res.history
     W = h["weights"]
     assert W.shape == (res.n_iter, K.shape[0])
@@ -76,7 +78,7 @@ def _check_run(res, K, y, C, p):
 @pytest.mark.parametrize("solver,opts", SOLVERS, ids=["newton", "analytic", "cp-sqclp", "cp-exact"])
 @pytest.mark.parametrize("p", P_GT_1, ids=lambda p: f"p={p:.3g}")
 def test_solvers_reach_toy_optimum(toy, oracle, p, solver, opts):
-    """§5.3 item 5: every lp solver reaches the optimum of (6) (table §5.1 and cvxpy)."""
+    """Every lp solver reaches the optimum of (6) (TOY_OPTIMA and cvxpy)."""
     K, y, C = toy
     res = lpmkl_solve(K, y, p=p, C=C, solver=solver, tol=MKL_TOL, svm_tol=SVM_TOL, **opts)
     assert res.success and res.status == 0 and res.method == "lpmkl"
@@ -89,14 +91,14 @@ def test_solvers_reach_toy_optimum(toy, oracle, p, solver, opts):
         np.testing.assert_allclose(res.objective, ref["objective"], rtol=OBJ_RTOL)
         np.testing.assert_allclose(res.weights, ref["theta"], atol=THETA_ATOL)
     _check_run(res, K, y, C, p)
-    # one certificate stops every solver: the relative duality gap of §1.7 item 2
+    # one certificate stops every solver: the relative duality gap Delta_rel
     assert res.criterion_name == "relative duality gap"
     assert res.gap <= MKL_TOL and res.criterion == res.gap
 
 
 @pytest.mark.parametrize("p", [1.0, 2.0])
 def test_cutting_plane_sip_stop(toy, p):
-    """stop="sip": Sonnenburg's SIP gap |1 - eta/J| (§1.7 item 3) stops the cutting plane."""
+    """stop="sip": Sonnenburg's SIP gap |1 - eta/J| stops the cutting plane."""
     K, y, C = toy
     res = lpmkl_solve(K, y, p=p, C=C, solver="cutting_plane", stop="sip", tol=1e-6,
                       svm_tol=1e-8)
@@ -125,7 +127,7 @@ def test_l1_solvers_reach_toy_optimum(toy, oracle, solver, opts):
 
 
 def test_p_inf_is_the_sum_kernel(toy):
-    """p = inf delegates to the unweighted sum kernel (theta = 1, spec §2.6)."""
+    """p = inf delegates to the unweighted sum kernel (theta = 1, Kloft et al. 2009, Sec. 2)."""
     K, y, C = toy
     res = lpmkl_solve(K, y, p=np.inf, C=C, svm_tol=SVM_TOL)
     np.testing.assert_array_equal(res.weights, np.ones(4))
@@ -136,7 +138,7 @@ def test_p_inf_is_the_sum_kernel(toy):
 
 
 def test_p_to_infinity_approaches_sum_kernel(toy):
-    """§5.3 item 7: objective decreases in p toward the sum kernel, theta -> 1."""
+    """The objective decreases in p toward the sum kernel, theta -> 1."""
     K, y, C = toy
     ps = [1.0, 4 / 3, 2.0, 4.0, 16.0, 64.0, 256.0, np.inf]
     objs, thetas = [], []
@@ -152,7 +154,7 @@ def test_p_to_infinity_approaches_sum_kernel(toy):
 
 
 def test_newton_with_fixed_alpha_converges_to_analytic_update():
-    """§5.3 item 8: many Newton steps at fixed S give the closed-form update."""
+    """Many Newton steps at fixed S give the closed-form update."""
     theta = normalize_pnorm(np.array([0.3, 0.5, 0.6, 0.2]), 2.0)
     S = np.array([3.0, 1.0, 0.5, 2.0])
     analytic = _analytic_update(theta, S, 2.0)
@@ -165,7 +167,7 @@ def test_newton_with_fixed_alpha_converges_to_analytic_update():
 
 
 def test_analytic_update_formula():
-    """§2.3: theta_m ∝ ||w_m||^(2/(p+1)), ||w_m||^2 = 2 theta_m^2 S_m (theta^2, not theta)."""
+    """Kloft et al. (2011), Algorithm 1: theta_m ∝ ||w_m||^(2/(p+1)), ||w_m||^2 = 2 theta_m^2 S_m (theta^2, not theta)."""
     theta = normalize_pnorm(np.array([0.3, 0.5, 0.6, 0.2]), 2.0)
     S = np.array([3.0, 1.0, 0.5, 2.0])
     w = np.sqrt(2 * theta ** 2 * S)
@@ -187,8 +189,8 @@ _nonneg = st.floats(min_value=0.0, max_value=1e3, allow_nan=False)
        S=st.lists(_nonneg, min_size=6, max_size=6),
        p=st.floats(min_value=1.0, max_value=50.0))
 def test_weight_updates_stay_feasible(theta, S, p):
-    """§5.3 item 3 as a property: updates give theta >= 0 with unit p-norm, and the Newton
-    step never increases Phi(theta) = sum_m a_m / theta_m on the p-sphere (§2.1)."""
+    """As a property: updates give theta >= 0 with unit p-norm, and the Newton
+    step never increases Phi(theta) = sum_m a_m / theta_m on the p-sphere (Sec. 2.4.1)."""
     theta = normalize_pnorm(np.array(theta), p)
     S = np.array(S[:theta.size])
     for stabilize in (False, True):
@@ -211,7 +213,7 @@ def test_dual_norm_special_cases():
 
 
 def test_taylor_surrogate(toy):
-    """§5.3 item 9: surrogate = 1 and gradient = p theta~^(p-1) at theta~; exact for p = 2."""
+    """Taylor surrogate of Sec. 2.4.2: surrogate = 1 and gradient = p theta~^(p-1) at theta~; exact for p = 2."""
     rng = np.random.default_rng(3)
     for p in (4 / 3, 2.0, 3.0, 16.0):
         tt = normalize_pnorm(rng.random(5) + 0.05, p)
@@ -252,7 +254,7 @@ def test_taylor_surrogate(toy):
 
 
 def test_wrapper_monotonicity_analytic(toy):
-    """§5.3 item 14: with an exact SVM, J(theta_t) is non-increasing (block descent)."""
+    """With an exact SVM, J(theta_t) is non-increasing (block descent)."""
     K, y, C = toy
     for p in (4 / 3, 2.0):
         res = lpmkl_solve(K, y, p=p, C=C, solver="analytic", tol=1e-7, svm_tol=1e-10)
@@ -261,7 +263,7 @@ def test_wrapper_monotonicity_analytic(toy):
 
 
 def test_sip_lower_bounds(toy):
-    """§5.3 item 15: exact master, no pruning: eta_t non-decreasing and eta_t <= opt <= J."""
+    """Exact master, no pruning: eta_t non-decreasing and eta_t <= opt <= J."""
     K, y, C = toy
     p = 2.0
     res = lpmkl_solve(K, y, p=p, C=C, solver="cutting_plane", master="exact", prune_cuts=False,
@@ -277,7 +279,7 @@ def test_sip_lower_bounds(toy):
 
 
 def test_identical_kernels(toy):
-    """§5.3 item 10: K_1 = ... = K_M ⇒ theta = M^(-1/p) 1, objective = SVM on M^(1-1/p) K."""
+    """K_1 = ... = K_M ⇒ theta = M^(-1/p) 1, objective = SVM on M^(1-1/p) K."""
     K, y, C = toy
     M, p = 3, 2.0
     stack = np.repeat(K[:1], M, axis=0)
@@ -291,7 +293,7 @@ def test_identical_kernels(toy):
 
 @pytest.mark.parametrize("solver", ["newton", "analytic", "cutting_plane"])
 def test_single_kernel_equals_svc(toy, solver):
-    """§5.3 item 11: M = 1 ⇒ theta = 1 and the decision values of SVC(kernel="precomputed")."""
+    """M = 1 ⇒ theta = 1 and the decision values of SVC(kernel="precomputed")."""
     K, y, C = toy
     res = lpmkl_solve(K[1:2], y, p=2.0, C=C, solver=solver, svm_tol=1e-10)
     np.testing.assert_allclose(res.weights, [1.0])
@@ -304,7 +306,7 @@ def test_single_kernel_equals_svc(toy, solver):
 
 @pytest.mark.parametrize("solver", ["newton", "analytic", "cutting_plane"])
 def test_permutation_equivariance(toy, solver):
-    """§5.3 item 12: permuting the kernels permutes theta."""
+    """Permuting the kernels permutes theta."""
     K, y, C = toy
     perm = np.array([2, 0, 3, 1])
     a = lpmkl_solve(K, y, p=2.0, C=C, solver=solver, tol=1e-7, svm_tol=SVM_TOL)
@@ -334,7 +336,7 @@ def test_default_tolerances_converge(toy):
 
 
 def test_newton_options(toy):
-    """Results do not depend on newton_steps (spec §2.1 notes)."""
+    """Results do not depend on newton_steps."""
     K, y, C = toy
     res = lpmkl_solve(K, y, p=2.0, C=C, solver="newton", tol=1e-6, svm_tol=1e-7,
                       newton_steps=3)
@@ -343,7 +345,7 @@ def test_newton_options(toy):
 
 
 def test_newton_armijo_rule_stalls(toy):
-    """Spec §2.1 discrepancy: SHOGUN's relative-decrease rule (armijo_c=1e-4) stalls near the
+    """SHOGUN's relative-decrease rule (armijo_c=1e-4) stalls near the
     optimum, strict decrease (the default) does not."""
     K, y, C = toy
     with pytest.warns(ConvergenceWarning, match="did not converge in 60 iterations"):
@@ -356,7 +358,7 @@ def test_newton_armijo_rule_stalls(toy):
 @pytest.mark.parametrize("solver", ["newton", "analytic", "cutting_plane"])
 @pytest.mark.parametrize("p", [4 / 3, 2.0], ids=lambda p: f"p={p:.3g}")
 def test_interleaved_equals_wrapper(toy, p, solver):
-    """§5.3 item 6: interleaved mode reaches the wrapper's objective (1e-5) and theta (1e-3)."""
+    """Interleaved mode reaches the wrapper's objective (1e-5) and theta (1e-3)."""
     K, y, C = toy
     wrap = lpmkl_solve(K, y, p=p, C=C, solver=solver, tol=MKL_TOL, svm_tol=SVM_TOL)
     inter = lpmkl_solve(K, y, p=p, C=C, solver=solver, tol=MKL_TOL, svm_tol=SVM_TOL,
@@ -375,7 +377,7 @@ def test_smo_backend_matches_libsvm(toy):
     K, y, C = toy
     theta = normalize_pnorm(np.array([0.3, 0.5, 0.6, 0.2]), 2.0)
     ref = svm_solve(K, y, weights=theta, C=C, tol=1e-10)
-    from mklcore._wrapper import SVMOracle
+    from mklcore.wrapper import SVMOracle
 
     oracle = SVMOracle(K, y, C=C, svm_tol=1e-10, p=2.0, backend="smo")
     state = oracle(theta)
@@ -476,7 +478,7 @@ def test_verbose_prints(toy, capsys):
 # ------------------------------------------------------------------ estimator
 
 def test_estimator_single_kernel_matches_svc():
-    """STYLE §7: one kernel, no normalisation ⇒ SVC(kernel="precomputed") decision values."""
+    """One kernel, no normalisation ⇒ SVC(kernel="precomputed") decision values."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(50, 3))
     y = np.where(X[:, 0] + 0.3 * rng.normal(size=50) > 0, "b", "a")
@@ -516,3 +518,69 @@ def test_estimator_fit_and_params():
         LpMKLClassifier(kernels=[lin], p=0.5).fit(X, y)
     with pytest.raises(ValueError, match="requires p > 1"):
         LpMKLClassifier(kernels=[lin], p=1, solver="newton").fit(X, y)
+
+
+# --------------------------------------------------------------------------------------
+# the shared wrapper loop (mklcore.wrapper) on the iteration contract
+# --------------------------------------------------------------------------------------
+
+def test_sum_kernel_is_lpmkl_at_p_inf(toy):
+    """sum_kernel_svm_solve is lpmkl_solve(p=inf): the same model, the same objective."""
+    K, y, C = toy
+    ref = sum_kernel_svm_solve(K, y, C=C, svm_tol=SVM_TOL)
+    res = lpmkl_solve(K, y, p=np.inf, C=C, svm_tol=SVM_TOL)
+    assert ref.objective == res.objective and ref.gap == res.gap
+    np.testing.assert_array_equal(ref.dual_coef, res.dual_coef)
+    assert ref.intercept == res.intercept and ref.n_iter == 1
+    # the objective is the SVM dual value J; the hinge primal certifies it
+    assert 0 <= ref.rigorous_gap < 1e-3 * ref.objective
+
+
+@pytest.mark.parametrize("solver,options", [
+    ("newton", {}), ("analytic", {}), ("cutting_plane", {}),
+    ("analytic", {"mode": "interleaved"}), ("newton", {"svm_backend": "smo"})])
+@pytest.mark.parametrize("max_iter", [3, 1000])
+def test_history_has_n_iter_rows(toy, solver, options, max_iter):
+    """Every run records one history row per outer iteration (converged or not)."""
+    K, y, C = toy
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        res = lpmkl_solve(K, y, p=2.0, C=C, solver=solver, tol=1e-6, max_iter=max_iter,
+                          **options)
+    assert res.status == (1 if max_iter == 3 else 0)
+    for key, column in res.history.items():
+        assert len(column) == res.n_iter, key
+    np.testing.assert_array_equal(res.history["weights"][-1] > 0, True)
+
+
+def test_wrapper_callback_payload_and_stop(toy):
+    """The callback sees the Monitor payload plus the iterate; StopIteration gives status 3."""
+    K, y, C = toy
+    seen = []
+
+    def callback(payload):
+        seen.append(payload)
+        if payload.n_iter == 2:
+            raise StopIteration
+
+    res = lpmkl_solve(K, y, p=2.0, C=C, callback=callback)
+    assert res.status == 3 and res.n_iter == 2 and len(res.history["objective"]) == 2
+    assert {"n_iter", "objective", "gap", "criterion", "weights", "time", "method",
+            "dual_coef", "intercept", "dual_objective", "alpha"} <= set(seen[0])
+
+
+def test_run_wrapper_with_a_new_weight_step(toy):
+    """The module docstring's recipe: a WeightStep subclass is all a new method needs."""
+    K, y, C = toy
+
+    class HalfStep(WeightStep):
+        p = 2.0
+        method, label = "halfstep", "HalfStep (p=2)"
+
+        def step(self, state, oracle):
+            target = normalize_pnorm(np.cbrt(state.theta ** 2 * state.S), self.p)
+            return normalize_pnorm(0.5 * (state.theta + target), self.p)
+
+    res = run_wrapper(K, y, HalfStep(), C=C, tol=1e-6, max_iter=500, svm_tol=SVM_TOL)
+    assert res.success and res.method == "halfstep"
+    np.testing.assert_allclose(res.objective, TOY_OPTIMA[2.0][0], rtol=1e-5)

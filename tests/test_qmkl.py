@@ -1,10 +1,9 @@
-"""Tests of Q-MKL and Q-SVM (Hinrichs et al., NIPS 2012), following spec Sec. 5.
+"""Tests of Q-MKL and Q-SVM (Hinrichs et al., NIPS 2012).
 
 Oracles are small cvxpy problems: the SOCP (written here in two forms) and the SDP of
-Theorem 4 for the beta step, Eq. (8); the support function of the feasible set (spec Sec.
-1.3); the Q-MKL primal with explicit feature maps (``qmkl_primal_cvx``, spec Sec. 5 recipe 3);
-the lp-MKL primal and tabulated optima of ``mklcore.reference`` for Q = ones / I; the Q-SVM
-primal QP (recipe 5).
+Theorem 4 for the beta step, Eq. (8); the support function of the feasible set; the Q-MKL
+primal with explicit feature maps (``qmkl_primal_cvx``); the lp-MKL primal and tabulated
+optima of ``mklcore.reference`` for Q = ones / I; the Q-SVM primal QP.
 """
 
 import warnings
@@ -15,9 +14,9 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
-from mklcore.qmkl import (QMKLClassifier, QSVMClassifier, _BetaStep, _sqrt_factor,
-                          alpha_correlation, block_diagonal_q, check_q, graph_laplacian,
-                          grid_laplacian, q_from_alpha_covariance, q_from_correlation,
+from mklcore.qmkl import (BetaStep, QMKLClassifier, QSVMClassifier, alpha_correlation,
+                          block_diagonal_q, check_q, graph_laplacian, grid_laplacian,
+                          q_from_alpha_covariance, q_from_correlation, q_sqrt_factor,
                           qmkl_beta_step, qmkl_solve, qmkl_support_function, qsvm_solve)
 from mklcore.repro.hinrichs2012_qmkl import (dirichlet_ratio, isolated_pockets,
                                              multiview_kernels, theorem2_proxy)
@@ -28,7 +27,7 @@ from mklcore.reference import TOY_OPTIMA, qmkl_primal_cvx, solve_primal_cvx, toy
 pytestmark = pytest.mark.filterwarnings("ignore:Solution may be inaccurate:UserWarning")
 
 # Module 2 solvers (closed form, root finder, SOCP with Clarabel at 1e-9) agree to ~1e-6; the
-# SDP of Theorem 4 is solved at the same tolerance but is less accurate -> 1e-4 (spec Q3)
+# SDP of Theorem 4 is solved at the same tolerance but is less accurate -> 1e-4
 BETA_STEP_ATOL = 1e-4
 # Algorithm 1 vs the cvxpy primal at SVM tol 1e-10: objectives agree to ~1e-9 relative;
 # beta enters J only at second order near the optimum, so it agrees to ~1e-5 only
@@ -50,7 +49,7 @@ def _gauss(Z, s):
 
 @pytest.fixture(scope="module")
 def tiny():
-    """Spec Sec. 5 recipe 3: n = 30, 4-D data, 5 kernels scaled to trace n, Q = Lap + I."""
+    """n = 30, 4-D data, 5 kernels scaled to trace n, Q = Lap + I."""
     rng = np.random.default_rng(0)
     n = 30
     X = rng.normal(size=(n, 4))
@@ -70,23 +69,23 @@ def _random_q(rng, M, groups):
 def _socp_oracle(W, Q):
     beta = cp.Variable(W.shape[0], nonneg=True)
     prob = cp.Problem(cp.Minimize(W @ cp.inv_pos(beta)),
-                      [cp.norm(_sqrt_factor(Q) @ beta, 2) <= 1])
+                      [cp.norm(q_sqrt_factor(Q) @ beta, 2) <= 1])
     prob.solve(solver=cp.CLARABEL, **CLARABEL_TIGHT)
     return beta.value
 
 
 def _explicit_socp_oracle(W, Q):
-    """Explicit SOC form of spec Sec. 2.2c: ||(2, nu_m - beta_m)|| <= nu_m + beta_m."""
+    """Explicit SOC form of Eq. (8): ||(2, nu_m - beta_m)|| <= nu_m + beta_m."""
     M = W.shape[0]
     beta, nu = cp.Variable(M, nonneg=True), cp.Variable(M, nonneg=True)
     cons = [cp.SOC(nu[m] + beta[m], cp.hstack([2.0, nu[m] - beta[m]])) for m in range(M)]
-    cons.append(cp.norm(_sqrt_factor(Q) @ beta, 2) <= 1)
+    cons.append(cp.norm(q_sqrt_factor(Q) @ beta, 2) <= 1)
     cp.Problem(cp.Minimize(W @ nu), cons).solve(solver=cp.CLARABEL, **CLARABEL_TIGHT)
     return beta.value
 
 
 def _primal_oracle(K, y, Q, C):
-    """Q-MKL primal (Q-P) by cvxpy (spec Sec. 5 recipe 3); skip if the solver fails."""
+    """Q-MKL primal (constrained form of (3)) by cvxpy; skip if the solver fails."""
     try:
         ref = qmkl_primal_cvx(K, y, Q, C=C)
     except RuntimeError as exc:
@@ -95,7 +94,7 @@ def _primal_oracle(K, y, Q, C):
 
 
 # ---------------------------------------------------------------------------
-# Module 2: closed forms, root finder, SOCP, SDP (spec Sec. 5 recipes 1-2, claim Q3)
+# Module 2: closed forms, root finder, SOCP, SDP
 # ---------------------------------------------------------------------------
 
 GROUPS6 = [0, 0, 1, 1, 1, 2]
@@ -116,7 +115,7 @@ def test_closed_forms_match_socp_and_sdp(kind):
 
 
 def test_closed_forms_are_the_lp_formulas():
-    """Q = ones: beta ~ sqrt(W) (l1); Q = I: Kloft's p = 2 formula; block: spec Sec. 2.2a."""
+    """Q = ones: beta ~ sqrt(W) (l1); Q = I: Kloft's p = 2 formula; block-of-ones closed form."""
     W = np.array([0.3, 1.2, 2.0, 0.7, 0.1, 1.5])
     np.testing.assert_allclose(qmkl_beta_step(W, np.ones((6, 6))),
                                np.sqrt(W) / np.sqrt(W).sum(), rtol=1e-12)
@@ -133,7 +132,7 @@ def test_root_finder_matches_socp_and_sdp(trial):
     rng = np.random.default_rng(10 + trial)
     Q = _random_q(rng, 6, GROUPS6)
     W = rng.exponential(size=6)
-    step = _BetaStep(Q, "root")
+    step = BetaStep(Q, "root")
     beta = step.step(W)
     assert step.counts["root"] == 1 and step.counts["fallback"] == 0  # converged, no fallback
     np.testing.assert_allclose(beta @ Q @ beta, 1.0, rtol=1e-10)
@@ -147,7 +146,7 @@ def test_root_finder_larger_problem_and_warm_start():
     M = 40
     Q = _random_q(rng, M, np.arange(M) // 8)
     W = rng.exponential(size=M) * np.exp(rng.normal(scale=3, size=M))  # wide range
-    step = _BetaStep(Q, "root")
+    step = BetaStep(Q, "root")
     cold = step.step(W)
     warm = step.step(W * 1.01, cold)
     assert step.counts["fallback"] == 0
@@ -161,7 +160,7 @@ def test_root_finder_handles_singular_q(kind):
     rng = np.random.default_rng(8)
     W = rng.exponential(size=6)
     Q = np.ones((6, 6)) if kind == "ones" else block_diagonal_q(GROUPS6, add_identity=False)
-    step = _BetaStep(Q, "root")
+    step = BetaStep(Q, "root")
     np.testing.assert_allclose(step.step(W), qmkl_beta_step(W, Q), atol=1e-7)
     assert step.counts["fallback"] == 0
 
@@ -175,7 +174,7 @@ def test_root_finder_ill_conditioned_cov():
     Q = q_from_correlation(corr, kind="cov")
     assert np.linalg.cond(Q) > 1e3
     W = np.exp(rng.uniform(-18, 0, size=M))
-    step = _BetaStep(Q, "root")
+    step = BetaStep(Q, "root")
     beta = step.step(W)
     assert step.counts["fallback"] == 0
     ref = _socp_oracle(W, Q)
@@ -184,7 +183,7 @@ def test_root_finder_ill_conditioned_cov():
 
 
 def test_beta_step_invariances():
-    """Spec Sec. 5 recipe 6: scaling W, scaling Q by s (beta / sqrt(s)), permuting kernels."""
+    """Invariances of Eq. (8): scaling W, scaling Q by s (beta / sqrt(s)), permuting kernels."""
     rng = np.random.default_rng(4)
     Q = _random_q(rng, 6, GROUPS6)
     W = rng.exponential(size=6)
@@ -210,12 +209,12 @@ def test_zero_w_gets_zero_weight(method):
 
 
 # ---------------------------------------------------------------------------
-# the dual: support function (spec Sec. 1.3, recipe 4)
+# the dual: support function
 # ---------------------------------------------------------------------------
 
 def _support_oracle(G, Q):
     beta = cp.Variable(G.shape[0], nonneg=True)
-    prob = cp.Problem(cp.Maximize(G @ beta), [cp.norm(_sqrt_factor(Q) @ beta, 2) <= 1])
+    prob = cp.Problem(cp.Maximize(G @ beta), [cp.norm(q_sqrt_factor(Q) @ beta, 2) <= 1])
     prob.solve(solver=cp.CLARABEL, **CLARABEL_TIGHT)
     return prob.value
 
@@ -255,7 +254,7 @@ def test_support_function_special_cases(kind):
 
 
 # ---------------------------------------------------------------------------
-# Algorithm 1 (spec Sec. 5 recipe 3, claims Q1, Q2, Q4)
+# Algorithm 1
 # ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("beta_step", ["root", "socp"])
@@ -357,7 +356,7 @@ def test_graph_laplacian_and_block():
     np.testing.assert_allclose(L @ np.ones(3), 0, atol=1e-15)
     Q = graph_laplacian(S)
     assert np.trace(Q) == pytest.approx(3) and np.linalg.eigvalsh(Q)[0] > 0
-    # Theorem-2 caveat (spec Sec. 1.5): 1 is an eigenvector of I + L with eigenvalue 1
+    # Theorem-2 caveat: 1 is an eigenvector of I + L with eigenvalue 1
     assert theorem2_proxy(graph_laplacian(S, normalize_trace=False)) == pytest.approx(1.0)
     B = block_diagonal_q(["a", "a", "b"])
     assert np.trace(B) == pytest.approx(3) and np.linalg.eigvalsh(B)[0] > 0
@@ -439,7 +438,7 @@ def test_multiview_kernels():
 
 
 # ---------------------------------------------------------------------------
-# bad inputs (spec Sec. 5 recipe 7)
+# bad inputs
 # ---------------------------------------------------------------------------
 
 def test_bad_q_messages(tiny):
@@ -469,7 +468,7 @@ def test_bad_q_messages(tiny):
 
 
 # ---------------------------------------------------------------------------
-# Q-SVM (spec Sec. 1.4, recipe 5)
+# Q-SVM (Sec. 3 and 5.1 of Hinrichs et al.)
 # ---------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -514,7 +513,7 @@ def test_qsvm_matches_cvxpy_primal_and_is_smoother(digits38):
     def dirichlet(v):
         return v @ L @ v / (v @ v)
 
-    assert dirichlet(res.coef) < 0.5 * dirichlet(plain.coef)  # spec: 0.79 vs 4.44
+    assert dirichlet(res.coef) < 0.5 * dirichlet(plain.coef)  # about 0.79 vs 4.44
 
 
 def test_qsvm_bad_q(digits38):
@@ -539,6 +538,24 @@ def test_qsvm_classifier(digits38):
     np.testing.assert_allclose(plain.decision_function(X), svc.decision_function(X), atol=1e-4)
     with pytest.raises(ValueError, match="'C' parameter of QSVMClassifier"):
         QSVMClassifier(C=-1).fit(X, labels)
+    # the Q-SVM goes through the base fit (features instead of a kernel stack)
+    from mklcore._base import BaseMKLClassifier
+
+    assert isinstance(clf, BaseMKLClassifier) and "fit" not in vars(QSVMClassifier)
+    assert clf.n_iter_ == 1 and clf.converged_ and len(clf.history_["objective"]) == 1
+
+
+def test_history_rows_and_status():
+    """One history row per outer iteration, converged or stopped by max_iter."""
+    K, y, C = toy_problem()
+    Q = np.eye(K.shape[0])
+    res = qmkl_solve(K, y, Q, C=C, tol=1e-6)
+    assert res.status == 0 and all(len(v) == res.n_iter for v in res.history.values())
+    with pytest.warns(ConvergenceWarning, match="did not converge in 2 iterations"):
+        res = qmkl_solve(K, y, Q, C=C, tol=1e-12, max_iter=2)
+    assert res.status == 1 and all(len(v) == 2 for v in res.history.values())
+    res = qsvm_solve(np.stack([K[0][0], K[1][0]], axis=1), y, None)
+    assert res.status == 0 and res.n_iter == 1 and len(res.history["objective"]) == 1
 
 
 # ---------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Tests of the cvxpy oracles of lp-norm MKL (spec §5.1, §5.2, §5.3 items 1, 2, 13)."""
+"""Tests of the cvxpy oracles of lp-norm MKL (primal, dual, Tikhonov form, reference optima)."""
 
 import numpy as np
 import pytest
@@ -9,11 +9,11 @@ from mklcore.reference import (TOY_OPTIMA, ReferenceSolverError, factor_kernels,
                                solve_dual_cvx, solve_primal_cvx, solve_tikhonov_cvx,
                                theta_from_dual, toy_problem)
 
-# the table of spec §5.1 prints 7-8 significant digits; Clarabel's default accuracy is ~1e-8
+# TOY_OPTIMA holds 7-8 significant digits; Clarabel's default accuracy is ~1e-8
 TABLE_RTOL = 1e-6
 # theta in the table is rounded to 6 decimals
 THETA_ATOL = 2e-6
-# strong duality between two interior-point solves (spec: agree to <= 2e-8 relative)
+# strong duality between two interior-point solves (agree to <= 2e-8 relative)
 DUALITY_RTOL = 1e-6
 
 
@@ -30,7 +30,7 @@ def toy():
     return toy_problem()
 
 
-def test_toy_problem_is_built_as_in_the_spec(toy):
+def test_toy_problem_is_built_as_documented(toy):
     K, y, C = toy
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 5))
@@ -49,20 +49,20 @@ def test_factor_kernels_reproduces_the_kernels(toy):
 
 @pytest.mark.parametrize("p", sorted(TOY_OPTIMA), ids=lambda p: f"p={p:.3g}")
 def test_primal_matches_table(toy, p):
-    """Eq. (6) by cvxpy reaches the optima of spec §5.1."""
+    """Eq. (6) by cvxpy reaches TOY_OPTIMA."""
     K, y, C = toy
     primal = _or_skip(solve_primal_cvx, K, y, C, p)
     optimum, theta = TOY_OPTIMA[p]
     assert primal["status"] == "optimal"
     np.testing.assert_allclose(primal["objective"], optimum, rtol=TABLE_RTOL)
-    if p > 1:  # theta need not be unique for p = 1 (spec §5.1: compare objectives only)
+    if p > 1:  # theta need not be unique for p = 1 (compare objectives only)
         np.testing.assert_allclose(primal["theta"], theta, atol=THETA_ATOL)
     assert np.isclose(np.linalg.norm(primal["theta"], p), 1.0, atol=1e-6)
 
 
 @pytest.mark.parametrize("p", [1.0, 4 / 3, 2.0, 4.0], ids=lambda p: f"p={p:.3g}")
 def test_strong_duality_and_theta_recovery(toy, p):
-    """§5.3 items 1-2: primal (6) = dual (9); theta from the dual formula = primal theta."""
+    """Primal (6) = its dual; theta from the dual formula = primal theta."""
     K, y, C = toy
     primal = _or_skip(solve_primal_cvx, K, y, C, p)
     dual = _or_skip(solve_dual_cvx, K, y, C, p)
@@ -93,7 +93,7 @@ def test_theta_from_dual_special_cases():
 
 
 def test_tikhonov_ivanov_map(toy):
-    """§5.3 item 13 (Theorem 1 with the explicit constant of §1.3), p = 2, C~ = 0.7, mu = 3."""
+    """Theorem 1 of Kloft et al. (2009) with an explicit constant, p = 2, C~ = 0.7, mu = 3."""
     K, y, _ = toy
     p, C_tilde, mu = 2.0, 0.7, 3.0
     tik = _or_skip(solve_tikhonov_cvx, K, y, C_tilde, mu, p)

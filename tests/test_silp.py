@@ -5,13 +5,13 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
-from mklcore._wrapper import Cuts
 from mklcore.lpnorm import lpmkl_solve
 from mklcore.reference import TOY_OPTIMA, ReferenceSolverError, solve_primal_cvx, toy_problem
-from mklcore.silp import SILPMKLClassifier, _lp_master, silp_solve
+from mklcore.silp import SILPMKLClassifier, silp_solve
 from mklcore.simplemkl import simplemkl_solve
+from mklcore.wrapper import Cuts, lp_master
 
-L1_RTOL = 1e-4   # spec §5.3 item 5 / claim T6: l1 solvers agree within 1e-4 relative
+L1_RTOL = 1e-4   # l1 solvers agree within 1e-4 relative (Kloft et al. 2009, Sec. 3.1)
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +26,7 @@ def toy_run(toy):
 
 
 def test_reaches_l1_optimum(toy, toy_run):
-    """Objective within 1e-4 of the l1 optimum (table §5.1 and cvxpy)."""
+    """Objective within 1e-4 of the l1 optimum (TOY_OPTIMA and cvxpy)."""
     K, y, C = toy
     res = toy_run
     assert res.success and res.method == "silp" and res.criterion <= 1e-6
@@ -46,7 +46,7 @@ def test_reaches_l1_optimum(toy, toy_run):
 
 
 def test_weights_and_bounds_every_iteration(toy_run):
-    """Simplex weights; LP values are lower bounds, J(theta) upper bounds (§5.3 item 15)."""
+    """Simplex weights; LP values are lower bounds, J(theta) upper bounds."""
     h = toy_run.history
     assert np.all(h["weights"] >= 0)
     np.testing.assert_allclose(h["weights"].sum(axis=1), 1.0, atol=1e-12)
@@ -82,7 +82,7 @@ def test_lp_master():
     cuts = Cuts(2, prune=False)
     cuts.add(10.0, [4.0, 0.0])   # 10 - 4 theta_1
     cuts.add(10.0, [0.0, 6.0])   # 10 - 6 theta_2
-    theta, eta = _lp_master(cuts)
+    theta, eta = lp_master(cuts)
     # 10 - 4 t = 10 - 6 (1 - t)  =>  t = 0.6, eta = 7.6
     np.testing.assert_allclose(theta, [0.6, 0.4], atol=1e-9)
     assert eta == pytest.approx(7.6)
@@ -92,7 +92,7 @@ def test_cut_pruning():
     cuts = Cuts(2, max_cuts=3)
     for L, S in [(10, [4, 0]), (10, [0, 6]), (1, [0, 0]), (2, [0, 0]), (3, [0, 0])]:
         cuts.add(L, S)
-    theta, eta = _lp_master(cuts)
+    theta, eta = lp_master(cuts)
     cuts.prune(theta, eta)
     assert len(cuts) == 4 and cuts.n_pruned == 1
     assert 1.0 not in cuts.L  # the loosest cut went first
@@ -153,7 +153,7 @@ def test_max_iter_and_callback(toy):
 
 
 def test_sip_stop(toy):
-    """stop="sip" stops on |1 - eta/J| (§1.7 item 3); Δ_rel is still reported."""
+    """stop="sip" stops on |1 - eta/J| (Sonnenburg's epsilon_MKL); Δ_rel is still reported."""
     K, y, C = toy
     res = silp_solve(K, y, C=C, tol=1e-6, svm_tol=1e-8, stop="sip")
     assert res.success and res.criterion_name == "SIP gap |1 - eta/J|"
@@ -188,3 +188,16 @@ def test_estimator():
     clf = SILPMKLClassifier(kernels=[lin, noise]).fit(X, y)
     assert np.isclose(clf.weights_.sum(), 1.0) and clf.weights_[0] > clf.weights_[1]
     assert set(clf.predict(X)) <= {"pos", "neg"} and clf.score(X, y) > 0.9
+
+
+@pytest.mark.parametrize("mode", ["wrapper", "interleaved"])
+@pytest.mark.parametrize("max_iter,status", [(2, 1), (1000, 0)])
+def test_history_has_n_iter_rows(toy, mode, max_iter, status):
+    K, y, C = toy
+    if status == 1:
+        with pytest.warns(ConvergenceWarning, match="SILP-MKL did not converge"):
+            res = silp_solve(K, y, C=C, tol=1e-8, max_iter=max_iter, mode=mode)
+    else:
+        res = silp_solve(K, y, C=C, tol=1e-5, max_iter=max_iter, mode=mode)
+    assert res.status == status
+    assert all(len(v) == res.n_iter for v in res.history.values())

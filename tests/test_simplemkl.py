@@ -5,11 +5,11 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
-from mklcore._wrapper import SVMOracle
 from mklcore.reference import TOY_OPTIMA, ReferenceSolverError, solve_primal_cvx, toy_problem
 from mklcore.simplemkl import SimpleMKLClassifier, simplemkl_duality_gap, simplemkl_solve
+from mklcore.wrapper import SVMOracle
 
-L1_RTOL = 1e-4   # spec §5.3 item 5: l1 solvers agree within 1e-4 relative
+L1_RTOL = 1e-4   # l1 solvers agree within 1e-4 relative (Kloft et al. 2009, Sec. 3.1)
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +24,7 @@ def toy_run(toy):
 
 
 def test_reaches_l1_optimum(toy, toy_run):
-    """Objective within 1e-4 of the l1 optimum of (6) (table §5.1 and cvxpy)."""
+    """Objective within 1e-4 of the l1 optimum of (6) (TOY_OPTIMA and cvxpy)."""
     K, y, C = toy
     res = toy_run
     assert res.success and res.method == "simplemkl"
@@ -52,7 +52,7 @@ def test_objective_decreases(toy_run):
 
 
 def test_duality_gap_formula_equals_relative_gap(toy, toy_run):
-    """§5.3 item 16: SimpleMKL's (J + max S - 1'alpha) / J equals Delta_rel at p = 1."""
+    """SimpleMKL's (J + max S - 1'alpha) / J equals Delta_rel at p = 1."""
     h = toy_run.history
     np.testing.assert_allclose(h["criterion"], h["gap"], rtol=1e-10, atol=1e-14)
     K, y, C = toy
@@ -137,3 +137,15 @@ def test_estimator():
     assert clf.weights_.shape == (2,) and np.isclose(clf.weights_.sum(), 1.0)
     assert clf.weights_[0] > clf.weights_[1]
     assert clf.score(X, y) > 0.9
+
+
+@pytest.mark.parametrize("max_iter,status", [(2, 1), (1000, 0)])
+def test_history_has_n_iter_rows(toy, max_iter, status):
+    K, y, C = toy
+    if status == 1:
+        with pytest.warns(ConvergenceWarning, match="SimpleMKL did not converge"):
+            res = simplemkl_solve(K, y, C=C, tol=1e-8, max_iter=max_iter)
+    else:
+        res = simplemkl_solve(K, y, C=C, tol=1e-3, max_iter=max_iter)
+    assert res.status == status
+    assert all(len(v) == res.n_iter for v in res.history.values())

@@ -1,5 +1,8 @@
 """Tests of the inner SVM, the result type and the input validation."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from sklearn.svm import SVC
@@ -7,8 +10,8 @@ from sklearn.svm import SVC
 from mklcore._result import History, MKLResult, decision
 from mklcore._validation import (Interval, Options, check_binary_labels, check_kernel_stack,
                                  check_psd, smallest_eigenvalue, validate_params)
-from mklcore.svm import (available_backends, combine_kernels, kernel_quadratic_terms,
-                         register_backend, svm_solve)
+from mklcore.svm import (BUILTIN_BACKENDS, CachedSMO, available_backends, combine_kernels,
+                         kernel_quadratic_terms, libsvm_intercept, register_backend, svm_solve)
 
 # LIBSVM stops at a KKT violation of `tol`; decision values then agree to about tol/10
 DECISION_ATOL = 1e-6
@@ -208,3 +211,43 @@ def test_binary_labels():
         check_binary_labels([0, 1, 2], "MyEst")
     with pytest.raises(ValueError, match="y contains NaN"):
         check_binary_labels(np.array([0.0, np.nan, 1.0]))
+
+
+def test_import_registers_no_backend():
+    """Importing mklcore.svm calls nothing: no registration, no SVM library loaded."""
+    code = ("import sys, mklcore.svm as s; "
+            "print(sorted(s._BACKENDS), sorted(s.BUILTIN_BACKENDS), 'sklearn.svm' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split("\n")[0]
+    assert out == "[] ['libsvm'] False"
+    assert "libsvm" in available_backends() and set(BUILTIN_BACKENDS) <= set(available_backends())
+
+
+def test_libsvm_intercept_matches_libsvm(toy):
+    """LIBSVM's bias rule, recomputed from alpha and the gradient, gives sklearn's intercept."""
+    K, y = toy
+    for C in (0.05, 1.0, 100.0):  # few free SVs at small C, many at large C
+        res = svm_solve(K[0], y, C=C, tol=1e-10)
+        grad = y * (K[0] @ res.dual_coef) - 1.0
+        np.testing.assert_allclose(libsvm_intercept(res.alpha, y, grad, C), res.intercept,
+                                   atol=1e-6)
+    # no free support vector (alpha = 0, grad = -1): the midpoint of [-1, 1], b = 0
+    assert libsvm_intercept(np.zeros_like(y), y, -np.ones_like(y), 1.0) == 0.0
+
+
+def test_cached_smo_matches_libsvm(toy):
+    """The warm-startable SMO reaches LIBSVM's decision values, cold and warm started."""
+    K, y = toy
+    theta = np.array([0.5, 0.2, 0.3])
+    smo = CachedSMO(K, y, 1.0)
+    H = np.zeros((3, y.size))
+    alpha, H, b, n_iter, converged = smo.solve(theta, np.zeros(y.size), H, 1e-8)
+    assert converged and n_iter > 0
+    ref = svm_solve(K, y, weights=theta, C=1.0, tol=1e-8)
+    K_theta = np.tensordot(theta, K, axes=1)
+    np.testing.assert_allclose(K_theta @ (alpha * y) + b, K_theta @ ref.dual_coef + ref.intercept,
+                               atol=1e-5)
+    np.testing.assert_allclose(H, np.einsum("mij,j->mi", K, alpha * y), atol=1e-10)
+    # warm start at slightly different weights: few iterations
+    _, _, _, n_warm, converged = smo.solve(theta * 1.01, alpha, H.copy(), 1e-8)
+    assert converged and n_warm < n_iter

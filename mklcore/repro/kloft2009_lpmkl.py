@@ -285,7 +285,7 @@ def timing_cell(*, n, n_kernels, methods, panel=None, C=1.0, tol=1e-5, svm_tol=1
     SVM tolerance ``svm_tol`` (the paper's outer SVM-eps 1e-3) and MKL tolerance ``tol``
     (the paper's 1e-5). ``stop="gap"`` (default): every MKL method stops on a certified
     relative duality gap (:math:`\Delta_{rel}`; at p = 1 SILP and the cutting plane may use
-    their LP bound, see :class:`~mklcore._wrapper.SIPWeightStep`); ``stop="sip"``: SILP and
+    their LP bound, see :class:`~mklcore.wrapper.SIPWeightStep`); ``stop="sip"``: SILP and
     the cutting planes stop on the SIP gap instead (the paper's "inner SIP precision").
     ``mode="interleaved"`` (default, the paper's scheme, spec §2.0): SILP, Newton, cutting
     plane and analytic interleave weight steps with ``max(10, n // 10)`` iterations of the

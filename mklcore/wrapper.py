@@ -1,38 +1,72 @@
-r"""The one wrapper loop shared by the SVM-based MKL solvers (lp-norm MKL, SimpleMKL, SILP).
+r"""The public extension point of mklcore's SVM-wrapper MKL solvers: one shared loop.
 
-Every solver of Kloft et al. (2009) and its two l1 baselines alternates between an SVM on
-the combined kernel :math:`K_\theta=\sum_m\theta_mK_m` and an update of the kernel weights
-:math:`\theta` (spec §2.0, "wrapper scheme"). :func:`run_wrapper` runs that loop once for all
-of them:
+Every solver of Kloft et al. (2009) and its two l1 baselines (SimpleMKL, SILP), as well as
+Q-MKL (Hinrichs et al. 2012), alternates between an SVM on the combined kernel
+:math:`K_\theta=\sum_m\theta_mK_m` and an update of the kernel weights :math:`\theta` (the
+"wrapper" scheme; Kloft et al. 2009, Sec. 2.4). :func:`run_wrapper` runs that loop once for
+all of them, on the iteration contract :class:`~mklcore._result.Monitor`:
 
-1. SVM at the current weights (:func:`mklcore.svm.svm_solve`, warm-started where the backend
-   supports it) :math:`\to\alpha`;
-2. per-kernel quantities :math:`S_m=\frac12\alpha^\top Q_m\alpha` (unweighted kernels) and
-   :math:`L=\mathbf 1^\top\alpha`, objective :math:`J=t(\alpha,\theta)=L-\theta^\top S`
-   (the inner value of the saddle-point problem (SP)), dual value
-   :math:`D_p(\alpha)=L-\|S\|_{p^*}` of the dual (9), and the relative duality gap of §1.7,
-   :math:`\Delta_{rel}=(\|S\|_{p^*}-\theta^\top S)/J`;
+1. SVM at the current weights (an engine of :mod:`mklcore.svm`) :math:`\to\alpha`;
+2. per-kernel quantities :math:`S_m=\frac12\alpha^\top Q_m\alpha` (unweighted kernels,
+   :math:`Q_m=YK_mY`) and :math:`L=\mathbf 1^\top\alpha`, objective
+   :math:`J=L-\theta^\top S`, the inner value of the saddle-point problem
+   :math:`\min_\theta\max_\alpha L(\alpha)-\theta^\top S(\alpha)` (Kloft et al. 2009,
+   Sec. 2.4.2), dual value :math:`D_p(\alpha)=L-\|S\|_{p^*}` (the dual of their problem (6),
+   with :math:`\|S\|_{p^*}` the :math:`\delta` of their eq. (8)) and the relative duality gap
+   :math:`\Delta_{rel}=(\|S\|_{p^*}-\theta^\top S)/J`, which is :math:`\ge0` by Hölder and 0
+   iff :math:`\theta` is optimal for this :math:`\alpha`;
 3. the method's own stopping criterion (``WeightStep.gap``: :math:`\Delta_{rel}` for Newton
    and analytic updates and SimpleMKL, the SIP gap :math:`|1-\eta/J|` for cutting planes);
-4. history, ``callback`` (raise ``StopIteration`` to stop with ``status=3``) and the stop test;
+4. one history row, ``callback`` (raise ``StopIteration`` to stop with ``status=3``) and the
+   stop test (:meth:`Monitor.record <mklcore._result.Monitor.record>`);
 5. the method's weight step (``WeightStep.step``), which may call the SVM at trial weights
    through the oracle it is handed (SimpleMKL's line search).
 
 The loop ends with an SVM "polish" at the final weights whenever the last alpha does not
-belong to them, then computes the rigorous certificate of §1.7 item 2,
-:math:`P_{hinge}-D_p(\alpha)\ge 0`, and returns one :class:`~mklcore._result.MKLResult`.
-Methods only supply a small :class:`WeightStep` subclass (``init``, ``gap``, ``step``).
+belong to them, so that the returned :math:`(\alpha, b, \theta)` belong together, then
+computes the tolerance-free certificate :math:`P_{hinge}-D_p(\alpha)\ge0` (hinge primal at
+the current bias minus the dual value: an upper minus a lower bound of the optimum) and
+returns one :class:`~mklcore._result.MKLResult`.
 
 Two SVM engines and two modes:
 
 * ``svm_backend="libsvm"`` (default): :func:`mklcore.svm.svm_solve` on the combined kernel
   (one pass over the stack to combine, one for the per-kernel terms, no warm start);
-* ``svm_backend="smo"``: :class:`CachedSMO`, a warm-startable SMO with per-kernel gradient
-  caches :math:`H_m=K_m(\alpha\circ y)` that never forms :math:`K_\theta` (spec §2.0);
+* ``svm_backend="smo"``: :class:`mklcore.svm.CachedSMO`, a warm-startable SMO with
+  per-kernel gradient caches :math:`H_m=K_m(\alpha\circ y)` that never forms :math:`K_\theta`;
 * ``mode="wrapper"`` (default): the SVM is solved to ``svm_tol`` before every weight step;
-* ``mode="interleaved"`` (``"smo"`` only): the paper's scheme, a weight step after every
-  ``mkl_every`` SMO iterations; stops when the SVM is converged at the current weights and
-  the criterion is below ``tol``.
+* ``mode="interleaved"`` (``"smo"`` only): the papers' chunking scheme (Sonnenburg et al.
+  2006, Algorithm 2; Kloft et al. 2009, Sec. 2.4), a weight step after every ``mkl_every``
+  SMO iterations; stops when the SVM is converged at the current weights and the criterion
+  is below ``tol``.
+
+How to add a wrapper method
+---------------------------
+A method is a small :class:`WeightStep` subclass: its starting weights (:meth:`~WeightStep.init`),
+its weight set (:attr:`~WeightStep.p` or :meth:`~WeightStep.dual_norm`, which give the dual
+value and :math:`\Delta_{rel}`), its stopping value (:meth:`~WeightStep.gap`) and its update
+(:meth:`~WeightStep.step`, returning new weights or a :class:`WrapperState` already evaluated
+at them). Everything else (SVM engines, warm starts, history, callback, status, warnings,
+polish, certificates) comes from :func:`run_wrapper`::
+
+    import numpy as np
+    from mklcore.wrapper import WeightStep, normalize_pnorm, run_wrapper
+
+    class HalfStep(WeightStep):  # halfway to the closed-form l2 update (theta^2 S)^(1/3)
+        p = 2.0
+        method, label = "halfstep", "HalfStep (p=2)"
+
+        def step(self, state, oracle):
+            target = normalize_pnorm(np.cbrt(state.theta ** 2 * state.S), self.p)
+            return normalize_pnorm(0.5 * (state.theta + target), self.p)
+
+    result = run_wrapper(K, y, HalfStep(), C=1.0, tol=1e-5, max_iter=500, svm_tol=1e-3)
+
+``K`` must be a valid stack (symmetric PSD Gram matrices of shape (n_kernels, n, n), as the
+``*_solve`` functions check) and ``y`` in {-1, +1}. Column-generation methods derive from
+:class:`SIPWeightStep` and keep their cuts in :class:`Cuts`; a step that cannot continue raises
+:class:`NumericalFailure` (the run then ends with ``status=2``); :class:`FixedWeights` is the
+SVM at fixed weights (the sum kernel).
 """
 
 import time
@@ -40,16 +74,16 @@ import warnings
 
 import numpy as np
 from scipy.special import logsumexp
-from sklearn.exceptions import ConvergenceWarning
 
-from ._result import STATUS_MESSAGES, History, MKLResult
-from .svm import combine_kernels, svm_solve
+from ._result import Monitor
+from .svm import CachedSMO, combine_kernels, svm_solve
 
 __all__ = ["THETA_FLOOR", "conjugate_exponent", "dual_norm", "pnorm", "normalize_pnorm",
-           "uniform_weights", "WrapperState", "CachedSMO", "SVMOracle", "WeightStep",
-           "FixedWeights", "NumericalFailure", "Cuts", "run_wrapper"]
+           "uniform_weights", "WrapperState", "SVMOracle", "WeightStep", "SIPWeightStep",
+           "FixedWeights", "NumericalFailure", "Cuts", "lp_master", "run_wrapper"]
 
-#: floor applied to weights before logarithms in multiplicative updates (spec §2.0, §2.9.5)
+#: floor applied to weights before logarithms in multiplicative updates (a weight that
+#: reaches 0 would stay 0)
 THETA_FLOOR = 1e-12
 
 
@@ -58,11 +92,21 @@ class NumericalFailure(RuntimeError):
 
 
 # --------------------------------------------------------------------------------------
-# norms in the log domain (spec §2.0 "Numerics", §2.9 item 2)
+# norms in the log domain (exponents like 1/(p-1) explode as p -> 1)
 # --------------------------------------------------------------------------------------
 
 def conjugate_exponent(p):
-    r"""Conjugate exponent :math:`p^*=p/(p-1)` (:math:`\infty` for p = 1, 1 for p = inf)."""
+    r"""Conjugate exponent :math:`p^*=p/(p-1)` (:math:`\infty` for p = 1, 1 for p = inf).
+
+    Parameters
+    ----------
+    p : float
+        Norm, ``1 <= p <= inf``.
+
+    Returns
+    -------
+    p_star : float
+    """
     p = float(p)
     if p == 1.0:
         return np.inf
@@ -72,7 +116,18 @@ def conjugate_exponent(p):
 
 
 def pnorm(theta, p):
-    r""":math:`\|\theta\|_p` for non-negative ``theta``, computed in the log domain."""
+    r""":math:`\|\theta\|_p` for non-negative ``theta``, computed in the log domain.
+
+    Parameters
+    ----------
+    theta : array-like of shape (n_kernels,)
+    p : float
+        Norm, ``1 <= p <= inf``.
+
+    Returns
+    -------
+    norm : float
+    """
     theta = np.asarray(theta, dtype=float)
     if np.isinf(p):
         return float(np.max(np.abs(theta))) if theta.size else 0.0
@@ -86,16 +141,40 @@ def pnorm(theta, p):
 
 
 def dual_norm(S, p):
-    r""":math:`\|S\|_{p^*}` of eq. (8)/(9): max for p = 1, sum for p = inf, else log domain.
+    r""":math:`\|S\|_{p^*}`, the :math:`\delta` of eq. (8) of Kloft et al. (2009).
 
-    Negative entries (round-off) are treated as 0 (spec §2.0).
+    The max for p = 1, the sum for p = inf, else computed in the log domain. Negative entries
+    (round-off) are treated as 0.
+
+    Parameters
+    ----------
+    S : array-like of shape (n_kernels,)
+        Per-kernel terms :math:`S_m=\frac12\alpha^\top Q_m\alpha`.
+    p : float
+        Norm of the weight constraint, ``1 <= p <= inf`` (the dual norm uses :math:`p^*`).
+
+    Returns
+    -------
+    norm : float
     """
     S = np.maximum(np.asarray(S, dtype=float), 0.0)
     return pnorm(S, conjugate_exponent(p))
 
 
 def normalize_pnorm(theta, p):
-    r"""Scale non-negative ``theta`` to :math:`\|\theta\|_p=1` (unchanged if it is 0)."""
+    r"""Scale non-negative ``theta`` to :math:`\|\theta\|_p=1` (unchanged if it is 0).
+
+    Parameters
+    ----------
+    theta : array-like of shape (n_kernels,)
+        Negative entries are set to 0 first.
+    p : float
+        Norm, ``1 <= p <= inf``.
+
+    Returns
+    -------
+    theta : ndarray of shape (n_kernels,)
+    """
     theta = np.maximum(np.asarray(theta, dtype=float), 0.0)
     norm = pnorm(theta, p)
     if norm <= 0 or not np.isfinite(norm):
@@ -104,7 +183,21 @@ def normalize_pnorm(theta, p):
 
 
 def uniform_weights(n_kernels, p):
-    r"""The uniform starting point :math:`M^{-1/p}\mathbf 1` with unit p-norm (spec §2.7)."""
+    r"""The uniform starting point :math:`M^{-1/p}\mathbf 1` with unit p-norm.
+
+    The starting point of Kloft et al. (2009, Sec. 2.4.2): the uniform mixture on the unit
+    p-sphere.
+
+    Parameters
+    ----------
+    n_kernels : int
+    p : float
+        Norm, ``1 <= p <= inf`` (all ones for p = inf).
+
+    Returns
+    -------
+    theta : ndarray of shape (n_kernels,)
+    """
     if np.isinf(p):
         return np.ones(n_kernels)
     return np.full(n_kernels, float(n_kernels) ** (-1.0 / p))
@@ -117,14 +210,40 @@ def uniform_weights(n_kernels, p):
 class WrapperState:
     r"""The SVM solution at one weight vector and the MKL quantities derived from it.
 
-    Attributes: ``theta``, ``alpha`` (unsigned), ``dual_coef`` (``alpha*y``), ``intercept``,
-    ``S`` (:math:`\frac12\alpha^\top Q_m\alpha`, unweighted), ``L`` (:math:`\mathbf1^\top\alpha`),
-    ``J`` (:math:`L-\theta^\top S`, eq. (SP)), ``dual_norm`` (:math:`\|S\|_{p^*}`, eq. (8)),
-    ``dual_objective`` (:math:`D_p(\alpha)`, eq. (9)), ``rel_gap`` (:math:`\Delta_{rel}` of
-    §1.7), ``primal_objective`` (hinge primal at the current bias, ``nan`` for a rescored
-    state), ``exact`` (alpha came from an SVM solve at ``theta``), ``svm`` (the raw
-    :func:`~mklcore.svm.svm_solve` result or ``None``) and ``H`` (the per-kernel gradient
-    caches :math:`H_m=K_m(\alpha\circ y)` of the ``"smo"`` backend, else ``None``).
+    Parameters
+    ----------
+    theta : array-like of shape (n_kernels,)
+        Kernel weights.
+    alpha, dual_coef : ndarray of shape (n,)
+        Unsigned dual variables and ``alpha * y``.
+    intercept : float
+        Bias of the SVM.
+    S : array-like of shape (n_kernels,)
+        :math:`S_m=\frac12\alpha^\top Q_m\alpha` (unweighted kernels).
+    p : float or callable
+        Norm of the weight set, or a callable ``S -> dual norm`` (its support function).
+    primal_objective : float, default=nan
+        Hinge primal at the current bias (``nan`` for a rescored state).
+    exact : bool, default=True
+        Whether alpha came from an SVM solve at ``theta``.
+    svm : MKLResult, default=None
+        The raw :func:`~mklcore.svm.svm_solve` result, if any.
+    H : ndarray of shape (n_kernels, n), default=None
+        The per-kernel gradient caches :math:`H_m=K_m(\alpha\circ y)` of the ``"smo"`` engine.
+
+    Attributes
+    ----------
+    L : float
+        :math:`\mathbf1^\top\alpha`.
+    J : float
+        :math:`L-\theta^\top S`, the SVM dual value at :math:`\theta` (the inner value of the
+        saddle-point problem).
+    dual_norm : float
+        :math:`\|S\|_{p^*}`, the :math:`\delta` of eq. (8) of Kloft et al. (2009).
+    dual_objective : float
+        :math:`D_p(\alpha)=L-\|S\|_{p^*}`, the MKL dual value.
+    rel_gap : float
+        :math:`\Delta_{rel}=(\|S\|_{p^*}-\theta^\top S)/J`.
     """
 
     __slots__ = ("theta", "alpha", "dual_coef", "intercept", "S", "L", "J", "dual_norm",
@@ -151,160 +270,6 @@ class WrapperState:
         self.exact = exact
         self.svm = svm
         self.H = H
-
-
-class CachedSMO:
-    r"""Warm-startable SMO on :math:`K_\theta=\sum_m\theta_mK_m` with per-kernel gradient caches.
-
-    The SVM core of spec §2.0: solves
-    :math:`\min_\alpha\frac12\alpha^\top Q_\theta\alpha-\mathbf1^\top\alpha`,
-    :math:`y^\top\alpha=0`, :math:`0\le\alpha\le C`, by SMO with LIBSVM's second-order
-    working-set selection (WSS2 of Fan, Chen & Lin 2005) and the same stopping rule as LIBSVM
-    (maximal violating pair :math:`m(\alpha)-M(\alpha)\le` ``tol``, §1.7 item 1). It never
-    forms :math:`K_\theta`: rows :math:`K_\theta[i,:]=\sum_m\theta_mK_m[i,:]` are computed
-    when SMO touches index i (and cached for this :math:`\theta`), and the caches
-    :math:`H_m=K_m(\alpha\circ y)` are updated with the rows of the changed indices only. A
-    new :math:`\theta` then costs :math:`O(nM)` (:math:`\nabla=y\circ\sum_m\theta_mH_m-\mathbf1`),
-    and :math:`q_m=(\alpha\circ y)^\top H_m` comes for free; warm starts from a nearby alpha
-    touch few rows. Pure NumPy (a Python loop over SMO steps), so it pays off when the stack
-    is large and the warm starts are good; LIBSVM is faster on a cold start of a small problem.
-    """
-
-    #: memory for cached rows of K_theta (n * 8 bytes each), at most 4096 rows
-    cache_bytes = 2 ** 28
-
-    def __init__(self, K, y, C):
-        self.K, self.y, self.C = K, np.asarray(y, dtype=float), float(C)
-        idx = np.arange(K.shape[1])
-        self.diag = np.ascontiguousarray(K[:, idx, idx], dtype=np.float64)  # (M, n)
-
-    def solve(self, theta, alpha, H, tol, max_iter=None):
-        """SMO from ``alpha`` (with caches ``H``, updated in place) at weights ``theta``.
-
-        Returns ``alpha, H, intercept, n_iter, converged``.
-        """
-        K, y, C = self.K, self.y, self.C
-        n = y.size
-        theta = np.asarray(theta, dtype=float)
-        alpha = np.array(alpha, dtype=float, copy=True)
-        active = np.flatnonzero(theta)
-        all_active = active.size == theta.size
-        theta_act = theta[active]
-        Kd = theta @ self.diag
-        G = y * (theta @ H) - 1.0  # gradient of 1/2 a'Q a - 1'a
-        rows = {}
-        max_rows = max(64, min(4096, self.cache_bytes // (8 * n)))
-
-        def row(i):
-            r = rows.get(i)
-            if r is None:
-                if len(rows) >= max_rows:
-                    rows.clear()
-                r = theta @ K[:, i, :] if all_active else theta_act @ K[active, i, :]
-                r = rows[i] = np.asarray(r, dtype=np.float64)
-            return r
-
-        dc = np.zeros(n)  # change of alpha * y, for the caches
-        ypos = y > 0
-        # yG = -y * G (the "-y_t grad_t" of LIBSVM) is kept up to date instead of G, and the
-        # index sets enter as penalties (0 inside, -inf/+inf outside), updated at i, j only
-        yG = -y * G
-        pen_up = np.where(np.where(ypos, alpha < C, alpha > 0), 0.0, -np.inf)
-        pen_low = np.where(np.where(ypos, alpha > 0, alpha < C), 0.0, np.inf)
-        tmp, a = np.empty(n), np.empty(n)
-        if max_iter is None:
-            max_iter = max(100_000, 100 * n)
-        n_iter, converged = 0, False
-        while n_iter < max_iter:
-            # WSS2: i maximises -y_t G_t over I_up, j minimises -b^2/a over I_low
-            np.add(yG, pen_up, out=tmp)
-            i = int(np.argmax(tmp))
-            g_max = tmp[i]
-            np.add(yG, pen_low, out=tmp)
-            if g_max - tmp.min() < tol:
-                converged = True
-                break
-            Ki = row(i)
-            np.subtract(g_max, tmp, out=tmp)  # b_t = g_max + y_t G_t (-inf outside I_low)
-            np.maximum(tmp, 0.0, out=tmp)
-            np.multiply(Ki, -2.0, out=a)  # a_t = K_ii + K_tt - 2 K_it
-            a += Kd
-            a += Kd[i]
-            np.maximum(a, 1e-12, out=a)
-            np.square(tmp, out=tmp)
-            np.divide(tmp, a, out=tmp)
-            j = int(np.argmax(tmp))  # = argmin of -b^2/a
-            if not tmp[j] > 0:  # pragma: no cover - cannot happen above tol
-                converged = True
-                break
-            Kj = row(j)
-            quad = max(Kd[i] + Kd[j] - 2.0 * Ki[j], 1e-12)
-            ai, aj = alpha[i], alpha[j]
-            Gi, Gj = -y[i] * yG[i], -y[j] * yG[j]
-            if y[i] != y[j]:  # LIBSVM's two-variable update, verbatim
-                delta = (-Gi - Gj) / quad
-                diff = ai - aj
-                ni, nj = ai + delta, aj + delta
-                if diff > 0:
-                    if nj < 0:
-                        nj, ni = 0.0, diff
-                elif ni < 0:
-                    ni, nj = 0.0, -diff
-                if diff > 0:
-                    if ni > C:
-                        ni, nj = C, C - diff
-                elif nj > C:
-                    nj, ni = C, C + diff
-            else:
-                delta = (Gi - Gj) / quad
-                total = ai + aj
-                ni, nj = ai - delta, aj + delta
-                if total > C:
-                    if ni > C:
-                        ni, nj = C, total - C
-                elif nj < 0:
-                    nj, ni = 0.0, total
-                if total > C:
-                    if nj > C:
-                        nj, ni = C, total - C
-                elif ni < 0:
-                    ni, nj = 0.0, total
-            dci, dcj = y[i] * (ni - ai), y[j] * (nj - aj)
-            alpha[i], alpha[j] = ni, nj
-            # yG_t -= y_t * y_t * (K_ti dc_i + K_tj dc_j)
-            np.multiply(Ki, dci, out=tmp)
-            yG -= tmp
-            np.multiply(Kj, dcj, out=tmp)
-            yG -= tmp
-            for t, at in ((i, ni), (j, nj)):
-                if ypos[t]:
-                    pen_up[t] = 0.0 if at < C else -np.inf
-                    pen_low[t] = 0.0 if at > 0 else np.inf
-                else:
-                    pen_up[t] = 0.0 if at > 0 else -np.inf
-                    pen_low[t] = 0.0 if at < C else np.inf
-            dc[i] += dci
-            dc[j] += dcj
-            n_iter += 1
-        G = -y * yG
-        # caches: H_m += K_m[:, changed] dc[changed] (rows, by symmetry), in chunks
-        changed = np.flatnonzero(dc)
-        for start in range(0, changed.size, 64):
-            ids = changed[start:start + 64]
-            H += np.tensordot(dc[ids], K[:, ids, :], axes=([0], [1]))
-        # intercept by LIBSVM's rule (b = -rho)
-        yG = y * G
-        at_ub, at_lb = alpha >= C, alpha <= 0
-        free = ~(at_ub | at_lb)
-        if np.any(free):
-            rho = float(np.mean(yG[free]))
-        else:
-            ub_mask = (at_ub & ~ypos) | (at_lb & ypos)
-            lb_mask = (at_ub & ypos) | (at_lb & ~ypos)
-            ub = yG[ub_mask].min() if np.any(ub_mask) else np.inf
-            lb = yG[lb_mask].max() if np.any(lb_mask) else -np.inf
-            rho = 0.5 * (ub + lb)
-        return alpha, H, -rho, n_iter, converged
 
 
 class SVMOracle:
@@ -377,6 +342,8 @@ class SVMOracle:
             alpha0, H = start.alpha, start.H.copy()
         alpha, H, b, n_iter, converged = self._smo.solve(theta, alpha0, H, tol, max_iter)
         if not converged and max_iter is None:
+            from sklearn.exceptions import ConvergenceWarning
+
             warnings.warn(f"SMO stopped after {n_iter} iterations before reaching svm_tol "
                           f"{tol:g}.", ConvergenceWarning, stacklevel=4)
         self.n_smo_iter += n_iter
@@ -411,16 +378,16 @@ class WeightStep:
     criterion_name = "relative duality gap"
 
     def init(self, n_kernels):
-        """Starting weights; default: uniform with unit p-norm (spec §2.7)."""
+        """Starting weights; default: uniform with unit p-norm (:func:`uniform_weights`)."""
         return uniform_weights(n_kernels, self.p)
 
     def dual_norm(self, S):
         r"""Dual norm of ``S`` for the weight set (its support function); default
-        :math:`\|S\|_{p^*}` of eq. (8). Determines ``dual_objective`` and ``rel_gap``."""
+        :math:`\|S\|_{p^*}` (:func:`dual_norm`). Determines ``dual_objective`` and ``rel_gap``."""
         return dual_norm(S, self.p)
 
     def gap(self, state):
-        r"""The method's stopping criterion at ``state``; default :math:`\Delta_{rel}` (§1.7)."""
+        r"""The method's stopping criterion at ``state``; default :math:`\Delta_{rel}`."""
         return state.rel_gap
 
     def step(self, state, oracle):  # pragma: no cover - abstract
@@ -459,15 +426,16 @@ class SIPWeightStep(WeightStep):
 
     ``stop="gap"`` (default) stops on a relative duality gap (upper bound :math:`J(\theta)`
     minus a lower bound of the optimum, over :math:`J`), the certificate every other solver
-    stops on: :math:`\Delta_{rel}` of §1.7 item 2 (lower bound :math:`D_p(\alpha)`). At
+    stops on: :math:`\Delta_{rel}` (lower bound :math:`D_p(\alpha)`). At
     ``p = 1`` the value :math:`\eta` of the LP master is a second lower bound (every cut is
     at most :math:`J(\theta)` for all :math:`\theta`), and the better of the two is used:
     :math:`\min(\Delta_{rel}, |1-\eta/J|)`. This matters because the LP returns vertex
     weights whose SVM need not certify through :math:`D_1(\alpha)` when the optimal
     :math:`\theta` is not unique. For ``p > 1`` the SQCLP value is not a lower bound, so
     only :math:`\Delta_{rel}` counts. ``stop="sip"`` stops on the SIP gap
-    :math:`|1-\eta/J|` of §1.7 item 3 (Sonnenburg's :math:`\epsilon_{MKL}`, the paper's
-    "inner SIP precision") at every p. Subclasses set ``self.eta``.
+    :math:`|1-\eta/J|` at every p (the :math:`\epsilon_{MKL}` test of Sonnenburg et al.
+    2006, Algorithm 1; the "inner SIP precision" of Kloft et al. 2009, Sec. 3.1). Subclasses
+    set ``self.eta``.
     """
 
     eta = -np.inf
@@ -493,10 +461,10 @@ class SIPWeightStep(WeightStep):
 
 
 class Cuts:
-    r"""Cutting planes :math:`\eta\ge L^r-\theta^\top S^r` of the (SIP), with pruning.
+    r"""Cutting planes :math:`\eta\ge L^r-\theta^\top S^r` of the semi-infinite program, with pruning.
 
-    Shared by the SIP solvers (lp-norm cutting plane, SILP). Pruning follows SHOGUN (spec
-    §2.2): after a master solve, if there are more than ``max(max_cuts, 2 * n_active)``
+    Shared by the SIP solvers (lp-norm cutting plane, SILP). Pruning follows SHOGUN's MKL
+    implementation: after a master solve, if there are more than ``max(max_cuts, 2 * n_active)``
     cuts (active: slack below ``1e-6`` relative), the cut with the largest slack is deleted.
 
     Parameters
@@ -539,6 +507,52 @@ class Cuts:
             self.n_pruned += 1
 
 
+def lp_master(cuts):
+    r"""Solve the restricted master LP of SILP over the current cuts.
+
+    The LP of Algorithm 1 of Sonnenburg et al. (2006), with our sign convention:
+
+    .. math::
+        \min_{\theta,\eta}\ \eta\quad\text{s.t.}\quad
+        \sum_m\theta_m(L^r-S^r_m)-\eta\le0\ (r=1..R),\quad \sum_m\theta_m=1,\quad\theta\ge0.
+
+    Shared by SILP and the lp-norm cutting plane at p = 1.
+
+    Parameters
+    ----------
+    cuts : Cuts
+        The cuts :math:`(L^r, S^r)` collected so far (at least one).
+
+    Returns
+    -------
+    theta : ndarray of shape (n_kernels,)
+        Weights on the simplex (clipped at 0 and renormalised to sum 1).
+    eta : float
+        Optimal value of the LP, a lower bound of the l1-MKL optimum.
+
+    Raises
+    ------
+    NumericalFailure
+        If HiGHS does not solve the LP.
+    """
+    from scipy.optimize import linprog
+
+    R, M = cuts.S.shape
+    c = np.zeros(M + 1)
+    c[-1] = 1.0
+    A_ub = np.hstack([cuts.L[:, None] - cuts.S, -np.ones((R, 1))])
+    A_eq = np.zeros((1, M + 1))
+    A_eq[0, :M] = 1.0
+    bounds = [(0.0, None)] * M + [(None, None)]
+    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(R), A_eq=A_eq, b_eq=[1.0], bounds=bounds,
+                  method="highs")
+    if res.status != 0 or res.x is None:
+        raise NumericalFailure(f"SILP master LP failed: {res.message}")
+    theta = np.maximum(res.x[:M], 0.0)
+    theta /= theta.sum()
+    return theta, float(res.x[-1])
+
+
 # --------------------------------------------------------------------------------------
 # the loop
 # --------------------------------------------------------------------------------------
@@ -550,11 +564,10 @@ def _check_weights(theta, n_kernels, where):
     return theta
 
 
-def _snapshot(state, n_iter, crit, step):
-    return MKLResult(
-        weights=state.theta.copy(), dual_coef=state.dual_coef, intercept=state.intercept,
-        objective=state.J, gap=state.rel_gap, n_iter=n_iter, criterion=crit,
-        dual_objective=state.dual_objective, alpha=state.alpha, method=step.method)
+def _snapshot(state):
+    """The callback's view of an iterate beyond the keys every Monitor payload has."""
+    return {"dual_coef": state.dual_coef, "intercept": state.intercept,
+            "dual_objective": state.dual_objective, "alpha": state.alpha}
 
 
 def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose=0,
@@ -571,20 +584,22 @@ def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose
     step : WeightStep
         The method (start point, stopping criterion, weight update).
     C : float
-        Box constraint of problem (6).
-    tol : float
-        Stop when ``step.gap(state) <= tol``.
+        Box constraint of the SVM (the :math:`C` of problem (6) of Kloft et al. 2009).
+    tol : float or None
+        Stop when ``step.gap(state) <= tol`` (and the SVM is solved at the current weights);
+        ``None``: no stopping test, run ``max_iter`` iterations (status 1, no warning).
     max_iter : int
         Maximum number of outer iterations (SVM solve + criterion + weight step).
     svm_tol : float
-        KKT tolerance of every SVM solve (§1.7 item 1).
+        KKT tolerance of every SVM solve (LIBSVM's maximal violating pair; the "outer SVM
+        epsilon" of Kloft et al. 2009, Sec. 3.1).
     callback : callable, default=None
         ``callback(intermediate_result)`` after every outer iteration; ``StopIteration``
         stops the loop with ``status=3``.
     verbose : int, default=0
         ``1``: a line every 10 iterations; ``>= 2``: every iteration.
     svm_backend : {"libsvm", "smo"} or str, default="libsvm"
-        ``"smo"``: the warm-started :class:`CachedSMO`; else a :func:`mklcore.svm.svm_solve`
+        ``"smo"``: the warm-started :class:`mklcore.svm.CachedSMO`; else a :func:`mklcore.svm.svm_solve`
         backend.
     polish_tol : float, default=None
         If given and smaller than ``svm_tol``, the final SVM is re-solved at this tolerance.
@@ -592,24 +607,26 @@ def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose
         Extra keys stored in the result (e.g. ``p``, ``solver``).
     mode : {"wrapper", "interleaved"}, default="wrapper"
         ``"wrapper"``: the SVM is solved to ``svm_tol`` before every weight step.
-        ``"interleaved"`` (spec §2.0, the paper's scheme): only ``mkl_every`` SMO iterations
-        run between weight steps (needs ``svm_backend="smo"``); the loop stops when the SVM
-        is converged at the current weights and the criterion is below ``tol``.
+        ``"interleaved"`` (the chunking scheme of Sonnenburg et al. 2006, Algorithm 2): only
+        ``mkl_every`` SMO iterations run between weight steps (needs ``svm_backend="smo"``);
+        the loop stops when the SVM is converged at the current weights and the criterion is
+        below ``tol``.
     mkl_every : int, default=None
         SMO iterations between weight steps in interleaved mode; ``max(10, n // 10)``.
 
     Returns
     -------
     result : MKLResult
-        Core keys (``weights``, ``dual_coef``, ``intercept``, ``objective`` = :math:`J(\theta)`,
+        Built by :meth:`Monitor.finish <mklcore._result.Monitor.finish>`: core keys
+        (``weights``, ``dual_coef``, ``intercept``, ``objective`` = :math:`J(\theta)`,
         ``gap`` = :math:`\Delta_{rel}`, ``n_iter``, ``success``, ``status``, ``message``,
-        ``history``, ``method``) plus ``alpha``, ``dual_objective`` (:math:`D_p(\alpha)`, eq. (9)),
+        ``history`` with ``n_iter`` rows, ``method``) plus ``alpha``, ``dual_objective``
+        (:math:`D_p(\alpha)`),
         ``primal_objective`` (:math:`P_{hinge}`), ``rigorous_gap``
-        (:math:`P_{hinge}-D_p(\alpha)`, §1.7 item 2), ``criterion`` and ``criterion_name``
+        (:math:`P_{hinge}-D_p(\alpha)\ge0`), ``criterion`` and ``criterion_name``
         (the method's stopping value), ``tol``, ``n_svm_calls``, ``n_smo_iter``, ``svm_time``,
         ``time`` and the method's extras.
     """
-    t_start = time.perf_counter()
     n_kernels = K.shape[0]
     interleaved = mode == "interleaved"
     if interleaved and svm_backend != "smo":
@@ -617,40 +634,20 @@ def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose
                          f"per-kernel gradient caches); got svm_backend={svm_backend!r}.")
     chunk = (mkl_every or max(10, K.shape[1] // 10)) if interleaved else None
     oracle = SVMOracle(K, y, C=C, svm_tol=svm_tol, p=step.dual_norm, backend=svm_backend)
-    history = History()
-    every = 1 if verbose >= 2 else 10
+    monitor = Monitor(step.method, tol=tol, max_iter=max_iter, callback=callback,
+                      verbose=verbose, label=step.label, criterion_name=step.criterion_name)
 
     theta = _check_weights(step.init(n_kernels), n_kernels, f"{step.label} initialisation")
     state = oracle(theta, max_iter=chunk)
-    status, detail = None, ""
-    n_iter = 0
     while True:
-        n_iter += 1
         crit = float(step.gap(state))
-        history.append(objective=state.J, gap=state.rel_gap, weights=state.theta,
-                       criterion=crit, dual_objective=state.dual_objective,
-                       n_svm_calls=oracle.n_calls, **step.history_extras())
-        mkl_done = bool(crit <= tol)
-        converged = mkl_done and state.exact
-        if verbose and (n_iter == 1 or n_iter % every == 0 or converged):
-            print(f"{step.label} iter {n_iter:4d}: objective {state.J:.8e}  "
-                  f"gap {state.rel_gap:.2e}  {step.criterion_name} {crit:.2e}  "
-                  f"svm calls {oracle.n_calls}  time {history.elapsed():.2f}s")
-        if converged:
-            status = 0
-        if callback is not None:
-            try:
-                callback(_snapshot(state, n_iter, crit, step))
-            except StopIteration:
-                if status is None:
-                    status = 3
-        if status is not None:
-            break
-        if n_iter >= max_iter:
-            status = 1
+        if monitor.record(objective=state.J, gap=state.rel_gap, weights=state.theta,
+                          criterion=crit, ready=state.exact, snapshot=_snapshot(state),
+                          dual_objective=state.dual_objective, n_svm_calls=oracle.n_calls,
+                          **step.history_extras()):
             break
         try:
-            if mkl_done:  # interleaved: weights are done, finish the SVM at them
+            if tol is not None and crit <= tol:  # interleaved: weights done, finish the SVM
                 new_state = oracle(state.theta, start=state)
             else:
                 out = step.step(state, oracle)
@@ -662,49 +659,24 @@ def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose
                         _check_weights(out, n_kernels, f"{step.label} weight step"),
                         start=state, max_iter=chunk)
         except NumericalFailure as exc:
-            status, detail = 2, str(exc)
+            monitor.fail(exc)
             break
         if not (np.isfinite(new_state.J) and np.isfinite(new_state.rel_gap)):
-            status, detail = 2, f"non-finite objective at weights {new_state.theta!r}"
+            monitor.fail(f"non-finite objective at weights {new_state.theta!r}")
             break
         state = new_state
 
-    # polish: the returned (alpha, b, theta) must belong together (spec §1.6, §2.9.8)
+    # polish: the returned (alpha, b, theta) must belong together
     if not state.exact or (polish_tol is not None and polish_tol < svm_tol):
         state = oracle(state.theta, start=state, tol=polish_tol)
-    final_crit = float(step.gap(state))
-
-    if status == 0:
-        message = (f"converged: {step.criterion_name} {crit:.1e} <= tol {tol:.1e} "
-                   f"after {n_iter} iterations")
-    elif status == 1:
-        if crit <= tol:  # interleaved: weights done, SVM not yet converged at them
-            reason = (f"{step.criterion_name} {crit:.1e} <= tol {tol:.1e} but the SVM had not "
-                      f"reached svm_tol {svm_tol:.1e} at the final weights")
-        else:
-            reason = f"{step.criterion_name} {crit:.1e} > tol {tol:.1e}"
-        message = (f"{step.label} did not converge in {n_iter} iterations: {reason}. "
-                   f"Increase max_iter or loosen tol.")
-        warnings.warn(message, ConvergenceWarning, stacklevel=3)
-    elif status == 2:
-        message = f"{step.label}: {STATUS_MESSAGES[2]}: {detail}"
-        warnings.warn(message, ConvergenceWarning, stacklevel=3)
-    else:
-        message = f"{STATUS_MESSAGES[3]} after {n_iter} iterations"
-    if verbose:
-        print(f"{step.label}: {message}")
-
-    result = MKLResult(
+    result = monitor.finish(
         weights=state.theta.copy(), dual_coef=state.dual_coef, intercept=state.intercept,
-        objective=state.J, gap=state.rel_gap, n_iter=n_iter, success=status == 0,
-        status=status, message=message, history=history.as_dict(n_kernels),
-        method=step.method, alpha=state.alpha, dual_objective=state.dual_objective,
-        primal_objective=state.primal_objective,
+        objective=state.J, gap=state.rel_gap, stacklevel=4, alpha=state.alpha,
+        dual_objective=state.dual_objective, primal_objective=state.primal_objective,
         rigorous_gap=state.primal_objective - state.dual_objective,
-        criterion=final_crit, criterion_name=step.criterion_name, tol=float(tol),
-        n_svm_calls=oracle.n_calls, n_smo_iter=oracle.n_smo_iter, svm_time=oracle.svm_time,
-        mode=mode, svm_backend=svm_backend,
-        time=time.perf_counter() - t_start)
+        criterion=float(step.gap(state)), n_svm_calls=oracle.n_calls,
+        n_smo_iter=oracle.n_smo_iter, svm_time=oracle.svm_time, mode=mode,
+        svm_backend=svm_backend)
     result.update(step.result_extras())
     if extras:
         result.update(extras)
