@@ -92,7 +92,17 @@ REFERENCE_PINF = {16.0: 10.3386805, 64.0: 9.8277097, 256.0: 9.7031696}
 
 
 def norm_label(p):
-    """Short label of a norm: ``"1"``, ``"4/3"``, ``"2"``, ``"inf"``."""
+    """Short label of a norm: ``"1"``, ``"4/3"``, ``"2"``, ``"inf"``.
+
+    Parameters
+    ----------
+    p : float
+        Norm, ``1 <= p <= inf``.
+
+    Returns
+    -------
+    label : str
+    """
     p = float(p)
     if np.isinf(p):
         return "inf"
@@ -178,7 +188,8 @@ def reference_check(tol=1e-6, svm_tol=1e-5):
     Returns
     -------
     table : pandas.DataFrame
-        One row per (p, solver): ``p``, ``solver``, ``objective``, ``optimum`` (:data:`REFERENCE_OPTIMA`),
+        One row per (p, solver): ``p``, ``solver``, ``objective``, ``optimum``
+        (:data:`REFERENCE_OPTIMA`),
         ``rel_err`` = |objective / optimum - 1|, ``converged``.
     """
     K, y = reference_problem()
@@ -344,6 +355,27 @@ def timing_cell(*, n, n_kernels, methods, panel=None, C=1.0, tol=1e-5, svm_tol=1
     seed)`` when the caller already has it (repeated timings on one subsample, as in
     ``benchmarks/bench_lpmkl.py``); built here when None.
 
+    Parameters
+    ----------
+    n, n_kernels : int
+        Problem size (see :func:`timing_stack`).
+    methods : sequence of str
+        Keys of :data:`TIMING_METHODS`.
+    panel : str, default=None
+        Label of the cell.
+    C : float, default=1.0
+    tol, svm_tol : float
+        MKL and SVM tolerances.
+    mode : {"interleaved", "wrapper"}, default="interleaved"
+    stop : {"gap", "sip"}, default="gap"
+    smkl_budget_factor, smkl_min_budget : float
+        SimpleMKL's CPU budget: ``max(smkl_min_budget, smkl_budget_factor * slowest)``.
+    smkl_max_iter : int, default=200
+    repeat, seed : int
+        From :func:`mklcore.repro.experiments.run`.
+    data : tuple of (ndarray, ndarray), default=None
+        Prebuilt ``(K, y)``.
+
     Returns
     -------
     rows : list of dict
@@ -402,7 +434,20 @@ def timing_cell(*, n, n_kernels, methods, panel=None, C=1.0, tol=1e-5, svm_tol=1
 
 
 def timing_summary(df, time_col="cpu_s"):
-    """Mean and standard error of the solver time per (panel, n, n_kernels, method)."""
+    """Mean and standard error of the solver time per (panel, n, n_kernels, method).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows of :func:`timing_cell`.
+    time_col : str, default="cpu_s"
+        ``"cpu_s"`` or ``"wall_s"``.
+
+    Returns
+    -------
+    summary : pandas.DataFrame
+        ``time_mean``, ``se``, ``n_repeats`` and the number of ``censored`` runs per group.
+    """
     keys = [k for k in ("panel", "n", "n_kernels", "method") if k in df.columns]
     g = df.groupby(keys, sort=False)[time_col]
     out = g.agg(["mean", "std", "count"]).reset_index()
@@ -412,7 +457,20 @@ def timing_summary(df, time_col="cpu_s"):
 
 
 def loglog_slopes(summary, x):
-    """Least-squares slope of log(time) against log(x) per method."""
+    """Least-squares slope of log(time) against log(x) per method.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        From :func:`timing_summary`.
+    x : str
+        ``"n"`` or ``"n_kernels"``.
+
+    Returns
+    -------
+    slopes : dict of {str: float}
+        Per method with at least two x values.
+    """
     out = {}
     for name, g in summary.groupby("method", sort=False):
         if g[x].nunique() >= 2:
@@ -537,7 +595,18 @@ def timing_claims(df_n, df_m, *, time_col="cpu_s", obj_rtol=1e-4):
 
 
 def l1_agreement(df):
-    """Largest relative objective deviation between the l1 solvers on the same problem."""
+    """Largest relative objective deviation between the l1 solvers on the same problem.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows of :func:`timing_cell`.
+
+    Returns
+    -------
+    dev : float
+        Largest (max - min) / |min| of the l1 objectives on one problem.
+    """
     keys = [k for k in ("panel", "n", "n_kernels", "repeat") if k in df.columns]
     l1 = df[df["method"].isin(["SILP", "SimpleMKL", "CP p=1"])]
     dev = 0.0
@@ -548,7 +617,18 @@ def l1_agreement(df):
 
 
 def lp_agreement(df):
-    """Largest relative objective deviation between the lp solvers at the same p and problem."""
+    """Largest relative objective deviation between the lp solvers at the same p and problem.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows of :func:`timing_cell`.
+
+    Returns
+    -------
+    dev : float
+        Largest (max - min) / |min| of the lp objectives at one p on one problem.
+    """
     keys = [k for k in ("panel", "n", "n_kernels", "repeat") if k in df.columns]
     lp = df[(df["family"] == "lpmkl") & (df["p"] != "1")]
     dev = 0.0
@@ -571,6 +651,12 @@ def plot_timing(df_n, df_m, *, time_col="cpu_s"):
     """Figure 1: log-log time vs n (left) and vs number of kernels (right), with SE bars.
 
     Censored SimpleMKL runs (stopped by the budget) are drawn with open markers.
+
+    Parameters
+    ----------
+    df_n, df_m : pandas.DataFrame
+        Rows of :func:`timing_cell` for the two panels.
+    time_col : str, default="cpu_s"
 
     Returns
     -------
@@ -672,6 +758,17 @@ def ovr_mcc(F, y_true, classes):
 
     The prediction is ``classes[argmax_c F[:, c]]``; for each class c the binary MCC of
     (pred == c) vs (true == c) is computed, then averaged.
+
+    Parameters
+    ----------
+    F : ndarray of shape (n, n_classes)
+        Decision values, one column per class.
+    y_true : ndarray of shape (n,)
+    classes : array-like of shape (n_classes,)
+
+    Returns
+    -------
+    mcc : float
     """
     from sklearn.metrics import matthews_corrcoef
 
@@ -685,6 +782,20 @@ def mfeat_cell(*, split, p, Cs, n_train, n_val, n_test, scales, tol=1e-5, svm_to
 
     For each C of ``Cs`` one binary MKL per digit (its own weights) is trained on the
     training part; the multi-class prediction is the argmax of the ten decision values.
+
+    Parameters
+    ----------
+    split, p : int, float
+        Split index and norm.
+    Cs : list of float
+        C grid.
+    n_train, n_val, n_test : int
+    scales : tuple of float
+        Width multipliers (see :func:`mfeat_stacks`).
+    tol, svm_tol : float
+    solver : str, default="analytic"
+    repeat, seed : int
+        From :func:`mklcore.repro.experiments.run`.
 
     Returns
     -------
@@ -720,6 +831,13 @@ def mfeat_cell(*, split, p, Cs, n_train, n_val, n_test, scales, tol=1e-5, svm_to
 
 def table1_summary(df, Cs):
     """MCC per norm: validation-selected C (ours) and best C on test (the paper's protocol).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows of :func:`mfeat_cell`.
+    Cs : list of float
+        The C grid of the run.
 
     Returns
     -------
@@ -877,6 +995,16 @@ def dna_stack(dataset, n_total, seed, idx_rows, idx_cols, train_idx):
     The profiles are centred with the mean over ``train_idx`` before the linear kernels.
     Every kernel is cosine-normalised, :math:`k(x,z)/\sqrt{k(x,x)k(z,z)}`.
 
+    Parameters
+    ----------
+    dataset : {"splice", "synthetic"}
+    n_total, seed : int
+        As for :func:`dna_data`.
+    idx_rows, idx_cols : ndarray of int
+        Row and column points.
+    train_idx : ndarray of int
+        Training points (centring of the profiles).
+
     Returns
     -------
     K : ndarray of shape (5, len(idx_rows), len(idx_cols))
@@ -906,6 +1034,22 @@ def dna_grid(dataset, sizes, max_repeats, norms, n_total, seed):
 
     The number of repetitions at size n is ``min(max_repeats, pool_size // n)`` (equal-size
     training sets are disjoint, as in the paper).
+
+    Parameters
+    ----------
+    dataset : {"splice", "synthetic"}
+    sizes : list of int
+        Training-set sizes.
+    max_repeats : int
+    norms : tuple of float
+    n_total : int
+        Number of sequences used (see :func:`dna_data`).
+    seed : int
+
+    Returns
+    -------
+    grid : list of dict
+        Settings for :func:`dna_cell`.
     """
     _, y = dna_data(dataset, n_total, seed)
     pool, _, _ = _dna_split(y, seed)
@@ -926,6 +1070,21 @@ def dna_cell(*, dataset, n, rep, p, n_total, Cs, tol=1e-5, svm_tol=1e-3, solver=
     The training set is the ``rep``-th block of ``n`` points of the (seeded) pool, so sets of
     equal size are disjoint. For each C of ``Cs`` one MKL is trained; the C with the best
     validation AUC (ties: smaller C) gives the reported test AUC.
+
+    Parameters
+    ----------
+    dataset : {"splice", "synthetic"}
+    n, rep : int
+        Training-set size and index of the disjoint block.
+    p : float
+        Norm.
+    n_total : int
+    Cs : list of float
+        C grid.
+    tol, svm_tol : float
+    solver : str, default="analytic"
+    repeat, seed : int
+        From :func:`mklcore.repro.experiments.run`.
 
     Returns
     -------
@@ -952,7 +1111,18 @@ def dna_cell(*, dataset, n, rep, p, n_total, Cs, tol=1e-5, svm_tol=1e-3, solver=
 
 
 def figure2_summary(df):
-    """Mean and standard error of the test AUC per (dataset, n, p)."""
+    """Mean and standard error of the test AUC per (dataset, n, p).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows of :func:`dna_cell`.
+
+    Returns
+    -------
+    summary : pandas.DataFrame
+        ``dataset``, ``n``, ``p`` (label), ``n_repeats``, ``auc_mean``, ``auc_se``.
+    """
     rows = []
     for (ds, n, p), g in df.groupby(["dataset", "n", "p"], sort=False):
         a = g["auc"].to_numpy(dtype=float)
@@ -1014,7 +1184,20 @@ def figure2_claims(summary, dataset):
 
 
 def plot_auc(summary, ax=None, *, dataset):
-    """Test AUC against training-set size, one curve per norm (Figure 2 stand-in)."""
+    """Test AUC against training-set size, one curve per norm (Figure 2 stand-in).
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        From :func:`figure2_summary`.
+    ax : matplotlib.axes.Axes, default=None
+        New axes when None.
+    dataset : {"splice", "synthetic"}
+
+    Returns
+    -------
+    ax : matplotlib.axes.Axes
+    """
     import matplotlib.pyplot as plt
 
     if ax is None:
@@ -1042,6 +1225,14 @@ def claim_rows(claims):
 
     ``paper`` is what the paper reports ("holds"), ``ours`` whether our run supports it;
     the verdict is ``match`` or ``differs`` (``n/a`` when untested).
+
+    Parameters
+    ----------
+    claims : list of Claim
+
+    Returns
+    -------
+    rows : pandas.DataFrame
     """
     rows = []
     for c in claims:
