@@ -1,23 +1,35 @@
-r"""Experiment helpers of ``notebooks/kloft2009_lpmkl.ipynb`` (Kloft et al., NIPS 2009).
+r"""Reproduction of Kloft et al. (NIPS 2009), lp-norm multiple kernel learning.
 
-Private module: the notebook that reproduces M. Kloft, U. Brefeld, S. Sonnenburg, P. Laskov,
-K.-R. Müller, A. Zien, "Efficient and Accurate lp-Norm Multiple Kernel Learning" (NIPS 22,
-2009) keeps its cells thin and calls the functions below (STYLE.md §5). Section numbers
-(§) refer to the spec ``papers/kloft2009_lpmkl.md``.
+M. Kloft, U. Brefeld, S. Sonnenburg, P. Laskov, K.-R. Müller, A. Zien. "Efficient and Accurate
+lp-Norm Multiple Kernel Learning." Advances in Neural Information Processing Systems 22
+(NIPS 2009), pp. 997-1005. The accuracy stand-ins follow the protocol of the journal version,
+M. Kloft, U. Brefeld, S. Sonnenburg, A. Zien, "lp-Norm Multiple Kernel Learning", JMLR 12
+(2011), 953-997 (Sec. 6.3 for the gene-start experiment).
 
-* :func:`solve` dispatches one MKL fit on a precomputed stack to the right solver
+The notebook ``notebooks/kloft2009_lpmkl.ipynb`` calls the functions below; equation numbers
+refer to the NIPS paper (Eq. (5)/(6): the Ivanov form of lp-norm MKL, Eq. (7)/(8): its
+Lagrangian and the multiplier delta, Sec. 2.4.1: Newton descent, Sec. 2.4.2: cutting planes,
+Sec. 3: experiments).
+
+* :func:`solve` dispatches one fit of problem (6) on a precomputed stack to the right solver
   (SILP for p = 1, lp-norm MKL for 1 < p < inf, the sum-kernel SVM for p = inf).
-* Reference problem of §5.1 with its known optima: :func:`reference_problem`,
-  :func:`reference_check`, :func:`pinf_limit`.
+* Solver check on a toy problem with optima computed by cvxpy (not in the paper):
+  :func:`reference_problem`, :func:`reference_check`, and the limit p -> inf of problem (6)
+  (the SVM on the unweighted sum kernel, the paper's remark after Eq. (8)): :func:`pinf_limit`.
 * Figure 1 (execution time, MNIST odd vs even, Gaussian kernels by the median heuristic):
-  :func:`timing_stack`, :func:`timing_cell`, :func:`timing_claims`, :func:`plot_timing`.
-* Table 1 stand-in (multiple-feature digits, one-vs-rest, MCC per norm):
-  :func:`mfeat_stacks`, :func:`mfeat_cell`, :func:`table1_claims`.
-* Figure 2 stand-in (splice junctions and synthetic promoter-like DNA, five sequence
-  kernels, AUC vs training-set size per norm): :func:`dna_stack`, :func:`dna_cell`,
-  :func:`figure2_claims`, :func:`plot_auc`.
+  :func:`timing_stack`, :func:`timing_cell`, :func:`timing_summary`, :func:`timing_claims`,
+  :func:`l1_agreement`, :func:`lp_agreement`, :func:`plot_timing`.
+* Table 1 stand-in (multiple-feature digits instead of the plant kernels, one-vs-rest, MCC per
+  norm): :func:`mfeat_stacks`, :func:`mfeat_cell`, :func:`ovr_mcc`, :func:`table1_summary`,
+  :func:`table1_claims`, :func:`table1_comparison`, :func:`plot_table1`.
+* Figure 2 stand-in (splice junctions and synthetic promoter-like DNA instead of the TSS data,
+  five sequence kernels, AUC vs training-set size per norm): :func:`dna_data`,
+  :func:`dna_stack`, :func:`dna_grid`, :func:`dna_cell`, :func:`figure2_summary`,
+  :func:`figure2_claims`, :func:`figure2_weights`, :func:`plot_auc`, :func:`plot_figure2`.
+* The paper's overall conclusions: :func:`global_claims`; summary rows :func:`claim_rows`,
+  :func:`differing_claims`.
 
-Every ``*_cell`` function has the signature that :func:`mklcore.experiments.run` expects
+Every ``*_cell`` function has the signature that :func:`mklcore.repro.experiments.run` expects
 (``**setting, repeat, seed``) and returns JSON-serialisable rows, so a full run can be
 cached and resumed.
 """
@@ -30,6 +42,7 @@ import numpy as np
 import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
+from .._result import decision
 from ..datasets import load_mfeat, load_mnist, load_splice, make_synthetic_dna
 from .experiments import auc, repeated_splits, spawn_seeds, subsample
 from ..kernels import (fit_kernels, gaussian, kernel_bank, kernel_stack, normalize_cosine,
@@ -46,15 +59,16 @@ __all__ = [
     "timing_claims", "plot_timing", "mfeat_stacks", "mfeat_cell", "ovr_mcc",
     "table1_summary", "table1_claims", "dna_data", "dna_stack", "dna_grid", "dna_cell",
     "figure2_summary", "figure2_claims", "plot_auc", "claim_rows", "plot_table1",
-    "global_claims", "differs_notes", "DIFFERS_NOTES", "l1_agreement", "lp_agreement",
-    "DNA_KERNEL_NAMES",
+    "global_claims", "differing_claims", "l1_agreement", "lp_agreement", "DNA_KERNEL_NAMES",
+    "table1_comparison", "table1_weights", "figure2_weights", "plot_figure2",
+    "reference_comparison", "pinf_comparison",
 ]
 
 PAPER_ID = "kloft2009_lpmkl"
 
-#: norms of the Table 1 stand-in (JMLR-2011 columns, trimmed; spec §4.2)
+#: norms of the Table 1 stand-in (the norms of the paper's Table 1 are not recoverable)
 NORMS_TABLE1 = (1.0, 4.0 / 3.0, 2.0, 4.0, 8.0, 16.0, float("inf"))
-#: norms of the Figure 2 stand-in (spec §4.3)
+#: norms of the Figure 2 stand-in (l1, two non-sparse norms, l4 and the sum kernel)
 NORMS_FIGURE2 = (1.0, 4.0 / 3.0, 2.0, 4.0, float("inf"))
 
 #: methods of Figure 1: name -> (solver family, p, lp solver)
@@ -70,15 +84,25 @@ TIMING_METHODS = {
     "analytic p=2": ("lpmkl", 2.0, "analytic"),
 }
 
-#: optimal values of problem (6) on the reference problem of spec §5.1 (cvxpy, C = 1)
+#: optimal values of problem (6) on :func:`reference_problem` (computed with cvxpy, C = 1)
 REFERENCE_OPTIMA = {1.0: 24.2363916, 4.0 / 3.0: 20.1271774, 2.0: 16.0983153, 4.0: 12.5861724,
                     16.0: 10.3386805, float("inf"): 9.6619386}
-#: p -> optimum on the reference problem for large p (spec §5.3 item 7)
+#: p -> optimum of problem (6) on :func:`reference_problem` for large p (cvxpy, C = 1)
 REFERENCE_PINF = {16.0: 10.3386805, 64.0: 9.8277097, 256.0: 9.7031696}
 
 
 def norm_label(p):
-    """Short label of a norm: ``"1"``, ``"4/3"``, ``"2"``, ``"inf"``."""
+    """Short label of a norm: ``"1"``, ``"4/3"``, ``"2"``, ``"inf"``.
+
+    Parameters
+    ----------
+    p : float
+        Norm, ``1 <= p <= inf``.
+
+    Returns
+    -------
+    label : str
+    """
     p = float(p)
     if np.isinf(p):
         return "inf"
@@ -130,11 +154,14 @@ def solve(K, y, p, C, *, solver="analytic", tol=1e-5, svm_tol=1e-3, max_iter=100
 
 
 # ======================================================================================
-# reference problem (spec §5.1) and the p -> inf limit
+# reference problem (cvxpy optima) and the p -> inf limit
 # ======================================================================================
 
 def reference_problem():
-    """The toy problem of spec §5.1 (60 points, 3 Gaussian + 1 linear kernel, trace-normalised).
+    """A toy problem with known optima (60 points, 3 Gaussian + 1 linear kernel, trace-normalised).
+
+    The optima of problem (6) on it, :data:`REFERENCE_OPTIMA`, were computed with cvxpy
+    (primal and dual agree to 2e-8); it is a solver check, not an experiment of the paper.
 
     Returns
     -------
@@ -151,7 +178,7 @@ def reference_problem():
 
 
 def reference_check(tol=1e-6, svm_tol=1e-5):
-    """Solve the §5.1 reference problem with every solver and compare with the known optima.
+    """Solve :func:`reference_problem` with every solver and compare with the known optima.
 
     Parameters
     ----------
@@ -161,7 +188,8 @@ def reference_check(tol=1e-6, svm_tol=1e-5):
     Returns
     -------
     table : pandas.DataFrame
-        One row per (p, solver): ``p``, ``solver``, ``objective``, ``optimum`` (spec table),
+        One row per (p, solver): ``p``, ``solver``, ``objective``, ``optimum``
+        (:data:`REFERENCE_OPTIMA`),
         ``rel_err`` = |objective / optimum - 1|, ``converged``.
     """
     K, y = reference_problem()
@@ -191,8 +219,20 @@ def pinf_limit(K, y, *, ps=(16.0, 64.0, 256.0), C=1.0, solver="newton", tol=1e-6
                svm_tol=1e-5):
     r"""Objective and weights of lp-norm MKL for growing p against the sum-kernel SVM.
 
-    As :math:`p\to\infty` problem (6) tends to the SVM on :math:`\sum_mK_m` (spec §1.4,
-    §2.6): the objective decreases to the sum-kernel objective and :math:`\theta\to\mathbf1`.
+    As :math:`p\to\infty` problem (6) tends to the SVM on :math:`\sum_mK_m` (the paper's
+    remark after Eq. (8): the dual reduces to the SVM dual with :math:`Q=\sum_mQ_m`): the
+    objective decreases to the sum-kernel objective and :math:`\theta\to\mathbf1`.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n_kernels, n, n)
+    y : ndarray of shape (n,)
+    ps : tuple of float, default=(16.0, 64.0, 256.0)
+        The finite norms.
+    C : float, default=1.0
+    solver : {"newton", "cutting_plane", "analytic"}, default="newton"
+    tol, svm_tol : float
+        MKL and SVM tolerances.
 
     Returns
     -------
@@ -215,7 +255,7 @@ def pinf_limit(K, y, *, ps=(16.0, 64.0, 256.0), C=1.0, solver="newton", tol=1e-6
 
 
 # ======================================================================================
-# Figure 1: execution time (spec §3.1, §4.1)
+# Figure 1: execution time (Sec. 3 of the paper)
 # ======================================================================================
 
 @functools.lru_cache(maxsize=1)
@@ -225,11 +265,21 @@ def _mnist_odd_even():
 
 
 def timing_stack(n, n_kernels, seed):
-    r"""MNIST odd-vs-even subsample with ``n_kernels`` Gaussian kernels (spec §4.1).
+    r"""MNIST odd-vs-even subsample with ``n_kernels`` Gaussian kernels (Fig. 1 data).
 
     A stratified random subsample of ``n`` of the 5000 images (pixels / 255), label +1 for
     odd digits; kernels :math:`K_k=\exp(-D/(c_k d_{med}))`, :math:`c_k` log-spaced from
-    :math:`10^{-2}` to :math:`10^2` (``kernel_bank("kloft_median")``).
+    :math:`10^{-2}` to :math:`10^2` (``kernel_bank("kloft_median")``; the paper's bandwidths
+    are not given).
+
+    Parameters
+    ----------
+    n : int
+        Number of training examples.
+    n_kernels : int
+        Number of Gaussian kernels.
+    seed : int
+        Seed of the subsample.
 
     Returns
     -------
@@ -287,7 +337,8 @@ def timing_cell(*, n, n_kernels, methods, panel=None, C=1.0, tol=1e-5, svm_tol=1
     relative duality gap (:math:`\Delta_{rel}`; at p = 1 SILP and the cutting plane may use
     their LP bound, see :class:`~mklcore.wrapper.SIPWeightStep`); ``stop="sip"``: SILP and
     the cutting planes stop on the SIP gap instead (the paper's "inner SIP precision").
-    ``mode="interleaved"`` (default, the paper's scheme, spec §2.0): SILP, Newton, cutting
+    ``mode="interleaved"`` (default, the paper's scheme: "chunking optimization with minor
+    iterations", Sec. 2.4): SILP, Newton, cutting
     plane and analytic interleave weight steps with ``max(10, n // 10)`` iterations of the
     warm-started SMO; ``"wrapper"`` solves every SVM to ``svm_tol`` with LIBSVM first.
     SimpleMKL is always a wrapper (it needs :math:`J(\theta)` exactly) and the sum kernel one
@@ -303,6 +354,27 @@ def timing_cell(*, n, n_kernels, methods, panel=None, C=1.0, tol=1e-5, svm_tol=1
     labels the cell ("n" or "M"). ``data``: the ``(K, y)`` of ``timing_stack(n, n_kernels,
     seed)`` when the caller already has it (repeated timings on one subsample, as in
     ``benchmarks/bench_lpmkl.py``); built here when None.
+
+    Parameters
+    ----------
+    n, n_kernels : int
+        Problem size (see :func:`timing_stack`).
+    methods : sequence of str
+        Keys of :data:`TIMING_METHODS`.
+    panel : str, default=None
+        Label of the cell.
+    C : float, default=1.0
+    tol, svm_tol : float
+        MKL and SVM tolerances.
+    mode : {"interleaved", "wrapper"}, default="interleaved"
+    stop : {"gap", "sip"}, default="gap"
+    smkl_budget_factor, smkl_min_budget : float
+        SimpleMKL's CPU budget: ``max(smkl_min_budget, smkl_budget_factor * slowest)``.
+    smkl_max_iter : int, default=200
+    repeat, seed : int
+        From :func:`mklcore.repro.experiments.run`.
+    data : tuple of (ndarray, ndarray), default=None
+        Prebuilt ``(K, y)``.
 
     Returns
     -------
@@ -362,7 +434,20 @@ def timing_cell(*, n, n_kernels, methods, panel=None, C=1.0, tol=1e-5, svm_tol=1
 
 
 def timing_summary(df, time_col="cpu_s"):
-    """Mean and standard error of the solver time per (panel, n, n_kernels, method)."""
+    """Mean and standard error of the solver time per (panel, n, n_kernels, method).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows of :func:`timing_cell`.
+    time_col : str, default="cpu_s"
+        ``"cpu_s"`` or ``"wall_s"``.
+
+    Returns
+    -------
+    summary : pandas.DataFrame
+        ``time_mean``, ``se``, ``n_repeats`` and the number of ``censored`` runs per group.
+    """
     keys = [k for k in ("panel", "n", "n_kernels", "method") if k in df.columns]
     g = df.groupby(keys, sort=False)[time_col]
     out = g.agg(["mean", "std", "count"]).reset_index()
@@ -372,7 +457,20 @@ def timing_summary(df, time_col="cpu_s"):
 
 
 def loglog_slopes(summary, x):
-    """Least-squares slope of log(time) against log(x) per method."""
+    """Least-squares slope of log(time) against log(x) per method.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        From :func:`timing_summary`.
+    x : str
+        ``"n"`` or ``"n_kernels"``.
+
+    Returns
+    -------
+    slopes : dict of {str: float}
+        Per method with at least two x values.
+    """
     out = {}
     for name, g in summary.groupby("method", sort=False):
         if g[x].nunique() >= 2:
@@ -386,7 +484,7 @@ def _means(summary, x):
 
 
 def timing_claims(df_n, df_m, *, time_col="cpu_s", obj_rtol=1e-4):
-    """Evaluate claims T1-T6 of spec §4.1 on the two timing panels.
+    """Evaluate claims T1-T6 (the statements of Sec. 3 about Figure 1) on the two timing panels.
 
     Parameters
     ----------
@@ -497,7 +595,18 @@ def timing_claims(df_n, df_m, *, time_col="cpu_s", obj_rtol=1e-4):
 
 
 def l1_agreement(df):
-    """Largest relative objective deviation between the l1 solvers on the same problem."""
+    """Largest relative objective deviation between the l1 solvers on the same problem.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows of :func:`timing_cell`.
+
+    Returns
+    -------
+    dev : float
+        Largest (max - min) / |min| of the l1 objectives on one problem.
+    """
     keys = [k for k in ("panel", "n", "n_kernels", "repeat") if k in df.columns]
     l1 = df[df["method"].isin(["SILP", "SimpleMKL", "CP p=1"])]
     dev = 0.0
@@ -508,7 +617,18 @@ def l1_agreement(df):
 
 
 def lp_agreement(df):
-    """Largest relative objective deviation between the lp solvers at the same p and problem."""
+    """Largest relative objective deviation between the lp solvers at the same p and problem.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows of :func:`timing_cell`.
+
+    Returns
+    -------
+    dev : float
+        Largest (max - min) / |min| of the lp objectives at one p on one problem.
+    """
     keys = [k for k in ("panel", "n", "n_kernels", "repeat") if k in df.columns]
     lp = df[(df["family"] == "lpmkl") & (df["p"] != "1")]
     dev = 0.0
@@ -531,6 +651,12 @@ def plot_timing(df_n, df_m, *, time_col="cpu_s"):
     """Figure 1: log-log time vs n (left) and vs number of kernels (right), with SE bars.
 
     Censored SimpleMKL runs (stopped by the budget) are drawn with open markers.
+
+    Parameters
+    ----------
+    df_n, df_m : pandas.DataFrame
+        Rows of :func:`timing_cell` for the two panels.
+    time_col : str, default="cpu_s"
 
     Returns
     -------
@@ -575,7 +701,7 @@ def plot_timing(df_n, df_m, *, time_col="cpu_s"):
 
 
 # ======================================================================================
-# Table 1 stand-in: multiple-feature digits (spec §3.2, §4.2)
+# Table 1 stand-in: multiple-feature digits (Sec. 3, Table 1)
 # ======================================================================================
 
 @functools.lru_cache(maxsize=1)
@@ -585,7 +711,7 @@ def mfeat_stacks(seed, split, n_train, n_val, n_test, scales):
     For each of the six views (``fou, fac, kar, pix, zer, mor``), the features are
     standardised with the training mean and standard deviation and a Gaussian kernel
     :math:`\exp(-D/(c\,d_{med}))` is built for every ``c`` in ``scales`` (median heuristic on
-    the training points, spec §4.1 recipe). Gaussian kernels have unit diagonal, so they are
+    the training points, as for Figure 1). Gaussian kernels have unit diagonal, so they are
     already spherically (cosine) normalised.
 
     Parameters
@@ -628,10 +754,21 @@ def mfeat_stacks(seed, split, n_train, n_val, n_test, scales):
 
 
 def ovr_mcc(F, y_true, classes):
-    """Matthews correlation of a one-vs-rest model, averaged over classes (spec §3.2).
+    """Matthews correlation of a one-vs-rest model, averaged over classes (Table 1's metric).
 
     The prediction is ``classes[argmax_c F[:, c]]``; for each class c the binary MCC of
     (pred == c) vs (true == c) is computed, then averaged.
+
+    Parameters
+    ----------
+    F : ndarray of shape (n, n_classes)
+        Decision values, one column per class.
+    y_true : ndarray of shape (n,)
+    classes : array-like of shape (n_classes,)
+
+    Returns
+    -------
+    mcc : float
     """
     from sklearn.metrics import matthews_corrcoef
 
@@ -645,6 +782,20 @@ def mfeat_cell(*, split, p, Cs, n_train, n_val, n_test, scales, tol=1e-5, svm_to
 
     For each C of ``Cs`` one binary MKL per digit (its own weights) is trained on the
     training part; the multi-class prediction is the argmax of the ten decision values.
+
+    Parameters
+    ----------
+    split, p : int, float
+        Split index and norm.
+    Cs : list of float
+        C grid.
+    n_train, n_val, n_test : int
+    scales : tuple of float
+        Width multipliers (see :func:`mfeat_stacks`).
+    tol, svm_tol : float
+    solver : str, default="analytic"
+    repeat, seed : int
+        From :func:`mklcore.repro.experiments.run`.
 
     Returns
     -------
@@ -664,8 +815,8 @@ def mfeat_cell(*, split, p, Cs, n_train, n_val, n_test, scales, tol=1e-5, svm_to
         for j, c in enumerate(classes):
             yc = np.where(d["y_train"] == c, 1, -1)
             res = solve(d["K_train"], yc, p, float(C), solver=solver, tol=tol, svm_tol=svm_tol)
-            F_val[:, j] = res.decision(d["K_val"])
-            F_test[:, j] = res.decision(d["K_test"])
+            F_val[:, j] = decision(res, d["K_val"])
+            F_test[:, j] = decision(res, d["K_test"])
             W.append(np.asarray(res.weights, dtype=float))
             iters.append(int(res.n_iter))
             conv &= bool(res.success)
@@ -680,6 +831,13 @@ def mfeat_cell(*, split, p, Cs, n_train, n_val, n_test, scales, tol=1e-5, svm_to
 
 def table1_summary(df, Cs):
     """MCC per norm: validation-selected C (ours) and best C on test (the paper's protocol).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows of :func:`mfeat_cell`.
+    Cs : list of float
+        The C grid of the run.
 
     Returns
     -------
@@ -704,7 +862,19 @@ def table1_summary(df, Cs):
 
 
 def table1_claims(summary, col="mcc_mean"):
-    """Claims P1-P3 of spec §4.2 on the Table 1 stand-in summary."""
+    """Claims P1-P3 (the statements of Sec. 3 about Table 1) on the Table 1 stand-in summary.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        From :func:`table1_summary`.
+    col : str, default="mcc_mean"
+        The MCC column the claims are evaluated on.
+
+    Returns
+    -------
+    claims : list of Claim
+    """
     s = summary.set_index("p")
     se = summary["mcc_se"].fillna(0.0).to_numpy()
     se_by = dict(zip(summary["p"], se))
@@ -735,17 +905,17 @@ def table1_claims(summary, col="mcc_mean"):
 
 
 # ======================================================================================
-# Figure 2 stand-in: splice junctions and synthetic DNA (spec §3.3, §4.3)
+# Figure 2 stand-in: splice junctions and synthetic DNA (Sec. 3, Figure 2)
 # ======================================================================================
 
-#: nearest-neighbour stacking free energies dG37 (kcal/mol), SantaLucia 1998 (spec §4.3)
+#: nearest-neighbour stacking free energies dG37 (kcal/mol), SantaLucia (1998), unified set
 _STACKING = {"AA": -1.00, "TT": -1.00, "AT": -0.88, "TA": -0.58, "CA": -1.45, "TG": -1.45,
              "GT": -1.44, "AC": -1.44, "CT": -1.28, "AG": -1.28, "GA": -1.30, "TC": -1.30,
              "CG": -2.17, "GC": -2.24, "GG": -1.84, "CC": -1.84}
 
 #: kernel layout of the two DNA datasets: WD-with-shifts window and spectrum windows
 _DNA_LAYOUT = {
-    # splice: 60 nt, junction between 0-based positions 29 and 30 (spec §4.3 stand-in A)
+    # splice: 60 nt, junction between 0-based positions 29 and 30 (stand-in A)
     "splice": {"wd": (20, 40), "up": (0, 30), "down": (30, 60)},
     # synthetic promoter-like DNA: 200 nt, TSS at 100, TATA box near 70 (stand-in B)
     "synthetic": {"wd": (60, 110), "up": (0, 100), "down": (100, 200)},
@@ -782,7 +952,7 @@ def dna_data(dataset, n_total, seed):
     ``"splice"``: UCI splice junctions without the 15 ambiguous rows, label +1 for IE
     (acceptor) and -1 for EI and N; a stratified subsample of ``n_total`` rows (all 3175 when
     ``n_total >= 3175``). ``"synthetic"``: :func:`~mklcore.datasets.make_synthetic_dna` with
-    ``n_total`` sequences (spec §4.3 stand-in B).
+    ``n_total`` sequences (stand-in B).
 
     Returns
     -------
@@ -813,7 +983,10 @@ def _string_stack(dataset, n_total, seed):
 
 
 def dna_stack(dataset, n_total, seed, idx_rows, idx_cols, train_idx):
-    r"""The five kernels of spec §4.3 between two index sets, spherically normalised.
+    r"""The five Figure 2 stand-in kernels between two index sets, spherically normalised.
+
+    They mirror the roles of the paper's five TSS kernels (signal, promoter, first exon,
+    angles, energies).
 
     1. signal: weighted-degree kernel with shifts (d = 8, S = 3) on the signal window;
     2. upstream and 3. downstream: spectrum kernels (k = 4);
@@ -821,6 +994,16 @@ def dna_stack(dataset, n_total, seed, idx_rows, idx_cols, train_idx):
     5. GC profile: linear kernel on the smoothed G/C indicator (width 5).
     The profiles are centred with the mean over ``train_idx`` before the linear kernels.
     Every kernel is cosine-normalised, :math:`k(x,z)/\sqrt{k(x,x)k(z,z)}`.
+
+    Parameters
+    ----------
+    dataset : {"splice", "synthetic"}
+    n_total, seed : int
+        As for :func:`dna_data`.
+    idx_rows, idx_cols : ndarray of int
+        Row and column points.
+    train_idx : ndarray of int
+        Training points (centring of the profiles).
 
     Returns
     -------
@@ -851,6 +1034,22 @@ def dna_grid(dataset, sizes, max_repeats, norms, n_total, seed):
 
     The number of repetitions at size n is ``min(max_repeats, pool_size // n)`` (equal-size
     training sets are disjoint, as in the paper).
+
+    Parameters
+    ----------
+    dataset : {"splice", "synthetic"}
+    sizes : list of int
+        Training-set sizes.
+    max_repeats : int
+    norms : tuple of float
+    n_total : int
+        Number of sequences used (see :func:`dna_data`).
+    seed : int
+
+    Returns
+    -------
+    grid : list of dict
+        Settings for :func:`dna_cell`.
     """
     _, y = dna_data(dataset, n_total, seed)
     pool, _, _ = _dna_split(y, seed)
@@ -872,6 +1071,21 @@ def dna_cell(*, dataset, n, rep, p, n_total, Cs, tol=1e-5, svm_tol=1e-3, solver=
     equal size are disjoint. For each C of ``Cs`` one MKL is trained; the C with the best
     validation AUC (ties: smaller C) gives the reported test AUC.
 
+    Parameters
+    ----------
+    dataset : {"splice", "synthetic"}
+    n, rep : int
+        Training-set size and index of the disjoint block.
+    p : float
+        Norm.
+    n_total : int
+    Cs : list of float
+        C grid.
+    tol, svm_tol : float
+    solver : str, default="analytic"
+    repeat, seed : int
+        From :func:`mklcore.repro.experiments.run`.
+
     Returns
     -------
     row : dict
@@ -887,17 +1101,28 @@ def dna_cell(*, dataset, n, rep, p, n_total, Cs, tol=1e-5, svm_tol=1e-3, solver=
     best = None
     for C in Cs:
         res = solve(K_tr, y[tr], p, float(C), solver=solver, tol=tol, svm_tol=svm_tol)
-        a_val = auc(y[val], res.decision(K_va))
+        a_val = auc(y[val], decision(res, K_va))
         if best is None or a_val > best[0] + 1e-12:
             best = (a_val, float(C), res)
     a_val, C_best, res = best
-    return {"auc": auc(y[test], res.decision(K_te)), "auc_val": a_val, "C_best": C_best,
+    return {"auc": auc(y[test], decision(res, K_te)), "auc_val": a_val, "C_best": C_best,
             "weights": np.asarray(res.weights, dtype=float).tolist(),
             "n_iter": int(res.n_iter), "converged": bool(res.success)}
 
 
 def figure2_summary(df):
-    """Mean and standard error of the test AUC per (dataset, n, p)."""
+    """Mean and standard error of the test AUC per (dataset, n, p).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows of :func:`dna_cell`.
+
+    Returns
+    -------
+    summary : pandas.DataFrame
+        ``dataset``, ``n``, ``p`` (label), ``n_repeats``, ``auc_mean``, ``auc_se``.
+    """
     rows = []
     for (ds, n, p), g in df.groupby(["dataset", "n", "p"], sort=False):
         a = g["auc"].to_numpy(dtype=float)
@@ -908,7 +1133,18 @@ def figure2_summary(df):
 
 
 def figure2_claims(summary, dataset):
-    """Claims G1-G4 of spec §4.3 on one dataset of the Figure 2 stand-in."""
+    """Claims G1-G4 (the statements of Sec. 3 about Figure 2) on one stand-in dataset.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        From :func:`figure2_summary`.
+    dataset : {"splice", "synthetic"}
+
+    Returns
+    -------
+    claims : list of Claim
+    """
     s = summary[summary["dataset"] == dataset]
     tab = s.pivot(index="n", columns="p", values="auc_mean")
     se = s.pivot(index="n", columns="p", values="auc_se").fillna(0.0)
@@ -948,7 +1184,20 @@ def figure2_claims(summary, dataset):
 
 
 def plot_auc(summary, ax=None, *, dataset):
-    """Test AUC against training-set size, one curve per norm (Figure 2 stand-in)."""
+    """Test AUC against training-set size, one curve per norm (Figure 2 stand-in).
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        From :func:`figure2_summary`.
+    ax : matplotlib.axes.Axes, default=None
+        New axes when None.
+    dataset : {"splice", "synthetic"}
+
+    Returns
+    -------
+    ax : matplotlib.axes.Axes
+    """
     import matplotlib.pyplot as plt
 
     if ax is None:
@@ -976,6 +1225,14 @@ def claim_rows(claims):
 
     ``paper`` is what the paper reports ("holds"), ``ours`` whether our run supports it;
     the verdict is ``match`` or ``differs`` (``n/a`` when untested).
+
+    Parameters
+    ----------
+    claims : list of Claim
+
+    Returns
+    -------
+    rows : pandas.DataFrame
     """
     rows = []
     for c in claims:
@@ -1029,8 +1286,129 @@ def plot_table1(summary, weights, names):
     return fig
 
 
+def table1_comparison(summary, claims):
+    """Paper vs. ours for Table 1: the paper's qualitative findings on plant and our numbers.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        From :func:`table1_summary`.
+    claims : list of Claim
+        From :func:`table1_claims` (P2 is the second).
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        Columns ``item``, ``paper (plant)``, ``ours``.
+    """
+    s = summary.set_index("p")
+    return pd.DataFrame([
+        {"item": "l1 vs l-inf (MCC)", "paper (plant)": "l1 better than l-inf",
+         "ours": f"l1 {s.loc['1', 'mcc_mean']:.3f}, l-inf {s.loc['inf', 'mcc_mean']:.3f}"},
+        {"item": "best non-sparse p vs l1", "paper (plant)": "a suitable p recovers l1",
+         "ours": claims[1].evidence},
+        {"item": "MCC values", "paper (plant)": "[U] (table body lost)",
+         "ours": "see table above"},
+    ])
+
+
+def table1_weights(df):
+    """Mean kernel weights per norm label over the splits of the Table 1 stand-in.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows of :func:`mfeat_cell` (columns ``p`` and ``weights``).
+
+    Returns
+    -------
+    weights : dict of {str: ndarray}
+    """
+    return {norm_label(p): np.mean(g["weights"].tolist(), axis=0)
+            for p, g in df.groupby("p", sort=False)}
+
+
+def figure2_weights(df):
+    """Mean kernel weights per (dataset, norm) of the Figure 2 stand-in, rounded to 0.01.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows of :func:`dna_cell` (columns ``dataset``, ``p`` and ``weights``).
+
+    Returns
+    -------
+    weights : pandas.Series
+        Indexed by (dataset, norm label); values are lists in the order of
+        :data:`DNA_KERNEL_NAMES`.
+    """
+    return (df.assign(p=df["p"].map(norm_label))
+            .groupby(["dataset", "p"], sort=False)["weights"]
+            .apply(lambda w: np.round(np.mean(w.tolist(), axis=0), 2).tolist()))
+
+
+def plot_figure2(summary):
+    """Figure 2 stand-in: test AUC vs. training-set size on splice (A) and synthetic DNA (B).
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        From :func:`figure2_summary`.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    """
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    for ax, ds, title in zip(axes, ("splice", "synthetic"),
+                             ("(A) splice junctions, IE vs. rest",
+                              "(B) synthetic promoter-like DNA")):
+        plot_auc(summary, ax, dataset=ds)
+        ax.set_title(title)
+    return fig
+
+
+def reference_comparison(ref):
+    """Paper-vs-ours rows of :func:`reference_check` for :func:`~mklcore.repro.reporting.compare`.
+
+    Parameters
+    ----------
+    ref : pandas.DataFrame
+        From :func:`reference_check`.
+
+    Returns
+    -------
+    items : list of dict
+        ``item``, ``paper`` (the cvxpy optimum), ``ours`` (rounded to 6 decimals), ``rtol``
+        (1e-4), ``source``.
+    """
+    return [{"item": f"reference optimum (toy problem, cvxpy), p={r.p}, {r.solver}",
+             "paper": r.optimum, "ours": round(r.objective, 6), "rtol": 1e-4,
+             "source": "cvxpy optimum of problem (6)"} for r in ref.itertuples()]
+
+
+def pinf_comparison(pinf_ref):
+    """Paper-vs-ours rows of :func:`pinf_limit` on the toy problem (cvxpy optima for large p).
+
+    Parameters
+    ----------
+    pinf_ref : pandas.DataFrame
+        From :func:`pinf_limit` on :func:`reference_problem`.
+
+    Returns
+    -------
+    items : list of dict
+        For :func:`~mklcore.repro.reporting.compare` (``rtol`` 1e-4).
+    """
+    return [{"item": f"reference problem, optimum p={q}", "paper": REFERENCE_PINF[float(q)],
+             "ours": round(float(o), 6), "rtol": 1e-4, "source": "cvxpy optimum of problem (6)"}
+            for q, o in zip(pinf_ref["p"], pinf_ref["objective"]) if q != "inf"]
+
+
 def global_claims(claims, *, ref_check, pinf_tables, fig2, table1, obj_rtol=1e-4):
-    """The paper's global claims (spec §4.4) from the per-experiment results.
+    """The paper's overall conclusions (Secs. 3 and 4) from the per-experiment results.
 
     Parameters
     ----------
@@ -1107,78 +1485,20 @@ def global_claims(claims, *, ref_check, pinf_tables, fig2, table1, obj_rtol=1e-4
     return out
 
 
-#: why a claim can differ on our data (printed next to every claim that does not hold)
-DIFFERS_NOTES = {
-    "T1": "The sum kernel needs a single SVM solve; it can only lose where the SVM on the "
-          "unweighted sum (kernel scale M) needs many more SMO iterations than the few SVM solves "
-          "of an MKL method at kernel scale ~1.",
-    "T2": "SimpleMKL's cost is dominated by the SVM solves of its golden-section line search; "
-          "its ratio to the fastest lp solver grows with n, so with small n it stays below 10x.",
-    "T3": "Newton makes one multiplicative theta-step per SVM phase and needs two to four times "
-          "as many outer iterations as the cutting plane, whose master uses every past cut (see "
-          "the median SVM phases in the evidence). At small n the cutting plane's cvxpy/Clarabel "
-          "master problems (several Taylor QCLPs per step for p != 2) cost more than the SVM "
-          "phases they save, so Newton wins; at larger n the SVM phases dominate and the cutting "
-          "plane wins. In the paper both ran inside SVMlight's chunking loop (C++), where a "
-          "master problem is as cheap as a theta-step; our masters go through cvxpy, and our "
-          "interleaved SMO is numpy, so the balance between the two costs differs.",
-    "T4": "Solvers whose time at small n is dominated by fixed per-iteration costs (the cvxpy "
-          "master problems of the cutting plane) have flatter log-log curves than SILP; "
-          "otherwise a solver's slope is that of its SVM phases times the number of outer "
-          "iterations, which grows slowly with n for Newton and the analytic update.",
-    "T5": "Where SILP is not the fastest MKL method, a p = 2 solver needed no more SVM phases "
-          "than SILP (the cutting plane at p = 2 needs a single QCLP per step, its Taylor "
-          "constraint being exact); Newton vs. cutting plane: see T3.",
-    "T6": "The SimpleMKL run was stopped by its iteration/time budget before reaching the "
-          "threshold.",
-    "P1": "On mfeat every view carries information and all norms reach MCC 0.95-0.98; l1 and "
-          "l-inf differ by about one standard error, so the precondition can go either way "
-          "(it depends on the split and on the training-set size). The stand-in is not the "
-          "sparse scenario of the plant data.",
-    "P2": "l1 concentrates its weight on a few kernels (mainly fac, pix and mor ones, see the "
-          "weight map) while every non-sparse norm spreads it over more kernels; on this "
-          "stand-in that costs about one standard error of MCC.",
-    "P3": "The MCCs of the norms p >= 4/3 are well within one standard error of each other on "
-          "mfeat; their order is noise.",
-    "G1 (splice)": "Splice is a sparse problem: the WD kernel on the junction window carries "
-                   "nearly all the information (l1 puts most of its weight on it), unlike TSS, "
-                   "where five complementary kernels are each informative; l1 then beats the "
-                   "sum kernel.",
-    "G2 (splice)": "See G1 (splice).",
-    "G3 (splice)": "See G1 (splice): on a sparse problem l1 (or the nearly sparse l4/3) is best, "
-                   "not l2.",
-    "G4 (splice)": "With a single training set at the largest n the spread of the norms is "
-                   "itself noisy.",
-    "G1 (synthetic DNA)": "On the synthetic DNA the norms differ by about one standard error or "
-                          "a few thousandths of AUC, not consistently in sign across sizes. "
-                          "Likely reason: l1 keeps the WD signal kernel and the two profile "
-                          "kernels and nearly drops the two spectrum kernels (see the mean "
-                          "weights); the profiles see the same compositional signals (CpG-rich "
-                          "upstream, G-rich codon positions downstream, AT-rich stretch) as the "
-                          "spectrum kernels, which are therefore largely redundant. The "
-                          "generator does not create the TSS regime, where every kernel is "
-                          "needed.",
-    "G2 (synthetic DNA)": "See G1 (synthetic DNA).",
-    "G3 (synthetic DNA)": "See G1 (synthetic DNA).",
-    "G4 (synthetic DNA)": "See G1 (synthetic DNA); with a single training set at the largest n "
-                          "the spread of the norms is itself noisy.",
-    "GL3": "See G1 (synthetic DNA).",
-    "GL4": "See G1 (splice) and G1 (synthetic DNA).",
-    "GL5": "See P1/P2.",
-    "GL6": "See T2/T4.",
-    "GL7": "See T3.",
-    "GL8": "See T2/T5."
-}
+def differing_claims(claims):
+    """``(id, evidence)`` of every claim that does not hold on this run.
 
+    The reasons why a claim can differ on our data are discussed in the notebook, next to the
+    claims table.
 
-def differs_notes(claims):
-    """``(id, note)`` for every claim that does not hold (notes from :data:`DIFFERS_NOTES`).
+    Parameters
+    ----------
+    claims : list of Claim
 
-    A note is looked up by the full claim id (e.g. ``"G1 (splice)"``), then by its first word.
+    Returns
+    -------
+    rows : list of tuple of (str, str)
+        One ``(claim id, evidence)`` per claim with ``holds`` False (untested claims, with
+        ``holds`` None, are skipped).
     """
-    out = []
-    for c in claims:
-        if c.holds is not None and not c.holds:
-            note = DIFFERS_NOTES.get(c.id, DIFFERS_NOTES.get(c.id.split(" ")[0], "(no note)"))
-            out.append((c.id, note))
-    return out
+    return [(c.id, c.evidence) for c in claims if c.holds is not None and not c.holds]

@@ -1,0 +1,115 @@
+"""Fast tests of the pure helpers of ``mklcore.repro.yang2012_stpmkl`` (claims, tables)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import mklcore.repro.yang2012_stpmkl as ye
+from mklcore.stpmkl import rho_from_theory
+
+
+def _acc_df(acc, datasets=("a", "b", "c"), noise=(0.0, 0.3)):
+    """Rows like noisy_trial's: ``acc[method](q)`` gives the accuracy on every set."""
+    rows = []
+    for d in datasets:
+        for q in noise:
+            for m in ye.METHODS:
+                row = {"dataset": d, "q": q, "repeat": 0, "method": m, "accuracy": acc[m](q),
+                       "weights_l1_to_sipmkl": 0.5 if m == "MiPMKL" else 0.0}
+                if m == "StPMKL":
+                    row.update(rho_over_n=0.8 if q > 0 else 1.0, sum_gamma_over_rho=0.9,
+                               gamma_flipped=0.9, gamma_clean=0.4, flipped_among_top=0.6,
+                               n_flipped=int(100 * q), n_train=100)
+                if m == "MiPMKL":
+                    row.update(p_flipped=0.3, p_clean=0.8, flipped_among_dropped=0.5)
+                if m == "AMP-l1":
+                    row.update(rho_over_n=1.0)
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+class _Res(dict):
+    __getattr__ = dict.__getitem__
+
+
+def _conv(amp_gap, vi_gap, within_bound=True):
+    conv = pd.DataFrame([{"data set": "a", "AMP gap": amp_gap, "best VI gap": vi_gap,
+                          "VI / AMP": vi_gap / amp_gap, "AMP slope": -1.0, "VI slope": -0.5,
+                          "gap <= bound": within_bound}])
+    amp = _Res(history={"abs_gap": np.array([1.0, 0.5]), "bound": np.array([2.0, 1.0])})
+    return conv, {"a": (amp, None)}
+
+
+S1_OK = {"amp": _Res(objective=0.6462), "ref": 0.6460, "rel_err": 3e-4, "inside": True}
+
+ROBUST = {"StPMKL": lambda q: 0.85 - 0.1 * q, "SiPMKL": lambda q: 0.85 - 0.5 * q,
+          "MiPMKL": lambda q: 0.80 - 0.5 * q, "AMP-l1": lambda q: 0.85 - 0.4 * q}
+
+
+def test_paper_claims_hold_on_paper_like_results():
+    acc_df = _acc_df(ROBUST)
+    conv, hist = _conv(1e-4, 1e-2)
+    claims = ye.paper_claims(acc_df, [0.0, 0.3], ["a", "b", "c"], S1_OK, conv, hist)
+    assert [c.id for c in claims] == [f"S{k}" for k in range(1, 8)]
+    assert all(c.holds for c in claims), {c.id: c.evidence for c in claims}
+    assert [c.hard for c in claims] == [True, False, False, False, False, True, True]
+
+
+def test_paper_claims_detect_failures():
+    fragile = dict(ROBUST, StPMKL=lambda q: 0.80 - 0.6 * q, MiPMKL=lambda q: 0.85 - 0.5 * q)
+    acc_df = _acc_df(fragile)
+    acc_df.loc[acc_df["method"] == "MiPMKL", "weights_l1_to_sipmkl"] = 0.0
+    conv, hist = _conv(1e-2, 1e-4, within_bound=False)
+    s1 = dict(S1_OK, inside=False)
+    held = {c.id: c.holds for c in ye.paper_claims(acc_df, [0.0, 0.3], ["a", "b", "c"], s1,
+                                                   conv, hist)}
+    # S5: MiPMKL has SiPMKL's accuracy and weights at q = 0
+    assert held == {"S1": False, "S2": False, "S3": False, "S4": False, "S5": False,
+                    "S6": False, "S7": False}
+
+
+def test_weighting_and_ablation_tables():
+    acc_df = _acc_df(ROBUST)
+    w = ye.weighting_table(acc_df)
+    assert list(w.index) == [0.3]
+    assert w.loc[0.3, "flip rate"] == pytest.approx(0.3)
+    assert w.loc[0.3, "StPMKL mean gamma, flipped"] == pytest.approx(0.9)
+    assert "0.90 against 0.40" in ye.weighting_text(w)
+    a = ye.ablation_table(acc_df)
+    assert a.loc[0.3, "StPMKL - AMP-l1"] == pytest.approx(0.09)
+    assert a.loc[0.0, "selected rho < n (share)"] == 0.0
+    assert a.loc[0.3, "selected rho < n (share)"] == 1.0
+    assert "StPMKL - AMP-l1 = +0.000, +0.090" in ye.ablation_text(a)
+
+
+def test_summary_table_rows():
+    acc_df = _acc_df(ROBUST)
+    conv, hist = _conv(1e-4, 1e-2)
+    claims = ye.paper_claims(acc_df, [0.0, 0.3], ["a", "b", "c"], S1_OK, conv, hist)
+    verdicts = ["PASS"] * len(claims)
+    s = ye.summary_table(claims, verdicts, conv, ye.ablation_table(acc_df), acc_df,
+                         ["a", "b", "c"], [0.0, 0.3])
+    assert list(s.columns) == ["item", "paper", "ours", "verdict"]
+    assert len(s) == 7 + 1 + 2 + 3 * 2 * 4
+    assert s.loc[7, "verdict"] == "PASS" and s.loc[7, "ours"] == "0.0001 / 0.01"
+    row = s[s["item"] == "accuracy b, q=0.3, SiPMKL"].iloc[0]
+    assert row["ours"] == pytest.approx(0.7) and row["verdict"] == "n/a"
+
+
+def test_budget_sign_accuracy_and_slope():
+    assert ye.budget(0.5, 100, 0.2, 0.1) == 50.0
+    assert ye.budget("theory", 100, 0.2, 0.1) == rho_from_theory(100, 0.2, 0.1)
+    y = np.array([1.0, -1.0, -1.0, 1.0])
+    assert ye.sign_accuracy(y, np.array([0.5, 0.0, -2.0, -1.0])) == pytest.approx(0.75)
+    gaps = 3.0 / np.arange(1, 1001)
+    assert ye.gap_slope(gaps) == pytest.approx(-1.0)
+
+
+def test_l1mkl_nobias_cvx_single_linear_kernel():
+    # one kernel K = x x^T on two separable points: max_a sum(a) - (a.y x)^2 / 2, 0 <= a <= C
+    x, y = np.array([1.0, -1.0]), np.array([1.0, -1.0])
+    K = np.outer(x, x)[None]
+    # (a.y x) = a1 + a2 = s, value s - s^2 / 2, maximal at s = 1 -> 0.5
+    assert ye.l1mkl_nobias_cvx(K, y, C=10.0) == pytest.approx(0.5, abs=1e-6)
+    # with C = 0.25 the box binds: s = 0.5 -> 0.5 - 0.125
+    assert ye.l1mkl_nobias_cvx(K, y, C=0.25) == pytest.approx(0.375, abs=1e-6)
