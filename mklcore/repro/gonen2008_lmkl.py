@@ -42,8 +42,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.colors import ListedColormap
 
-from .. import datasets
-from .. import decision
+from .. import datasets, decision
 from ..kernels import fit_kernels, kernel_bank, kernel_stack, normalize_cosine, normalize_trace
 from ..localized import (LMKLClassifier, lmkl_decision, lmkl_objective, lmkl_solve,
                          locally_combined_kernel, softmax_gating)
@@ -58,7 +57,8 @@ __all__ = [
     "PAPER_ID", "C_GRID", "GAUSS4", "TABLE1", "QUICK_TABLE1", "ASSUMED", "QUICK_CAPS",
     "BASE_METHODS", "METHODS", "NORM_SUFFIX", "NORM_NAME", "FIG_METHODS", "T1_BASE",
     "G4_METHODS", "T1_METHODS", "BANANA_METHODS", "SV_TOL", "ALPHA", "CACHE_VERSION",
-    "CLAIM_TEXT", "CLAIM_SOURCE", "DEVIATIONS", "Protocol", "make_protocol", "load", "splits", "data_table",
+    "CLAIM_TEXT", "CLAIM_SOURCE", "DEVIATIONS", "Protocol", "make_protocol", "load", "splits",
+    "data_table",
     "prepare", "test_stacks", "fit_method", "decide", "protocol_fold", "run_protocol",
     "select_C", "per_method", "f_test", "gradient_check", "boundary_model", "grid_values",
     "draw_panel", "boundary_figure", "figure1", "figure2", "figure3", "value", "gauss4_rows",
@@ -1051,13 +1051,14 @@ def gate_variants(protocol, ban):
                 n_full = len(kernels) * len(yte) * len(clf.support_)
                 variants.append({"method": base, "normalize": normalize, "gate_threshold": thr,
                                  "C": C, "test acc (%)": 100 * np.mean(np.sign(f) == yte),
-                                 "SV (%)": clf.sv_percentage_, "kernel evals kept": n_evals / n_full,
+                                 "SV (%)": clf.sv_percentage_,
+                                 "kernel evals kept": n_evals / n_full,
                                  "mean max gate": clf.history_["max_gate"][-1]})
     return pd.DataFrame(variants)
 
 
 def pairs(sfx):
-    """The two comparisons of Table 1: LMKL vs MKL :math:`(K_P`-:math:`K_G)`, LMKL (3 × K_L) vs SVM K_L.
+    """The two comparisons of Table 1: LMKL vs MKL (K_P-K_G) and LMKL (K_L-K_L-K_L) vs SVM K_L.
 
     Parameters
     ----------
