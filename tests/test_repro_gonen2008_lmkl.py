@@ -1,0 +1,164 @@
+"""Fast tests of mklcore.repro.gonen2008_lmkl (protocol bookkeeping, tables, claims logic)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mklcore.repro import gonen2008_lmkl as lmkl
+from mklcore.repro.reporting import claims_table
+
+
+def _raw(val_acc, test_acc, sv):
+    """Rows of two methods, three C values and two folds of one data set."""
+    rows = []
+    for (method, C), vals in val_acc.items():
+        for fold, v in enumerate(vals):
+            rows.append({"dataset": "d", "method": method, "C": C, "fold": fold, "val_acc": v,
+                         "test_acc": test_acc[method][fold], "sv_pct": sv[method][fold],
+                         "weights": [0.25, 0.75] if method.startswith("MKL") else [1.0]})
+    return pd.DataFrame(rows)
+
+
+def test_select_C_best_mean_validation_and_ties_to_smaller_C():
+    val = {("A", 0.1): [80, 80], ("A", 1.0): [90, 70], ("A", 10.0): [70, 60],   # tie 0.1 / 1
+           ("B", 0.1): [50, 50], ("B", 1.0): [60, 60], ("B", 10.0): [70, 80]}
+    df = _raw(val, {"A": [1, 2], "B": [3, 4]}, {"A": [5, 6], "B": [7, 8]})
+    sel = lmkl.select_C(df)
+    assert sel.groupby("method").C.first().to_dict() == {"A": 0.1, "B": 10.0}
+    assert list(sel.fold) == [0, 1, 0, 1]
+    summary = lmkl.per_method(sel)
+    a = summary[summary.method == "A"].iloc[0]
+    assert a.acc == pytest.approx(1.5) and a.sv == pytest.approx(5.5)
+    assert a.acc_sd == pytest.approx(np.std([1, 2], ddof=1))
+
+
+def test_f_test_matches_hand_computation():
+    # 5x2 cv F (Alpaydin 1999): F = sum p^2 / (2 sum s_i^2)
+    diffs = np.array([[1.0, 3.0], [2.0, 2.5], [0.5, 1.5], [4.0, 2.0], [1.0, 0.0]])
+    rows = [{"dataset": "d", "method": m, "fold": f, "test_acc": (diffs.ravel()[f] if m == "A"
+                                                                  else 0.0)}
+            for m in "AB" for f in range(10)]
+    res = lmkl.f_test(pd.DataFrame(rows), "d", "A", "B", "test_acc", 5)
+    mean = diffs.mean(axis=1, keepdims=True)
+    expected = (diffs ** 2).sum() / (2 * ((diffs - mean) ** 2).sum())
+    assert res.statistic == pytest.approx(expected)
+    assert 0.0 <= res.pvalue <= 1.0
+
+
+def _tables(names, sfx=""):
+    """per_method summaries and pair tests for two sets with known outcomes."""
+    (a1, b1), (a2, b2) = lmkl.pairs(sfx)
+    summary = pd.DataFrame([
+        {"dataset": n, "method": m, "acc": acc, "sv": sv}
+        for n, vals in zip(names, [{a1: (90, 20), b1: (88, 40), a2: (85, 30), b2: (80, 50)},
+                                   {a1: (70, 60), b1: (75, 50), a2: (60, 70), b2: (65, 40)}])
+        for m, (acc, sv) in vals.items()])
+    for base in lmkl.T1_BASE:  # columns of the Table 1 view not in a pair
+        if base + sfx not in set(summary.method):
+            summary = pd.concat([summary, pd.DataFrame(
+                [{"dataset": n, "method": base + sfx, "acc": 50.0, "sv": 50.0} for n in names])])
+    tests = pd.DataFrame([
+        {"dataset": names[0], "pair": f"{a1} vs {b1}", "acc diff": 2.0, "acc p": 0.5,
+         "SV diff": -20.0, "SV p": 0.01},
+        {"dataset": names[0], "pair": f"{a2} vs {b2}", "acc diff": 5.0, "acc p": 0.01,
+         "SV diff": -20.0, "SV p": 0.5},
+        {"dataset": names[1], "pair": f"{a1} vs {b1}", "acc diff": -5.0, "acc p": 0.01,
+         "SV diff": 10.0, "SV p": 0.02},
+        {"dataset": names[1], "pair": f"{a2} vs {b2}", "acc diff": -5.0, "acc p": 0.5,
+         "SV diff": 30.0, "SV p": 0.5},
+    ])
+    return summary, tests
+
+
+def test_table_view_marks_significance_and_assumed_sets():
+    names = ["heart", "sonar"]
+    summary, tests = _tables(names)
+    view = lmkl.table_view(summary, tests, names, "")
+    assert list(view["data set"]) == ["heart", "sonar †"]
+    heart, sonar = view.iloc[0], view.iloc[1]
+    assert heart["LMKL K_P-K_G acc"] == "90.00"          # not significant
+    assert heart["LMKL K_P-K_G SV%"] == "20.00+"         # significantly fewer SVs
+    assert heart["LMKL K_L-K_L-K_L acc"] == "85.00+"     # significantly more accurate
+    assert sonar["LMKL K_P-K_G acc"] == "70.00-"         # significantly less accurate
+    assert sonar["LMKL K_P-K_G SV%"] == "60.00-"         # significantly more SVs
+    assert heart["MKL K_P-K_G acc"] == "88.00"           # baselines never marked
+
+
+def test_counts_and_table1_rows():
+    names = ["heart", "sonar"]
+    summary, tests = _tables(names)
+    c = lmkl.counts(summary, tests, names, "")
+    cpg, cll = (c[p] for p in lmkl.pairs(""))
+    assert (cpg["acc higher"], cpg["SV lower"], cpg["acc not sig."]) == (1, 1, 1)
+    assert cpg["SV sig. lower"] == ["heart"] and cpg["acc sig. lower"] == ["sonar"]
+    assert cll["acc sig. higher"] == ["heart"] and cll["SV lower"] == 1
+    rows = lmkl.table1_rows({"": c}, len(names))
+    assert len(rows) == 8
+    by_item = {r["item"]: r["ours"] for r in rows}
+    assert by_item["K_P-K_G (unit trace): share of sets, lower mean SV% (LMKL vs MKL)"] == 0.5
+    assert len(lmkl.counts_lines({"": c})) == 2
+    table = lmkl.wilcoxon_table({"": c})
+    assert list(table.kernels) == ["unit trace", "unit trace"] and list(table.sets) == [2, 2]
+
+
+def test_splice_rows_relative_sv_reduction():
+    sp = pd.DataFrame([{"dataset": "splice", "method": m, "acc": 80.0, "sv": sv}
+                       for m, sv in [("LMKL K_P-K_G", 30.0), ("MKL K_P-K_G", 40.0),
+                                     ("LMKL K_L-K_L-K_L", 50.0), ("SVM K_L", 100.0)]])
+    rows = lmkl.splice_rows(sp, [""])
+    assert rows[0]["ours"] == pytest.approx(25.0) and rows[0]["paper"] == 24.55
+    assert rows[1]["ours"] == pytest.approx(50.0)
+
+
+def test_make_protocol_quick_and_full():
+    quick = lmkl.make_protocol(True, seed=3)
+    assert (quick.n_rep, quick.n_iter, quick.table1) == (1, 20, list(lmkl.QUICK_TABLE1))
+    assert quick.caps == lmkl.QUICK_CAPS and quick.caps is not lmkl.QUICK_CAPS
+    full = lmkl.make_protocol(False, n_iter=50, max_samples=1500)
+    assert (full.n_rep, full.n_iter, len(full.table1)) == (5, 50, 10)
+    assert set(full.caps) == set(lmkl.TABLE1) | {"splice"} | set(lmkl.GAUSS4)
+    assert full.C_grid == [0.01, 0.1, 1.0, 10.0, 100.0]
+
+
+def test_splits_are_disjoint_and_cover_the_data():
+    y = np.array([1.0] * 30 + [-1.0] * 30)
+    folds = lmkl.splits(y, 0, 2)
+    assert len(folds) == 4
+    for tr, va, te in folds:
+        assert len(te) == 20 and len(tr) + len(va) == 40
+        assert not set(tr) & set(va) and not set(tr) & set(te) and not set(va) & set(te)
+        assert (y[tr] > 0).sum() == 10   # stratified halves
+
+
+def test_sanity_check_catches_missing_rows_and_increasing_objective():
+    df = pd.DataFrame({"method": ["SVM K_L"] * 2, "test_acc": [50.0, 60.0],
+                       "sv_pct": [10.0, 20.0], "weights": [[1.0], [1.0]]})
+    fits = pd.DataFrame({"monotone": [True], "n_iter": [3], "n_svm_calls": [7]})
+    msg = lmkl.sanity_check([(df, ["d"], ["SVM K_L"])], fits, 1e-8, 1, 1)
+    assert msg == "all sanity checks passed (1 LMKL fits, all monotone)"
+    with pytest.raises(AssertionError, match="missing rows"):
+        lmkl.sanity_check([(df, ["d"], ["SVM K_L"])], fits, 1e-8, 1, 2)
+    with pytest.raises(AssertionError, match="increased"):
+        lmkl.sanity_check([], fits.assign(monotone=False), 1e-8, 1, 1)
+    with pytest.raises(AssertionError, match="gradient"):
+        lmkl.sanity_check([], fits, 1e-3, 1, 1)
+
+
+def test_claims_c1_c2_and_summary_sources(monkeypatch):
+    monkeypatch.setattr(lmkl, "claims_for",
+                        lambda sfx, **kw: {k: (sfx == "", f"evidence{sfx}")
+                                           for k in lmkl.CLAIM_TEXT})
+    fits = pd.DataFrame({"monotone": [True, False]})
+    claims = lmkl.claims(2e-9, fits, "", " [diag]")
+    ids = [c.id for c in claims]
+    assert ids[:2] == ["C1", "C2"] and "C3-diag" in ids and len(ids) == 12
+    df = claims_table(claims)
+    verdict = dict(zip(df.id, df.verdict))
+    assert verdict["C1"] == "PASS" and verdict["C2"] == "NOT REPRODUCED"
+    assert verdict["C3"] == "PASS" and verdict["C3-diag"] == "NOT REPRODUCED"
+    pvo = pd.DataFrame([{"item": "x", "paper": 1.0, "ours": 1.23456, "verdict": "match",
+                         "source": "Sec. 4.1"}])
+    summary = lmkl.summary_table(pvo, claims, df)
+    assert summary.ours.iloc[0] == 1.235
+    assert summary.source.iloc[-1] == "Sec. 4.3, Table 2"          # C7-diag
+    assert set(summary.source.iloc[1:]) <= set(lmkl.CLAIM_SOURCE.values())
