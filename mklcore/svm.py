@@ -33,6 +33,7 @@ from ._validation import Interval, check_binary_labels, validate_params
 
 __all__ = ["svm_solve", "combine_kernels", "kernel_quadratic_terms", "register_backend",
            "available_backends", "libsvm_intercept", "CachedSMO", "BUILTIN_BACKENDS",
+           "LEAN_BACKEND", "libsvm_lean", "lean_backend_available", "default_backend",
            "svm_dual_objective", "svm_primal_objective", "relative_gap"]
 
 #: backends added by :func:`register_backend` (name -> solver); the built-in ones are in
@@ -94,7 +95,115 @@ def _libsvm(K, y, C, tol, alpha0, max_iter, cache_size=500):
 
 #: the built-in backends of :func:`svm_solve` (name -> solver with the signature of
 #: :func:`register_backend`); a constant, so importing the module registers nothing
-BUILTIN_BACKENDS = {"libsvm": _libsvm}
+# ---------------------------------------------------------------------------
+# the lean LIBSVM backend
+# ---------------------------------------------------------------------------
+
+#: name of the lean LIBSVM backend (LIBSVM without scikit-learn's per-call input checks)
+LEAN_BACKEND = "libsvm_lean"
+
+#: whether scikit-learn's private LIBSVM binding works as expected (``None``: not checked yet)
+_LEAN_STATUS = {"available": None}
+
+
+def _libsvm_lean_fit(K, y, C, tol, max_iter):
+    """One call of scikit-learn's LIBSVM binding with the arguments ``SVC.fit`` passes."""
+    from sklearn.svm import _libsvm
+
+    _libsvm.set_verbosity_wrap(0)  # as SVC(verbose=False) does before every fit
+    y01 = np.ascontiguousarray(y > 0, dtype=np.float64)  # SVC's encoding: classes_ = (-1, +1)
+    out = _libsvm.fit(
+        K, y01, svm_type=0, sample_weight=np.empty(0), class_weight=np.ones(2),
+        kernel="precomputed", C=C, nu=0.5, probability=0, degree=3, shrinking=1, tol=tol,
+        cache_size=500, coef0=0.0, gamma=0.0, epsilon=0.1, max_iter=max_iter, random_seed=0)
+    support, sv_coef, intercept, n_iter = out[0], out[3], out[4], out[-1]
+    alpha = np.zeros(y.shape[0])
+    alpha[support] = np.abs(sv_coef[0])  # SVC: dual_coef_ = -sv_coef = alpha * y
+    np.clip(alpha, 0.0, C, out=alpha)
+    return alpha, float(-intercept[0]), int(np.sum(n_iter))
+
+
+def lean_backend_available():
+    """Whether the lean LIBSVM backend works with the installed scikit-learn.
+
+    The first call fits one 2 x 2 SVM through scikit-learn's private LIBSVM binding and
+    checks its solution; the answer is cached, so importing :mod:`mklcore.svm` fits nothing.
+
+    Returns
+    -------
+    available : bool
+    """
+    if _LEAN_STATUS["available"] is None:
+        try:
+            K = np.array([[1.0, 0.0], [0.0, 1.0]])
+            alpha, _, _ = _libsvm_lean_fit(K, np.array([-1.0, 1.0]), 1.0, 1e-3, -1)
+            _LEAN_STATUS["available"] = bool(np.allclose(alpha, 1.0))
+        except Exception:  # pragma: no cover - a future scikit-learn changed its binding
+            _LEAN_STATUS["available"] = False
+    return _LEAN_STATUS["available"]
+
+
+def libsvm_lean(K, y, C, tol, alpha0, max_iter):
+    """LIBSVM on a precomputed kernel, called as ``SVC(kernel="precomputed").fit`` calls it.
+
+    Solvers that train hundreds of small SVMs per fit (localized MKL) pay more for the input
+    validation of ``SVC.fit`` (several milliseconds per call) than for LIBSVM itself below n
+    of a few hundred. This backend calls scikit-learn's LIBSVM binding with the arguments
+    ``SVC`` passes, so the solution is the same as that of ``backend="libsvm"``; the inputs
+    must already be valid (:func:`svm_solve` passes a C-contiguous float64 kernel and labels
+    in {-1, +1}). Registered as :data:`LEAN_BACKEND`; see :func:`register_backend` for the
+    calling convention.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Combined kernel, C-contiguous float64.
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    C : float
+        Box constraint.
+    tol : float
+        KKT tolerance of LIBSVM.
+    alpha0 : ndarray of shape (n,) or None
+        Ignored (LIBSVM cannot warm-start).
+    max_iter : int
+        Cap on LIBSVM's iterations (-1: none).
+
+    Returns
+    -------
+    alpha : ndarray of shape (n,)
+        Unsigned dual variables, ``0 <= alpha <= C``.
+    intercept : float
+        Bias ``b`` of ``f = K (alpha * y) + b``.
+    n_iter : int
+        LIBSVM's iteration count.
+
+    Raises
+    ------
+    RuntimeError
+        If the installed scikit-learn's binding does not behave as expected
+        (:func:`lean_backend_available` is False); use ``backend="libsvm"``.
+    """
+    if not lean_backend_available():  # pragma: no cover - depends on scikit-learn internals
+        raise RuntimeError(f"The {LEAN_BACKEND!r} SVM backend does not work with this "
+                           f"scikit-learn version; use backend='libsvm'.")
+    return _libsvm_lean_fit(K, y, C, tol, max_iter)
+
+
+def default_backend():
+    """Fastest working LIBSVM backend: :data:`LEAN_BACKEND` if available, else ``"libsvm"``.
+
+    Returns
+    -------
+    name : str
+        A name of :func:`available_backends`.
+    """
+    return LEAN_BACKEND if lean_backend_available() else "libsvm"
+
+
+
+
+BUILTIN_BACKENDS = {"libsvm": _libsvm, LEAN_BACKEND: libsvm_lean}
 
 
 def libsvm_intercept(alpha, y, grad, C):
@@ -485,113 +594,3 @@ def svm_solve(K, y, *, weights=None, C=1.0, tol=1e-3, alpha0=None, backend="libs
         primal_objective=primal, gap=relative_gap(primal, dual), q=q,
         decision_train=decision_train, support=np.flatnonzero(alpha > 0), n_iter=n_iter,
         backend=backend)
-
-
-# ---------------------------------------------------------------------------
-# the lean LIBSVM backend
-# ---------------------------------------------------------------------------
-
-#: name of the lean LIBSVM backend (LIBSVM without scikit-learn's per-call input checks)
-LEAN_BACKEND = "libsvm_lean"
-
-#: whether scikit-learn's private LIBSVM binding works as expected (``None``: not checked yet)
-_LEAN_STATUS = {"available": None}
-
-
-def _libsvm_lean_fit(K, y, C, tol, max_iter):
-    """One call of scikit-learn's LIBSVM binding with the arguments ``SVC.fit`` passes."""
-    from sklearn.svm import _libsvm
-
-    _libsvm.set_verbosity_wrap(0)  # as SVC(verbose=False) does before every fit
-    y01 = np.ascontiguousarray(y > 0, dtype=np.float64)  # SVC's encoding: classes_ = (-1, +1)
-    out = _libsvm.fit(
-        K, y01, svm_type=0, sample_weight=np.empty(0), class_weight=np.ones(2),
-        kernel="precomputed", C=C, nu=0.5, probability=0, degree=3, shrinking=1, tol=tol,
-        cache_size=500, coef0=0.0, gamma=0.0, epsilon=0.1, max_iter=max_iter, random_seed=0)
-    support, sv_coef, intercept, n_iter = out[0], out[3], out[4], out[-1]
-    alpha = np.zeros(y.shape[0])
-    alpha[support] = np.abs(sv_coef[0])  # SVC: dual_coef_ = -sv_coef = alpha * y
-    np.clip(alpha, 0.0, C, out=alpha)
-    return alpha, float(-intercept[0]), int(np.sum(n_iter))
-
-
-def lean_backend_available():
-    """Whether the lean LIBSVM backend works with the installed scikit-learn.
-
-    The first call fits one 2 x 2 SVM through scikit-learn's private LIBSVM binding and
-    checks its solution; the answer is cached, so importing :mod:`mklcore.svm` fits nothing.
-
-    Returns
-    -------
-    available : bool
-    """
-    if _LEAN_STATUS["available"] is None:
-        try:
-            K = np.array([[1.0, 0.0], [0.0, 1.0]])
-            alpha, _, _ = _libsvm_lean_fit(K, np.array([-1.0, 1.0]), 1.0, 1e-3, -1)
-            _LEAN_STATUS["available"] = bool(np.allclose(alpha, 1.0))
-        except Exception:  # pragma: no cover - a future scikit-learn changed its binding
-            _LEAN_STATUS["available"] = False
-    return _LEAN_STATUS["available"]
-
-
-def libsvm_lean(K, y, C, tol, alpha0, max_iter):
-    """LIBSVM on a precomputed kernel, called as ``SVC(kernel="precomputed").fit`` calls it.
-
-    Solvers that train hundreds of small SVMs per fit (localized MKL) pay more for the input
-    validation of ``SVC.fit`` (several milliseconds per call) than for LIBSVM itself below n
-    of a few hundred. This backend calls scikit-learn's LIBSVM binding with the arguments
-    ``SVC`` passes, so the solution is the same as that of ``backend="libsvm"``; the inputs
-    must already be valid (:func:`svm_solve` passes a C-contiguous float64 kernel and labels
-    in {-1, +1}). Registered as :data:`LEAN_BACKEND`; see :func:`register_backend` for the
-    calling convention.
-
-    Parameters
-    ----------
-    K : ndarray of shape (n, n)
-        Combined kernel, C-contiguous float64.
-    y : ndarray of shape (n,)
-        Labels in {-1, +1}.
-    C : float
-        Box constraint.
-    tol : float
-        KKT tolerance of LIBSVM.
-    alpha0 : ndarray of shape (n,) or None
-        Ignored (LIBSVM cannot warm-start).
-    max_iter : int
-        Cap on LIBSVM's iterations (-1: none).
-
-    Returns
-    -------
-    alpha : ndarray of shape (n,)
-        Unsigned dual variables, ``0 <= alpha <= C``.
-    intercept : float
-        Bias ``b`` of ``f = K (alpha * y) + b``.
-    n_iter : int
-        LIBSVM's iteration count.
-
-    Raises
-    ------
-    RuntimeError
-        If the installed scikit-learn's binding does not behave as expected
-        (:func:`lean_backend_available` is False); use ``backend="libsvm"``.
-    """
-    if not lean_backend_available():  # pragma: no cover - depends on scikit-learn internals
-        raise RuntimeError(f"The {LEAN_BACKEND!r} SVM backend does not work with this "
-                           f"scikit-learn version; use backend='libsvm'.")
-    return _libsvm_lean_fit(K, y, C, tol, max_iter)
-
-
-def default_backend():
-    """Fastest working LIBSVM backend: :data:`LEAN_BACKEND` if available, else ``"libsvm"``.
-
-    Returns
-    -------
-    name : str
-        A name of :func:`available_backends`.
-    """
-    return LEAN_BACKEND if lean_backend_available() else "libsvm"
-
-
-register_backend(LEAN_BACKEND, libsvm_lean)
-__all__ += ["LEAN_BACKEND", "libsvm_lean", "lean_backend_available", "default_backend"]

@@ -219,7 +219,7 @@ def test_import_registers_no_backend():
             "print(sorted(s._BACKENDS), sorted(s.BUILTIN_BACKENDS), 'sklearn.svm' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split("\n")[0]
-    assert out == "[] ['libsvm'] False"
+    assert out == "[] ['libsvm', 'libsvm_lean'] False"
     assert "libsvm" in available_backends() and set(BUILTIN_BACKENDS) <= set(available_backends())
 
 

@@ -54,6 +54,7 @@ from .plotting import method_palette
 from .reporting import Claim
 
 __all__ = [
+    "lmkl_path",
     "PAPER_ID", "C_GRID", "GAUSS4", "TABLE1", "QUICK_TABLE1", "ASSUMED", "QUICK_CAPS",
     "BASE_METHODS", "METHODS", "NORM_SUFFIX", "NORM_NAME", "FIG_METHODS", "T1_BASE",
     "G4_METHODS", "T1_METHODS", "BANANA_METHODS", "SV_TOL", "ALPHA", "CACHE_VERSION",
@@ -368,6 +369,25 @@ def test_stacks(p, Z):
             normalize_cosine(raw, d_rows, p["d_tr"], copy=False))
 
 
+def lmkl_path(res, key):
+    """One quantity of an LMKL fit over its iterations, the initial gating first.
+
+    Parameters
+    ----------
+    res : MKLResult
+        A result of :func:`mklcore.lmkl_solve` (its ``history`` has one row per gating
+        update; ``initial`` holds the row of the initial gating, line 1 of Algorithm 1).
+    key : str
+        A history key, e.g. ``"objective"``, ``"max_gate"`` or ``"gating_coef"``.
+
+    Returns
+    -------
+    values : ndarray of shape (n_iter + 1, ...)
+    """
+    first = np.asarray(res.initial[key])[None]
+    return np.concatenate([first, np.asarray(res.history[key]).reshape(-1, *first.shape[1:])])
+
+
 def fit_method(p, method, C, *, n_iter, seed, **lmkl_options):
     """Train one method of :data:`METHODS` on the training fold.
 
@@ -398,7 +418,7 @@ def fit_method(p, method, C, *, n_iter, seed, **lmkl_options):
         return svm_solve(K[0], y, C=C, tol=1e-3)
     if family == "mkl":
         return simplemkl_solve(K, y, C=C, check_input=False)
-    return lmkl_solve(K, y, p["Xtr"], C=C, n_iter=n_iter, random_state=seed, check_input=False,
+    return lmkl_solve(K, y, p["Xtr"], C=C, max_iter=n_iter, random_state=seed, check_input=False,
                       **lmkl_options)
 
 
@@ -485,10 +505,9 @@ def protocol_fold(*, dataset, fold, methods, Cs, lmkl_iter, n_rep, cap, version,
                    "n_iter": 1 if family == "svm" else int(res.n_iter),
                    "n_train": len(p["tr"])}
             if family == "lmkl":
-                J = res.history["objective"]
+                J, gate = lmkl_path(res, "objective"), lmkl_path(res, "max_gate")
                 row.update(J_first=J[0], J_last=J[-1], monotone=bool(np.all(np.diff(J) <= 0)),
-                           max_gate_first=res.history["max_gate"][0],
-                           max_gate_last=res.history["max_gate"][-1],
+                           max_gate_first=gate[0], max_gate_last=gate[-1],
                            n_svm_calls=res.n_svm_calls)
             rows.append(row)
     return rows
@@ -838,7 +857,8 @@ def figure2(protocol, g4):
         method = "LMKL K_L-K_L-K_L" + sfx
         row2 = g4[(g4.dataset == "gauss4_equal") & (g4.method == method)].iloc[0]
         p2, res2 = boundary_model(protocol, "gauss4_equal", method, row2.C)
-        V_hist = res2.history["gating_coef"]
+        V_hist = lmkl_path(res2, "gating_coef")
+        gate_hist, J_hist = lmkl_path(res2, "max_gate"), lmkl_path(res2, "objective")
         last = len(V_hist) - 1
         steps = sorted({0, min(1, last), min(5, last), last})
         steps = (steps + [last] * 4)[:4]
@@ -852,21 +872,20 @@ def figure2(protocol, g4):
                 sparsity.append({"method": method, "C": row2.C, "iteration": t,
                                   "share of |K_eta| < 1e-3 max":
                                       float(np.mean(np.abs(K_eta) < 1e-3 * v)),
-                                  "mean max gate": res2.history["max_gate"][t],
-                                  "J": res2.history["objective"][t]})
+                                  "mean max gate": gate_hist[t], "J": J_hist[t]})
             ax.imshow(K_eta[np.ix_(show, show)], cmap="RdBu_r", vmin=-v, vmax=v,
                       interpolation="nearest")
             ax.set_title(f"{method}, C = {row2.C:g}\niteration {t}: mean max gate "
-                         f"{res2.history['max_gate'][t]:.2f}", fontsize=8)
+                         f"{gate_hist[t]:.2f}", fontsize=8)
             ax.set_xticks([])
             ax.set_yticks([])
         ax = axes[r, 4]
-        ax.plot(res2.history["max_gate"], marker=".", label="mean max gate")
+        ax.plot(gate_hist, marker=".", label="mean max gate")
         ax.set_xlabel("iteration")
         ax.set_ylim(0, 1.05)
         ax.set_ylabel("mean max gate")
         ax2 = ax.twinx()
-        ax2.plot(res2.history["objective"], color="#d55e00", marker=".")
+        ax2.plot(J_hist, color="#d55e00", marker=".")
         ax2.set_ylabel("J", color="#d55e00")
         ax2.grid(False)
         ax.set_title("gating crispness (blue) and J (orange)", fontsize=8)
@@ -1044,7 +1063,7 @@ def gate_variants(protocol, ban):
         for sfx, normalize in (("", "unit_trace"), (" [diag]", "cosine")):
             C = float(ban[ban.method == base + sfx].C.iloc[0])
             for thr in (0.0, 1e-3):
-                clf = LMKLClassifier(kernels=kernels, C=C, n_iter=protocol.n_iter,
+                clf = LMKLClassifier(kernels=kernels, C=C, max_iter=protocol.n_iter,
                                      normalize=normalize, gate_threshold=thr,
                                      random_state=protocol.seed).fit(Xtr, ytr)
                 f, n_evals = clf.decision_function(Xte, return_n_evals=True)
@@ -1053,7 +1072,7 @@ def gate_variants(protocol, ban):
                                  "C": C, "test acc (%)": 100 * np.mean(np.sign(f) == yte),
                                  "SV (%)": clf.sv_percentage_,
                                  "kernel evals kept": n_evals / n_full,
-                                 "mean max gate": clf.history_["max_gate"][-1]})
+                                 "mean max gate": lmkl_path(clf.result_, "max_gate")[-1]})
     return pd.DataFrame(variants)
 
 
