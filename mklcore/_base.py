@@ -18,7 +18,7 @@ from ._result import decision
 from ._validation import (Interval, Options, check_binary_labels, check_kernel_stack,
                           validate_params)
 
-__all__ = ["BaseMKLClassifier", "COMMON_CONSTRAINTS"]
+__all__ = ["BaseMKLClassifier", "COMMON_CONSTRAINTS", "KernelBankMixin"]
 
 #: constraints shared by the estimators (each class adds its own)
 COMMON_CONSTRAINTS = {
@@ -31,7 +31,27 @@ COMMON_CONSTRAINTS = {
 }
 
 
-class BaseMKLClassifier(ClassifierMixin, BaseEstimator):
+class KernelBankMixin:
+    """Builds an estimator's training :class:`~mklcore.kernels.KernelBank` (not for direct use).
+
+    Uses the estimator's ``kernels`` and ``normalize`` parameters; when ``kernels`` is None and
+    the class sets ``_default_kernels`` (a name of :func:`mklcore.kernels.kernel_bank`), that
+    bank is used instead of the ``KernelBank`` default.
+    """
+
+    #: name of the kernel_bank used when ``kernels`` is None (None: KernelBank's default)
+    _default_kernels = None
+
+    def _build_bank(self):
+        from .kernels import KernelBank, kernel_bank
+
+        kernels = self.kernels
+        if kernels is None and self._default_kernels is not None:
+            kernels = kernel_bank(self._default_kernels)
+        return KernelBank(kernels=kernels, normalize=self.normalize)
+
+
+class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
     """Base class of the binary MKL classifiers (not for direct use).
 
     Subclasses define ``__init__`` (storing every argument unchanged), a
@@ -49,11 +69,6 @@ class BaseMKLClassifier(ClassifierMixin, BaseEstimator):
 
     def _validate_params(self):
         validate_params(type(self).__name__, self._parameter_constraints, self.get_params(deep=False))
-
-    def _build_bank(self):
-        from .kernels import KernelBank
-
-        return KernelBank(kernels=self.kernels, normalize=self.normalize)
 
     def fit(self, X, y):
         """Fit the model on features ``X`` and binary labels ``y``.

@@ -90,7 +90,10 @@ class MKLResult(dict):
 
 #: method name -> "module:function" of its decision rule, for results whose model is not a
 #: weighted kernel sum (imported on first use)
-DECISION_RULES = {}
+DECISION_RULES = {
+    "rls2": "rls2:rls2_decision",
+    "linear_rls2": "rls2:rls2_decision",
+}
 
 
 def decision(result, K_test, **inputs):
@@ -303,6 +306,20 @@ class Monitor:
         """Stop with status 2 (numerical failure); ``detail`` says what happened."""
         self.status, self.detail = 2, str(detail)
 
+    def succeed(self, detail=""):
+        """Stop with status 0 on a test the loop makes itself, not :meth:`record`'s.
+
+        For a second stopping rule, or for an iterate reached after the last row (set
+        :attr:`criterion` to its value first); ``detail`` (e.g. which rule was met) replaces
+        the usual ``"<criterion> <= tol"`` part of the message.
+
+        Parameters
+        ----------
+        detail : str, default=""
+            What converged; empty: the usual message with :attr:`criterion` and ``tol``.
+        """
+        self.status, self.detail = 0, str(detail)
+
     @property
     def stopped(self):
         """Whether the loop must stop."""
@@ -315,6 +332,8 @@ class Monitor:
     # -- at the end ----------------------------------------------------------------------
     def _message(self):
         status, crit, tol = self.status, self.criterion, self.tol
+        if status == 0 and self.detail:
+            return f"converged: {self.detail}"
         if status == 0:
             return (f"converged: {self.criterion_name} {crit:.1e} <= tol {tol:.1e} after "
                     f"{self.n_iter} iterations")
