@@ -660,7 +660,8 @@ def _newton_step(ops, state, y, lam, bound, linear_solver, simplex_solver):
 
 
 def _alternate(ops, y, lam, *, intercept, d0, c0, tol, residual_tol, max_iter, simplex_solver,
-               linear_solver, accelerate, callback, verbose, owner, method, warn=True):
+               linear_solver, accelerate, callback, verbose, owner, method, warn=True,
+               stacklevel=5):
     """Algorithm 1 of [1] on the outputs ``y`` (already shifted by ``intercept``).
 
     Row ``t`` of the history is the iterate at the start of outer iteration ``t`` (its
@@ -682,13 +683,13 @@ def _alternate(ops, y, lam, *, intercept, d0, c0, tol, residual_tol, max_iter, s
         # empty_ok: c = 0 is the exact solution when y = 0 or lambda = inf (Lemma 5)
         res = monitor.finish(
             weights=d, dual_coef=c, intercept=float(intercept), objective=objective, gap=gap,
-            empty_ok=True, warn=warn, stacklevel=4, lam=float(lam), scaling=ops.s.copy(),
+            empty_ok=True, warn=warn, stacklevel=stacklevel, lam=float(lam), scaling=ops.s.copy(),
             effective_weights=d * ops.s, alignment=alignment,
             n_selected=int(np.count_nonzero(d)),
             df=0.0 if not np.isfinite(lam) else float(ops.df(d, lam)),
             residual=float(residual), n_evals=int(n_evals),
             n_products=ops.n_products - products0)
-        for key in ("residual", "n_selected", "newton"):  # the columns of a 0-row history
+        for key in ("criterion", "residual", "n_selected", "newton"):  # of a 0-row history
             res.history.setdefault(key, np.empty(0))
         res.update(ops.extras(d, c))
         return res
@@ -836,7 +837,8 @@ def _run_path(ops, y, b, lams, warm_start, kw, owner, method):
     results = []
     d0 = c0 = None
     for lam in lams:
-        res = _alternate(ops, y, lam, intercept=b, d0=d0, c0=c0, owner=owner, method=method, **kw)
+        res = _alternate(ops, y, lam, intercept=b, d0=d0, c0=c0, owner=owner, method=method,
+                         stacklevel=6, **kw)
         results.append(res)
         if warm_start:  # Sec. 5.2: start the next lambda at this solution
             d0, c0 = res.weights, res.dual_coef
@@ -1396,7 +1398,7 @@ class _RLS2Estimator(BaseEstimator):
                           max_iter=self.max_iter, simplex_solver=self.simplex_solver,
                           linear_solver="cholesky", accelerate=self.accelerate, callback=None,
                           verbose=self.verbose, owner=type(self).__name__,
-                          method="linear_rls2" if self._linear else "rls2")
+                          method="linear_rls2" if self._linear else "rls2", stacklevel=7)
 
     def _set_results(self, results):
         """Copy one result (regression, binary) or a list (one-vs-all) into attributes."""
