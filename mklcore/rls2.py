@@ -1014,13 +1014,8 @@ def rls2_path(K, y, *, lams, scaling=None, warm_start=True, transductive_K=None,
     linear_solver : {"cholesky", "cg"}, default="cholesky"
         Solver of (13).
     accelerate : bool, default=True
-        At every iteration also try a Newton step on :math:`G(d)`: Problem 7 with the exact
-        Hessian :math:`\lambda V^\top(\mathbf K(d)+\lambda I)^{-1}V` instead of its upper
-        bound :math:`V^\top V` (same solver, so it adds and drops kernels), extrapolated while
-        :math:`G` falls, and kept only if it ends below the objective Algorithm 1's own step
-        guarantees (our addition: plain alternation needs thousands of iterations at small
-        :math:`\lambda`). ``False`` runs the plain Algorithm 1 of the paper (with
-        ``residual_tol=1e-4`` it reproduces the paper's iteration counts).
+        Also try a Newton step on :math:`G(d)` at every iteration, see :func:`rls2_solve`;
+        ``False`` runs the plain Algorithm 1 of the paper.
     verbose : int, default=0
         ``1``: a progress line at the first iteration, every 10 and at the end; ``>= 2``:
         every iteration.
@@ -1096,24 +1091,17 @@ def rls2_linear_solve(X, y, *, lam, scaling="norm", tol=1e-6, warm_start=None,
     intercept : float or "mean", default=0.0
         Fixed intercept :math:`b`.
     residual_tol : float, default=None
-        The paper's residual stopping rule, see :func:`rls2_solve`.
+        The paper's residual stopping rule (Sec. 5), see :func:`rls2_solve`.
     max_iter : int, default=10000
         Maximum outer iterations.
     simplex_solver : {"active_set", "smo"}, default="active_set"
-        Solver of Problem 7.
+        Solver of Problem 7: active-set method or the paper's SMO.
     accelerate : bool, default=True
-        At every iteration also try a Newton step on :math:`G(d)`: Problem 7 with the exact
-        Hessian :math:`\lambda V^\top(\mathbf K(d)+\lambda I)^{-1}V` instead of its upper
-        bound :math:`V^\top V` (same solver, so it adds and drops kernels), extrapolated while
-        :math:`G` falls, and kept only if it ends below the objective Algorithm 1's own step
-        guarantees (our addition: plain alternation needs thousands of iterations at small
-        :math:`\lambda`). ``False`` runs the plain Algorithm 1 of the paper (with
-        ``residual_tol=1e-4`` it reproduces the paper's iteration counts).
+        Also try a Newton step on :math:`G(d)` at every iteration, see :func:`rls2_solve`;
+        ``False`` runs the plain Algorithm 1 of the paper.
     callback : callable, default=None
-        Called as ``callback(intermediate_result)`` once per outer iteration with an
-        :class:`~mklcore._result.MKLResult` of the iteration's iterate (the history row):
-        ``n_iter``, ``objective``, ``gap``, ``criterion``, ``weights``, ``time``, ``method``,
-        ``dual_coef`` and ``residual``; raising ``StopIteration`` stops with ``status=3``.
+        Called once per outer iteration as in :func:`rls2_solve`; ``StopIteration`` stops
+        with ``status=3``.
     verbose : int, default=0
         ``1``: a progress line at the first iteration, every 10 and at the end; ``>= 2``:
         every iteration.
@@ -1179,21 +1167,16 @@ def rls2_linear_path(X, y, *, lams, scaling="norm", warm_start=True, transductiv
         Fixed intercept :math:`b`.
     tol : float or None, default=1e-6
         Relative duality gap at which each :math:`\lambda` stops (``None``: run ``max_iter``
-        iterations, see :func:`rls2_solve`).
+        iterations, see :func:`rls2_path`).
     residual_tol : float, default=None
         The paper's residual stopping rule, see :func:`rls2_solve`.
     max_iter : int, default=10000
         Maximum outer iterations per :math:`\lambda`.
     simplex_solver : {"active_set", "smo"}, default="active_set"
-        Solver of Problem 7.
+        Solver of Problem 7 (see :func:`rls2_linear_solve`).
     accelerate : bool, default=True
-        At every iteration also try a Newton step on :math:`G(d)`: Problem 7 with the exact
-        Hessian :math:`\lambda V^\top(\mathbf K(d)+\lambda I)^{-1}V` instead of its upper
-        bound :math:`V^\top V` (same solver, so it adds and drops kernels), extrapolated while
-        :math:`G` falls, and kept only if it ends below the objective Algorithm 1's own step
-        guarantees (our addition: plain alternation needs thousands of iterations at small
-        :math:`\lambda`). ``False`` runs the plain Algorithm 1 of the paper (with
-        ``residual_tol=1e-4`` it reproduces the paper's iteration counts).
+        Also try a Newton step on :math:`G(d)` at every iteration, see :func:`rls2_solve`;
+        ``False`` runs the plain Algorithm 1 of the paper.
     verbose : int, default=0
         ``1``: a progress line at the first iteration, every 10 and at the end; ``>= 2``:
         every iteration.
@@ -1829,11 +1812,11 @@ class LinearRLS2Regressor(_RegressionTask, _LinearRLS2):
         Relative duality gap at which Algorithm 1 stops (``None``: run ``max_iter``
         iterations, see :func:`rls2_solve`).
     residual_tol : float, default=None
-        The paper's residual stopping rule, see :func:`rls2_solve`.
+        The paper's residual stopping rule, see :func:`rls2_linear_solve`.
     max_iter : int, default=10000
         Maximum outer iterations.
     simplex_solver : {"active_set", "smo"}, default="active_set"
-        Solver of Problem 7.
+        Solver of Problem 7 (see :func:`rls2_linear_solve`).
     accelerate : bool, default=True
         Newton steps on the current face of the simplex.
     verbose : int, default=0
@@ -1926,14 +1909,14 @@ class LinearRLS2Classifier(_ClassificationTask, _LinearRLS2):
     ova_coding : {"pm1", "01"}, default="pm1"
         Output coding of the one-vs-all machines (three or more classes).
     tol : float or None, default=1e-6
-        Relative duality gap at which Algorithm 1 stops (``None``: run ``max_iter``
-        iterations, see :func:`rls2_solve`).
+        Relative duality gap at which each machine stops (``None``: run ``max_iter``
+        iterations, see :func:`rls2_linear_solve`).
     residual_tol : float, default=None
-        The paper's residual stopping rule, see :func:`rls2_solve`.
+        The paper's residual stopping rule, see :func:`rls2_linear_solve`.
     max_iter : int, default=10000
         Maximum outer iterations per machine.
     simplex_solver : {"active_set", "smo"}, default="active_set"
-        Solver of Problem 7.
+        Solver of Problem 7 (see :func:`rls2_linear_solve`).
     accelerate : bool, default=True
         Newton steps on the current face of the simplex.
     verbose : int, default=0
@@ -1963,7 +1946,7 @@ class LinearRLS2Classifier(_ClassificationTask, _LinearRLS2):
     n_selected_ : int or ndarray of shape (n_classes,)
         Selected features per machine.
     n_iter_ : int or ndarray of shape (n_classes,)
-        Outer iterations per machine.
+        Outer iterations of Algorithm 1 per machine.
     converged_ : bool
         Whether every machine converged.
     objective_ : float or ndarray of shape (n_classes,)

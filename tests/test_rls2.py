@@ -621,6 +621,20 @@ def test_tol_none_runs_the_budget(small):
     assert reg.n_iter_ == 5 and not reg.converged_
 
 
+def test_precision_limit_is_a_numerical_failure(small, monkeypatch):
+    import mklcore.rls2 as rls2_module
+
+    # a Problem-7 solver that never moves the weights: Algorithm 1 stalls above tol
+    monkeypatch.setattr(rls2_module, "_simplex_lstsq",
+                        lambda V, z, d, method: (d.copy(), 0))
+    K, y = small
+    with pytest.warns(ConvergenceWarning, match="precision limit: the weights no longer"):
+        res = rls2_solve(K, y, lam=1e-3, scaling="trace", accelerate=False)
+    assert res.status == 2 and not res.success and res.n_iter == 1
+    res = rls2_solve(K, y, lam=1e-3, scaling="trace", accelerate=False, tol=None, max_iter=3)
+    assert res.status == 1 and res.n_iter == 3  # no tolerance: the budget is run
+
+
 def test_callback_payload_and_stop(small):
     K, y = small
     seen = []
