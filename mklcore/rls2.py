@@ -683,8 +683,8 @@ def _alternate(ops, y, lam, *, intercept, d0, c0, tol, residual_tol, max_iter, s
         # empty_ok: c = 0 is the exact solution when y = 0 or lambda = inf (Lemma 5)
         res = monitor.finish(
             weights=d, dual_coef=c, intercept=float(intercept), objective=objective, gap=gap,
-            empty_ok=True, warn=warn, stacklevel=stacklevel, lam=float(lam), scaling=ops.s.copy(),
-            effective_weights=d * ops.s, alignment=alignment,
+            empty_ok=True, warn=warn, stacklevel=stacklevel, lam=float(lam),
+            scaling=ops.s.copy(), effective_weights=d * ops.s, alignment=alignment,
             n_selected=int(np.count_nonzero(d)),
             df=0.0 if not np.isfinite(lam) else float(ops.df(d, lam)),
             residual=float(residual), n_evals=int(n_evals),
@@ -1713,7 +1713,7 @@ class RLS2Classifier(_ClassificationTask, _KernelRLS2):
     simplex_solver : {"active_set", "smo"}, default="active_set"
         Solver of Problem 7.
     accelerate : bool, default=True
-        Newton steps on the current face of the simplex.
+        Also try Newton steps on :math:`G(d)` (see :func:`rls2_solve`).
     verbose : int, default=0
         ``1``: a progress line at the first iteration, every 10 and at the end; ``>= 2``:
         every iteration.
@@ -1818,7 +1818,7 @@ class LinearRLS2Regressor(_RegressionTask, _LinearRLS2):
     simplex_solver : {"active_set", "smo"}, default="active_set"
         Solver of Problem 7 (see :func:`rls2_linear_solve`).
     accelerate : bool, default=True
-        Newton steps on the current face of the simplex.
+        Also try Newton steps on :math:`G(d)` (see :func:`rls2_solve`).
     verbose : int, default=0
         ``1``: a progress line at the first iteration, every 10 and at the end; ``>= 2``:
         every iteration.
@@ -1918,7 +1918,7 @@ class LinearRLS2Classifier(_ClassificationTask, _LinearRLS2):
     simplex_solver : {"active_set", "smo"}, default="active_set"
         Solver of Problem 7 (see :func:`rls2_linear_solve`).
     accelerate : bool, default=True
-        Newton steps on the current face of the simplex.
+        Also try Newton steps on :math:`G(d)` (see :func:`rls2_solve`).
     verbose : int, default=0
         ``1``: a progress line at the first iteration, every 10 and at the end; ``>= 2``:
         every iteration.
