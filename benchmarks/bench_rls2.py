@@ -11,10 +11,10 @@ iteration statistics, which are over the 30 grid values). Each path is run three
 
 * ``certified``: the default solver (accelerated Algorithm 1, stops at relative duality gap
   <= 1e-6, a certificate of the global optimum);
-* ``toolbox``: the paper's plain Algorithm 1 with the toolbox's stopping rule (D2),
-  ``residual_tol=1e-4`` (what the paper's iteration counts refer to);
+* ``toolbox``: the paper's plain Algorithm 1 with its stopping rule (Sec. 5: normalised
+  residual of (13)), ``residual_tol=1e-4`` (what the paper's iteration counts refer to);
 * ``cold`` (full mode only): as ``toolbox`` but every lambda starts at the Lemma-5 vertex
-  (the warm-start ablation of claim 4).
+  (the warm-start ablation, claim 4 of the notebook).
 
 Servo and Wpbc exist only as downloads; this script never uses the network, so unless a
 cached copy exists they run on the notebook's offline stand-ins (``rls2_benchmark_data``:
@@ -22,9 +22,10 @@ sklearn's diabetes for Servo, wdbc for Wpbc, subsampled to the original sizes), 
 "(stand-in)". Timings use one BLAS thread (set before NumPy is imported).
 
 The paper's Table 4 (selected kernels at lambda*, iterations and time per path, mean over 100
-splits; MATLAB on a Core 2 Duo T7700 2.4 GHz, 2 GB) is lost: every cell is [U] (spec §3.3,
-ADDENDA §4). The text only says "1-3 iterations per lambda on average (30-90 per path of 30)"
-and "time per path < 1 minute", for every set; those are printed beside ours.
+splits; MATLAB on a Core 2 Duo T7700 2.4 GHz, 2 GB) is not available to us: its cells are
+missing from the paper's text we have, so every cell is [U] (unknown). Sec. 5.2 only says
+"1-3 iterations per lambda on average (30-90 per path of 30)" and "time per path < 1
+minute", for every set; those are printed beside ours.
 
 Usage::
 
@@ -52,7 +53,7 @@ QUICK_SETS = ["liver", "heart", "autompg", "servo", "wpbc"]
 LAMS = np.logspace(-6, 2, 30)  # the notebook's grid; the start is max(100, 1.01 lambda_1)
 PATH_SECONDS = 10.0  # target: every 30-lambda path under 10 s on 2 cores
 ITERS_RANGE = (1.0, 3.0)  # target: mean iterations per lambda in [1, 3] with warm starts
-#: what the spec gives of Table 4, per set (every cell lost [U]; qualitative text for all)
+#: what we know of Table 4, per set (every cell unknown [U]; Sec. 5.2's text for all)
 PAPER_TABLE4 = {"kernels": "[U]", "iters": "[U] (30-90)", "time": "[U] (< 60 s)"}
 
 
@@ -117,7 +118,7 @@ def print_table4(rows, names):
               f"{PAPER_TABLE4['time']:>13} | {tb['iters']:>13} {tb['it_mean']:>6.2f} "
               f"{tb['time_s']:>9.2f}s {ce['iters']:>8} {ce['it_mean']:>6.2f} "
               f"{ce['time_s']:>9.2f}s")
-    print("[U]: lost (spec §3.3; ADDENDA §4). The paper's text, for every set: 1-3 iterations "
+    print("[U]: unknown (Table 4's cells are missing). Sec. 5.2, for every set: 1-3 iterations "
           "per lambda on average\n(30-90 per 30-lambda path), time per path < 1 min. Selected "
           "kernels at lambda* need test performance\nover splits and are not measured here (see "
           "the notebook's Tables 3-4).")

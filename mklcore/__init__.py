@@ -47,7 +47,7 @@ _LAZY = {
     **dict.fromkeys(["RLS2Regressor", "RLS2Classifier", "LinearRLS2Regressor",
          "LinearRLS2Classifier", "rls2_solve", "rls2_path",
          "rls2_linear_solve", "rls2_linear_path", "rls2_scaling",
-         "rls2_decision", "RLS2Result"],
+         "rls2_decision"],
                     "rls2"),
     **dict.fromkeys(["LMKLClassifier", "lmkl_solve", "lmkl_decision"],
                     "localized"),
@@ -91,6 +91,6 @@ __all__ = [
     "block_diagonal_q", "grid_laplacian", "q_from_correlation", "q_from_alpha_covariance",
     "RLS2Regressor", "RLS2Classifier", "LinearRLS2Regressor", "LinearRLS2Classifier",
     "rls2_solve", "rls2_path", "rls2_linear_solve", "rls2_linear_path", "rls2_scaling",
-    "rls2_decision", "RLS2Result",
+    "rls2_decision",
     "LMKLClassifier", "lmkl_solve", "lmkl_decision",
 ]

@@ -94,6 +94,8 @@ DECISION_RULES = {
     "stpmkl": "stpmkl:stpmkl_decision",
     "mipmkl": "stpmkl:stpmkl_decision",
     "lmkl": "localized:lmkl_decision",
+    "rls2": "rls2:rls2_decision",
+    "linear_rls2": "rls2:rls2_decision",
 }
 
 
@@ -307,13 +309,17 @@ class Monitor:
         """Stop with status 2 (numerical failure); ``detail`` says what happened."""
         self.status, self.detail = 2, str(detail)
 
-    def converge(self, detail):
-        """Stop with status 0 by a rule other than the criterion (e.g. a stationary point).
+    def succeed(self, detail=""):
+        """Stop with status 0 on a test the loop makes itself, not :meth:`record`'s.
+
+        For a second stopping rule, or for an iterate reached after the last row (set
+        :attr:`criterion` to its value first); ``detail`` (e.g. which rule was met) replaces
+        the usual ``"<criterion> <= tol"`` part of the message.
 
         Parameters
         ----------
-        detail : str
-            Why the iterate is optimal, for the message (``"the gradient is zero"``).
+        detail : str, default=""
+            What converged; empty: the usual message with :attr:`criterion` and ``tol``.
         """
         self.status, self.detail = 0, str(detail)
 

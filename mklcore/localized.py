@@ -667,13 +667,13 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=50, random_state=None, gating="s
     while True:
         # Alg. 1, line 7: a zero gradient is a stationary point
         if not grad_norm > 0:
-            monitor.converge("the gradient with respect to the gating parameters is zero")
+            monitor.succeed("the gradient with respect to the gating parameters is zero")
             break
         # Alg. 1, lines 5-6: line search along the normalised negative gradient
         previous = state.J
         new, step = _line_search(problem, state, grad, grad_norm, line_search, ls_min_step)
         if step == 0.0:  # Alg. 1, line 7: no descent step, a local optimum
-            monitor.converge(f"no descent step of length >= {ls_min_step:g} along the gradient "
+            monitor.succeed(f"no descent step of length >= {ls_min_step:g} along the gradient "
                              f"(local optimum)")
             break
         state = new

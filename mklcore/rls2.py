@@ -20,18 +20,21 @@ alternation needs thousands of iterations at small :math:`\lambda`, so by defaul
 iteration also tries a Newton step on the reduced objective :math:`G(d)` (Problem 7 with the
 exact Hessian, same solver) and keeps it only if it beats the alternation step
 (``accelerate=False`` runs the paper's algorithm unchanged). Convergence is certified by the
-duality gap of the reduced Problem 6 (spec §1.7): with :math:`q_i=c^\top s_i\mathbf K_i c`
-at :math:`c=c(d)`, :math:`\mathrm{gap}=\tfrac\lambda2(\max_i q_i-\sum_i d_iq_i)`,
-reported relative to the objective :math:`G(d)=\tfrac\lambda2 y^\top c(d)`. The toolbox's
-own stopping rule (D2) is available as ``residual_tol``.
+duality gap of the reduced Problem 6: by the minimax theorem
+:math:`\min_{d\in\Delta_m}G(d)=\max_cD(c)` with
+:math:`D(c)=\lambda[y^\top c-\tfrac\lambda2\|c\|^2-\tfrac12\max_ic^\top s_i\mathbf K_ic]`, so with
+:math:`q_i=c^\top s_i\mathbf K_i c` at :math:`c=c(d)`,
+:math:`\mathrm{gap}=G(d)-D(c(d))=\tfrac\lambda2(\max_i q_i-\sum_i d_iq_i)`, reported relative
+to the objective :math:`G(d)=\tfrac\lambda2 y^\top c(d)`. The paper's own stopping rule (the
+test on the normalised residual of (13), Sec. 5) is available as ``residual_tol``.
 
 Linear RLS2 (Sec. 4.2 of [1]_) uses one linear kernel per feature; the learned predictor is
 linear, :math:`f(x)=b+w^\top x` with :math:`w_i=d_is_i\,x^{(i)\top}c` (eq. 12), and it never
 forms an :math:`\ell\times\ell` kernel per feature. It is exactly a weighted Lasso with a
-squared penalty (spec (D1)).
+squared penalty: minimising over :math:`d` for fixed :math:`w` (Cauchy-Schwarz) gives
+:math:`\min_w\tfrac12\|y-Xw\|^2+\tfrac\lambda2(\sum_i|w_i|/\sqrt{s_i})^2`.
 
-Equation, problem, lemma and algorithm numbers refer to arXiv:1001.2709v1; "spec" refers to
-``shared/papers/dinuzzo_rls2.md`` of this project.
+Equation, problem, lemma and algorithm numbers refer to arXiv:1001.2709v1.
 
 References
 ----------
@@ -39,23 +42,19 @@ References
    arXiv:1001.2709, 2010.
 """
 
-import time
-import warnings
-
 import numpy as np
 from scipy import linalg
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._result import MKLResult
+from ._base import KernelBankMixin
+from ._result import Monitor
 from ._validation import Interval, Options, check_finite, check_kernel_stack, validate_params
 
 __all__ = [
     "rls2_solve", "rls2_path", "rls2_linear_solve", "rls2_linear_path", "rls2_scaling",
     "rls2_linear_scaling", "rls2_decision", "rls2_lambda_max",
-    "RLS2Result",
     "RLS2Regressor", "RLS2Classifier", "LinearRLS2Regressor", "LinearRLS2Classifier",
 ]
 
@@ -63,7 +62,7 @@ __all__ = [
 _SOLVER_CONSTRAINTS = {
     "accelerate": [bool],
     "lam": [Interval("real", 0, None, closed="neither")],
-    "tol": [Interval("real", 0, None, closed="neither")],
+    "tol": [Interval("real", 0, None, closed="neither"), None],
     "residual_tol": [Interval("real", 0, None, closed="neither"), None],
     "max_iter": [Interval("int", 1, None)],
     "simplex_solver": [Options("active_set", "smo")],
@@ -79,7 +78,7 @@ _KERNEL_RULES = ("trace", "centered_trace", "none")
 #: feature scaling rules of Sec. 4.3 (rules (16) and (17)) understood by rls2_linear_solve
 _LINEAR_RULES = ("norm", "fisher", "none")
 
-#: relative KKT tolerance of the exact Problem-7 solvers (spec §5.2 item 3 uses 1e-12)
+#: relative KKT tolerance of the exact Problem-7 solvers
 _SIMPLEX_TAU = 1e-12
 #: the SMO solver is only asymptotically exact; its pair steps are capped (toolbox: 20 000)
 _SMO_MAX_STEPS = 100_000
@@ -89,35 +88,6 @@ _ROUNDOFF = 1e-13
 _MAX_EXTRAPOLATIONS = 4
 #: cache G = V'V in SMO when there are at most this many kernels (O(m^2) memory)
 _SMO_GRAM_MAX = 2000
-
-
-# --------------------------------------------------------------------------------------
-# Result type
-# --------------------------------------------------------------------------------------
-class RLS2Result(MKLResult):
-    """:class:`~mklcore._result.MKLResult` of RLS2, whose ``decision`` applies the scaling.
-
-    RLS2's predictor is :math:`f(x)=b+\\sum_i d_is_i\\mathbf K_i(x, X)c`: the kernel weights
-    ``weights`` (:math:`d`, on the simplex) multiply the *scaled* kernels, so evaluating the
-    model needs ``scaling`` (:math:`s`) too. ``effective_weights`` (:math:`d\\circ s`) are the
-    weights of the raw kernels.
-    """
-
-    def decision(self, K_test):
-        """Evaluate the model on a test stack of raw (unscaled) kernels.
-
-        Parameters
-        ----------
-        K_test : ndarray of shape (n_kernels, n_test, n_train)
-            Raw test kernels between test points (rows) and training points (columns),
-            computed like the training stack (the scaling is applied here).
-
-        Returns
-        -------
-        f : ndarray of shape (n_test,)
-            :math:`b + \\sum_i d_i s_i \\mathbf K^{\\rm test}_i c` (Sec. 2.7 of the spec).
-        """
-        return rls2_decision(self, K_test)
 
 
 def rls2_decision(result, K_test):
@@ -146,7 +116,7 @@ def rls2_decision(result, K_test):
             f"K_test must have shape (n_kernels={weights.shape[0]}, n_test, "
             f"n_train={coef.shape[0]}); got {K_test.shape}.")
     f = np.zeros(K_test.shape[1])
-    for i in np.flatnonzero(weights):  # Sec. 2.7: only selected kernels are evaluated
+    for i in np.flatnonzero(weights):  # only selected kernels are evaluated
         f += (weights[i] * scaling[i]) * (K_test[i] @ coef)
     return f + float(result["intercept"])
 
@@ -239,8 +209,8 @@ def rls2_linear_scaling(X, rule="norm", *, y=None, transductive_X=None, fisher_w
         that the alignment :math:`a_i=s_i(x^{(i)\top}y)^2` is :math:`\|y\|^2\cos^2\theta_i`.
         ``"fisher"``: :math:`s_i=1/(\sigma_{+,i}^2+\sigma_{-,i}^2)` with the within-class
         variances of feature :math:`i` (rule (17); its exact form is lost, this is the
-        unweighted variant of spec §1.5). ``"none"``/``None``: :math:`s_i=1`. Features with zero
-        norm (variance) get :math:`s_i=0` and are never selected.
+        unweighted variant; ``fisher_weighted`` gives the other). ``"none"``/``None``:
+        :math:`s_i=1`. Features with zero norm (variance) get :math:`s_i=0` and are never selected.
     y : array-like of shape (n_samples,), default=None
         Binary outputs, needed for ``"fisher"``; the positive class is ``y > 0`` when the
         values are {-1, +1} or {0, 1}, otherwise the larger of the two values.
@@ -334,7 +304,7 @@ def _eq_lstsq(Vs, z):
 
 
 def _simplex_active_set(V, z, d, tau, max_iter):
-    """Primal active-set method for Problem 7 (exact, finite; spec §2.3 alternative (b)).
+    """Primal active-set method for Problem 7 (exact, finite).
 
     Start from a feasible ``d``; solve the equality-constrained least-squares problem on the
     support; if its solution is positive, move there and add the most violating kernel (the
@@ -385,7 +355,7 @@ def _simplex_active_set(V, z, d, tau, max_iter):
 
 
 def _simplex_smo(V, z, d, tau, max_steps):
-    """Pairwise SMO for Problem 7 (the reference solver of the paper, spec §2.3)."""
+    """Pairwise SMO for Problem 7 (the "SMO-like" solver of the paper, Sec. 5)."""
     m = V.shape[1]
     G = V.T @ V if m <= _SMO_GRAM_MAX else None
     g = V.T @ (V @ d - z)
@@ -505,7 +475,7 @@ class _KernelOps:
         return c
 
     def df(self, d, lam):
-        """Degrees of freedom, spec (15) with K(d): l - lam tr((K(d) + lam I)^{-1})."""
+        """Degrees of freedom, eq. (15) with K(d): l - lam tr((K(d) + lam I)^{-1})."""
         return self.n - lam * float(np.trace(self.factor(d, lam)(np.eye(self.n))))
 
     def extras(self, d, c):
@@ -513,7 +483,7 @@ class _KernelOps:
 
 
 class _LinearOps:
-    """Operations of Algorithm 1 for linear RLS2 (spec §2.4); no l x l kernel per feature."""
+    """Operations of Algorithm 1 for linear RLS2 (Sec. 4.2); no l x l kernel per feature."""
 
     def __init__(self, X, s):
         self.X = np.asarray(X, dtype=float)
@@ -535,7 +505,7 @@ class _LinearOps:
         return self.X[:, idx] * np.sqrt(d[idx] * self.s[idx])[None, :]  # eq. (14)
 
     def factor(self, d, lam):
-        """``solve(B) = (Xt Xt' + lam I)^{-1} B``, by Woodbury when n_d < l (spec §2.2)."""
+        """``solve(B) = (Xt Xt' + lam I)^{-1} B``, by Woodbury when n_d < l."""
         Xt = self._xtilde(d)
         k = Xt.shape[1]
         if k < self.n:
@@ -624,7 +594,7 @@ class _State:
         if self._V is None:
             self._V = self.ops.V(self.c)  # line 5: v_i = s_i K_i c
             self._q = self._V.T @ self.c  # q_i = c' K~_i c
-            gap = 0.5 * self.lam * max(float(self._q.max() - self.d @ self._q), 0.0)  # §1.7
+            gap = 0.5 * self.lam * max(float(self._q.max() - self.d @ self._q), 0.0)  # G - D
             self._gap = gap / self.objective if self.objective > 0 else 0.0
         return self._V
 
@@ -690,56 +660,62 @@ def _newton_step(ops, state, y, lam, bound, linear_solver, simplex_solver):
 
 
 def _alternate(ops, y, lam, *, intercept, d0, c0, tol, residual_tol, max_iter, simplex_solver,
-               linear_solver, accelerate, callback, verbose, owner, method, warn=True):
-    """Algorithm 1 of [1] on the outputs ``y`` (already shifted by ``intercept``)."""
+               linear_solver, accelerate, callback, verbose, owner, method, warn=True,
+               stacklevel=5):
+    """Algorithm 1 of [1] on the outputs ``y`` (already shifted by ``intercept``).
+
+    Row ``t`` of the history is the iterate at the start of outer iteration ``t`` (its
+    objective and certificate); the loop stops at the first iterate whose relative gap is
+    ``<= tol``, after a step whose residual is ``<= residual_tol``, when the weights no longer
+    change (status 2, precision limit) or after ``max_iter`` steps (status 0 if the last
+    iterate is certified, else 1).
+    """
     m = ops.m
-    t_start = time.perf_counter()
+    monitor = Monitor(method, tol=tol, max_iter=max_iter, callback=callback, verbose=verbose,
+                      label=owner, criterion_name="relative duality gap")
     products0 = ops.n_products
     alignment = ops.alignment(y)
     vertex = np.zeros(m)
     vertex[int(np.argmax(alignment))] = 1.0  # Lemma 5: max-alignment vertex
     yy = float(y @ y)
-    hist = {k: [] for k in ("objective", "gap", "weights", "time", "residual", "n_selected",
-                            "newton")}
 
-    def finish(d, c, objective, gap, n_iter, status, message, residual, n_evals=0):
-        if status in (1, 2) and warn:
-            warnings.warn(message, ConvergenceWarning, stacklevel=4)
-        history = {k: (np.vstack(v) if k == "weights" and v else np.asarray(v))
-                   for k, v in hist.items()}
-        if not hist["weights"]:
-            history["weights"] = np.empty((0, m))
-        res = RLS2Result(
-            weights=d, dual_coef=c, intercept=float(intercept), objective=float(objective),
-            gap=float(gap), n_iter=int(n_iter), success=status == 0, status=int(status),
-            message=message, history=history, method=method, lam=float(lam),
+    def finish(d, c, objective, gap, residual, n_evals=0):
+        # empty_ok: c = 0 is the exact solution when y = 0 or lambda = inf (Lemma 5)
+        res = monitor.finish(
+            weights=d, dual_coef=c, intercept=float(intercept), objective=objective, gap=gap,
+            empty_ok=True, warn=warn, stacklevel=stacklevel, lam=float(lam),
             scaling=ops.s.copy(), effective_weights=d * ops.s, alignment=alignment,
             n_selected=int(np.count_nonzero(d)),
             df=0.0 if not np.isfinite(lam) else float(ops.df(d, lam)),
             residual=float(residual), n_evals=int(n_evals),
-            n_products=ops.n_products - products0, time=time.perf_counter() - t_start)
+            n_products=ops.n_products - products0)
+        for key in ("criterion", "residual", "n_selected", "newton"):  # of a 0-row history
+            res.history.setdefault(key, np.empty(0))
         res.update(ops.extras(d, c))
         return res
 
     if not np.isfinite(lam) or yy == 0.0:  # Lemma 5 limit / trivial outputs: c = 0
-        return finish(vertex, np.zeros(ops.n), 0.5 * yy, 0.0, 0, 0,
-                      "converged (lambda = inf or y = 0: c = 0)", 0.0)
+        monitor.criterion = 0.0
+        monitor.succeed("lambda = inf or y = 0, so c = 0")
+        return finish(vertex, np.zeros(ops.n), 0.5 * yy, 0.0, 0.0)
 
     accelerate = accelerate and linear_solver != "cg"
     d = vertex if d0 is None else _feasible_start(d0, m)
     state = _State(ops, d, y, lam, c0, linear_solver)
     n_evals = 1
-    status, message = None, ""
-    n_iter = 0
     residual = np.nan
+
+    def record(residual, newton):
+        return monitor.record(objective=state.objective, gap=state.gap, weights=state.d,
+                              snapshot={"dual_coef": state.c.copy(), "residual": residual},
+                              residual=residual,
+                              n_selected=int(np.count_nonzero(state.d)), newton=newton)
+
     while True:
-        n_iter += 1
         d = state.d
-        if state.gap <= tol:
+        if tol is not None and state.gap <= tol:
             residual = 0.0
-            _hist_row(hist, state, t_start, 0.0, False)
-            status = 0
-            message = f"converged: relative duality gap {state.gap:.1e} <= tol {tol:.1e}"
+            record(0.0, False)  # status 0: the iterate is certified
             break
         c = state.c
         z = y - 0.5 * lam * c
@@ -756,57 +732,27 @@ def _alternate(ops, y, lam, *, intercept, d0, c0, tol, residual_tol, max_iter, s
         d_new = nxt.d if newton else d_alt
         r = state.V @ (d - d_new)  # line 7: y - (K(d_new) + lam I) c, as c solved (13) for d
         residual = float(r @ r) / yy
-        _hist_row(hist, state, t_start, residual, newton)
-        if verbose:
-            print(f"{owner}: iter {n_iter:4d}  objective {state.objective:.12g}  gap "
-                  f"{state.gap:.2e}  residual {residual:.2e}  selected {np.count_nonzero(d)}"
-                  f"{'  (newton)' if newton else ''}")
+        record(residual, newton)  # status 1 (max_iter) or 3 (callback) may be set here
         if not newton:
             state = _State(ops, d_new, y, lam, c, linear_solver)
             n_evals += 1
         else:
             state = nxt
-        stop_cb = False
-        if callback is not None:
-            try:
-                callback(MKLResult(weights=state.d.copy(), dual_coef=state.c.copy(),
-                                   objective=state.objective, gap=state.gap, n_iter=n_iter,
-                                   residual=residual))
-            except StopIteration:
-                stop_cb = True
+        monitor.criterion = state.gap  # the messages describe the returned iterate
         if residual_tol is not None and residual <= residual_tol:
-            status = 0
-            message = (f"converged: residual criterion (D2) {residual:.1e} <= residual_tol "
-                       f"{residual_tol:.1e} (relative duality gap {state.gap:.1e})")
-        elif stop_cb:
-            status, message = 3, "stopped by callback"
-        elif np.array_equal(state.d, d) and state.gap > tol:
-            status = 2
-            message = (f"{owner} stopped at the precision limit: the weights no longer change "
-                       f"but the relative duality gap {state.gap:.1e} > tol {tol:.1e}. "
-                       f"Loosen tol.")
-        elif n_iter >= max_iter and state.gap <= tol:
-            status = 0
-            message = f"converged: relative duality gap {state.gap:.1e} <= tol {tol:.1e}"
-        elif n_iter >= max_iter:
-            status = 1
-            message = (f"{owner} did not converge in {max_iter} iterations: relative duality "
-                       f"gap {state.gap:.1e} > tol {tol:.1e}. Increase max_iter or loosen tol.")
-        if status is not None:
+            monitor.succeed(f"residual rule {residual:.1e} <= residual_tol "
+                            f"{residual_tol:.1e} (relative duality gap {state.gap:.1e})")
+        elif monitor.status == 3:
+            pass
+        elif tol is not None and np.array_equal(state.d, d) and state.gap > tol:
+            monitor.fail(f"precision limit: the weights no longer change but the relative "
+                         f"duality gap {state.gap:.1e} > tol {tol:.1e}. Loosen tol.")
+        elif monitor.status == 1 and tol is not None and state.gap <= tol:
+            monitor.succeed()
+        if monitor.stopped:
             break
     # the returned c solves (13) for the returned d (the toolbox skips this re-solve)
-    return finish(state.d, state.c, state.objective, state.gap, n_iter, status, message,
-                  residual, n_evals)
-
-
-def _hist_row(hist, state, t_start, residual, newton):
-    hist["objective"].append(state.objective)
-    hist["gap"].append(state.gap)
-    hist["weights"].append(state.d.copy())
-    hist["time"].append(time.perf_counter() - t_start)
-    hist["residual"].append(residual)
-    hist["n_selected"].append(int(np.count_nonzero(state.d)))
-    hist["newton"].append(newton)
+    return finish(state.d, state.c, state.objective, state.gap, residual, n_evals)
 
 
 # --------------------------------------------------------------------------------------
@@ -891,9 +837,10 @@ def _run_path(ops, y, b, lams, warm_start, kw, owner, method):
     results = []
     d0 = c0 = None
     for lam in lams:
-        res = _alternate(ops, y, lam, intercept=b, d0=d0, c0=c0, owner=owner, method=method, **kw)
+        res = _alternate(ops, y, lam, intercept=b, d0=d0, c0=c0, owner=owner, method=method,
+                         stacklevel=6, **kw)
         results.append(res)
-        if warm_start:  # Sec. 2.5: start the next lambda at this solution
+        if warm_start:  # Sec. 5.2: start the next lambda at this solution
             d0, c0 = res.weights, res.dual_coef
     return results
 
@@ -927,23 +874,26 @@ def rls2_solve(K, y, *, lam, scaling=None, tol=1e-6, warm_start=None, transducti
         Scaling :math:`s_i` of the kernels (Sec. 4.3): ``"trace"`` is rule (18), unit trace (the
         toolbox default for nonlinear RLS2); see :func:`rls2_scaling`. ``None``/``"none"``:
         :math:`s_i=1`.
-    tol : float, default=1e-6
+    tol : float or None, default=1e-6
         Stop when the relative duality gap of Problem 6,
         :math:`\tfrac\lambda2(\max_iq_i-\sum_id_iq_i)/G(d)` with :math:`q_i=c^\top s_i\mathbf K_ic`,
-        is below ``tol`` (spec §1.7). It certifies the global optimum.
+        is below ``tol`` (the duality gap of Problem 6, see the module docstring). It certifies
+        the global optimum. ``None``: no stopping test, run ``max_iter`` iterations (status 1,
+        no warning).
     warm_start : MKLResult, tuple (d, c) or ndarray of shape (n_kernels,), default=None
         Starting kernel weights (and coefficients); the Lemma-5 vertex if None.
     transductive_K : ndarray of shape (n_kernels, n_all, n_all) or (n_kernels, n_all), default=None
         Gram matrices (or their diagonals) over training and test inputs, for the transductive
         variant of the trace rule.
     intercept : float or "mean", default=0.0
-        Fixed intercept :math:`b` (never optimised, Sec. 2.6 of the spec); ``"mean"`` uses the
+        Fixed intercept :math:`b` (never optimised; Sec. 5.2 of [1]_ uses the mean output for
+        regression); ``"mean"`` uses the
         mean of ``y`` (regression).
     residual_tol : float, default=None
-        Also stop when the toolbox criterion (D2),
+        Also stop when the paper's criterion (Sec. 5 of [1]_, the normalised residual of (13)),
         :math:`\|y-(\mathbf K(d)+\lambda I)c\|^2/\|y\|^2` after a :math:`d`-update, is below it
-        (the toolbox uses 1e-4). It does not certify optimality; use it only to reproduce the
-        paper's iteration counts.
+        (the author's toolbox uses 1e-4). It does not certify optimality; use it only to
+        reproduce the paper's iteration counts.
     max_iter : int, default=10000
         Maximum number of outer iterations of Algorithm 1.
     simplex_solver : {"active_set", "smo"}, default="active_set"
@@ -960,26 +910,30 @@ def rls2_solve(K, y, *, lam, scaling=None, tol=1e-6, warm_start=None, transducti
         :math:`\lambda`). ``False`` runs the plain Algorithm 1 of the paper (with
         ``residual_tol=1e-4`` it reproduces the paper's iteration counts).
     callback : callable, default=None
-        Called as ``callback(intermediate_result)`` after every outer iteration; raising
-        ``StopIteration`` stops with ``status=3``.
+        Called as ``callback(intermediate_result)`` once per outer iteration with an
+        :class:`~mklcore._result.MKLResult` of the iteration's iterate (the history row):
+        ``n_iter``, ``objective``, ``gap``, ``criterion``, ``weights``, ``time``, ``method``,
+        ``dual_coef`` and ``residual``; raising ``StopIteration`` stops with ``status=3``.
     verbose : int, default=0
-        Print one line per iteration if > 0.
+        ``1``: a progress line at the first iteration, every 10 and at the end; ``>= 2``:
+        every iteration.
     check_input : bool, default=True
         Validate ``K`` (shape, finiteness, symmetry; no PSD check).
 
     Returns
     -------
-    result : RLS2Result
+    result : MKLResult
         An :class:`~mklcore._result.MKLResult`: ``weights`` = :math:`d`, ``dual_coef`` =
         :math:`c`, ``intercept`` = :math:`b`, ``objective`` = :math:`G(d)=F(c,d)`, ``gap`` =
         relative duality gap. Extras: ``lam``, ``scaling`` (:math:`s`), ``effective_weights``
         (:math:`d\circ s`), ``alignment`` (:math:`a`), ``n_selected``, ``df`` (equivalent
         degrees of freedom :math:`\ell-\lambda\,\mathrm{tr}((\mathbf K(d)+\lambda I)^{-1})`),
-        ``residual`` (last value of (D2)), ``n_evals`` (solves of (13)), ``n_products``
-        (products :math:`\mathbf K_ic` with the whole stack, the dominant cost), ``time``.
+        ``residual`` (last value of the residual criterion), ``n_evals`` (solves of (13)),
+        ``n_products`` (products :math:`\mathbf K_ic` with the whole stack, the dominant
+        cost), ``time``.
         ``history`` also records ``residual``, ``n_selected`` and ``newton`` (whether the
-        accelerated step was taken) per iteration. ``result.decision(K_test)`` evaluates the
-        model.
+        accelerated step was taken) per iteration. ``mklcore.decision(result, K_test)`` (or
+        ``result.decision(K_test)``) evaluates the model, see :func:`rls2_decision`.
 
     Raises
     ------
@@ -989,7 +943,8 @@ def rls2_solve(K, y, *, lam, scaling=None, tol=1e-6, warm_start=None, transducti
     Warns
     -----
     ConvergenceWarning
-        If ``max_iter`` is reached before the gap falls below ``tol``.
+        If ``max_iter`` is reached before the gap falls below ``tol`` (status 1; not with
+        ``tol=None``), or if the weights stop changing above ``tol`` (status 2).
 
     Examples
     --------
@@ -1023,7 +978,7 @@ def rls2_solve(K, y, *, lam, scaling=None, tol=1e-6, warm_start=None, transducti
 def rls2_path(K, y, *, lams, scaling=None, warm_start=True, transductive_K=None, intercept=0.0,
               tol=1e-6, residual_tol=None, max_iter=10_000, simplex_solver="active_set",
               linear_solver="cholesky", accelerate=True, verbose=0, check_input=True):
-    r"""RLS2 regularisation path with warm starts (Sec. 2.5 of the spec).
+    r"""RLS2 regularisation path with warm starts (Sec. 5.2 of [1]_).
 
     The values of ``lams`` are sorted in **decreasing** order (like
     :func:`sklearn.linear_model.lasso_path`). The largest starts at the Lemma-5 vertex (where
@@ -1042,15 +997,16 @@ def rls2_path(K, y, *, lams, scaling=None, warm_start=True, transductive_K=None,
         As in :func:`rls2_solve`; computed once for the whole path.
     warm_start : bool, default=True
         Start each :math:`\lambda` from the previous solution; ``False`` starts every value at
-        the Lemma-5 vertex (the ablation of claim 4).
+        the Lemma-5 vertex (the warm-start ablation).
     transductive_K : ndarray, default=None
         As in :func:`rls2_solve`.
     intercept : float or "mean", default=0.0
         Fixed intercept :math:`b`.
-    tol : float, default=1e-6
-        Relative duality gap at which each :math:`\lambda` stops.
+    tol : float or None, default=1e-6
+        Relative duality gap at which each :math:`\lambda` stops (``None``: run ``max_iter``
+        iterations, see :func:`rls2_solve`).
     residual_tol : float, default=None
-        Toolbox stopping rule (D2), see :func:`rls2_solve`.
+        The paper's residual stopping rule, see :func:`rls2_solve`.
     max_iter : int, default=10000
         Maximum outer iterations per :math:`\lambda`.
     simplex_solver : {"active_set", "smo"}, default="active_set"
@@ -1058,21 +1014,17 @@ def rls2_path(K, y, *, lams, scaling=None, warm_start=True, transductive_K=None,
     linear_solver : {"cholesky", "cg"}, default="cholesky"
         Solver of (13).
     accelerate : bool, default=True
-        At every iteration also try a Newton step on :math:`G(d)`: Problem 7 with the exact
-        Hessian :math:`\lambda V^\top(\mathbf K(d)+\lambda I)^{-1}V` instead of its upper
-        bound :math:`V^\top V` (same solver, so it adds and drops kernels), extrapolated while
-        :math:`G` falls, and kept only if it ends below the objective Algorithm 1's own step
-        guarantees (our addition: plain alternation needs thousands of iterations at small
-        :math:`\lambda`). ``False`` runs the plain Algorithm 1 of the paper (with
-        ``residual_tol=1e-4`` it reproduces the paper's iteration counts).
+        Also try a Newton step on :math:`G(d)` at every iteration, see :func:`rls2_solve`;
+        ``False`` runs the plain Algorithm 1 of the paper.
     verbose : int, default=0
-        Print one line per iteration if > 0.
+        ``1``: a progress line at the first iteration, every 10 and at the end; ``>= 2``:
+        every iteration.
     check_input : bool, default=True
         Validate ``K`` once.
 
     Returns
     -------
-    results : list of RLS2Result
+    results : list of MKLResult
         One result per :math:`\lambda`, in decreasing order of :math:`\lambda`; each has
         ``lam``, ``n_iter``, ``time``, ``n_selected`` and ``df``.
 
@@ -1109,8 +1061,8 @@ def rls2_linear_solve(X, y, *, lam, scaling="norm", tol=1e-6, warm_start=None,
     RLS2 with one linear kernel per feature, :math:`K_i(x,x')=x_ix'_i` (eq. 10). The model is
     linear, :math:`f(x)=b+w^\top x` with :math:`w_i=d_is_i\,x^{(i)\top}c` (eq. 12); for fixed
     :math:`d` it is ridge regression on the scaled selected features
-    :math:`\tilde X=X_BD_B^{1/2}` (Lemma 6). Equivalently (spec (D1)) it is the squared
-    weighted-:math:`\ell_1` problem
+    :math:`\tilde X=X_BD_B^{1/2}` (Lemma 6). Equivalently (minimising over :math:`d` for fixed
+    :math:`w`) it is the squared weighted-:math:`\ell_1` problem
     :math:`\min_w\tfrac12\|y-Xw\|^2+\tfrac\lambda2(\sum_i|w_i|/\sqrt{s_i})^2`.
 
     Algorithm 1 runs without forming any :math:`\ell\times\ell` kernel per feature; (13) is
@@ -1127,8 +1079,9 @@ def rls2_linear_solve(X, y, *, lam, scaling="norm", tol=1e-6, warm_start=None,
     scaling : {"norm", "fisher", "none"}, ndarray of shape (n_features,) or None, default="norm"
         Feature scaling :math:`s_i` (Sec. 4.3): ``"norm"`` is rule (16), ``"fisher"`` rule (17);
         see :func:`rls2_linear_scaling`.
-    tol : float, default=1e-6
-        Relative duality gap at which Algorithm 1 stops (see :func:`rls2_solve`).
+    tol : float or None, default=1e-6
+        Relative duality gap at which Algorithm 1 stops (``None``: run ``max_iter``
+        iterations, see :func:`rls2_solve`).
     warm_start : MKLResult, tuple (d, c) or ndarray of shape (n_features,), default=None
         Starting feature weights (and coefficients).
     transductive_X : array-like of shape (n_all, n_features), default=None
@@ -1138,27 +1091,24 @@ def rls2_linear_solve(X, y, *, lam, scaling="norm", tol=1e-6, warm_start=None,
     intercept : float or "mean", default=0.0
         Fixed intercept :math:`b`.
     residual_tol : float, default=None
-        Toolbox stopping rule (D2), see :func:`rls2_solve`.
+        The paper's residual stopping rule (Sec. 5), see :func:`rls2_solve`.
     max_iter : int, default=10000
         Maximum outer iterations.
     simplex_solver : {"active_set", "smo"}, default="active_set"
-        Solver of Problem 7.
+        Solver of Problem 7: active-set method or the paper's SMO.
     accelerate : bool, default=True
-        At every iteration also try a Newton step on :math:`G(d)`: Problem 7 with the exact
-        Hessian :math:`\lambda V^\top(\mathbf K(d)+\lambda I)^{-1}V` instead of its upper
-        bound :math:`V^\top V` (same solver, so it adds and drops kernels), extrapolated while
-        :math:`G` falls, and kept only if it ends below the objective Algorithm 1's own step
-        guarantees (our addition: plain alternation needs thousands of iterations at small
-        :math:`\lambda`). ``False`` runs the plain Algorithm 1 of the paper (with
-        ``residual_tol=1e-4`` it reproduces the paper's iteration counts).
+        Also try a Newton step on :math:`G(d)` at every iteration, see :func:`rls2_solve`;
+        ``False`` runs the plain Algorithm 1 of the paper.
     callback : callable, default=None
-        Called after every outer iteration; ``StopIteration`` stops it.
+        Called once per outer iteration as in :func:`rls2_solve`; ``StopIteration`` stops
+        with ``status=3``.
     verbose : int, default=0
-        Print one line per iteration if > 0.
+        ``1``: a progress line at the first iteration, every 10 and at the end; ``>= 2``:
+        every iteration.
 
     Returns
     -------
-    result : RLS2Result
+    result : MKLResult
         As :func:`rls2_solve`, plus ``coef`` (:math:`w`, eq. 12); ``df`` is eq. (15).
         Predictions are ``X_test @ result.coef + result.intercept``.
 
@@ -1195,7 +1145,7 @@ def rls2_linear_path(X, y, *, lams, scaling="norm", warm_start=True, transductiv
                      fisher_weighted=False, intercept=0.0, tol=1e-6, residual_tol=None,
                      max_iter=10_000, simplex_solver="active_set", accelerate=True,
                      verbose=0):
-    r"""Linear RLS2 regularisation path with warm starts (Sec. 2.5 of the spec).
+    r"""Linear RLS2 regularisation path with warm starts (Sec. 5.2 of [1]_).
 
     Parameters
     ----------
@@ -1215,28 +1165,25 @@ def rls2_linear_path(X, y, *, lams, scaling="norm", warm_start=True, transductiv
         Class-size-weighted variant of rule (17).
     intercept : float or "mean", default=0.0
         Fixed intercept :math:`b`.
-    tol : float, default=1e-6
-        Relative duality gap at which each :math:`\lambda` stops.
+    tol : float or None, default=1e-6
+        Relative duality gap at which each :math:`\lambda` stops (``None``: run ``max_iter``
+        iterations, see :func:`rls2_path`).
     residual_tol : float, default=None
-        Toolbox stopping rule (D2).
+        The paper's residual stopping rule, see :func:`rls2_solve`.
     max_iter : int, default=10000
         Maximum outer iterations per :math:`\lambda`.
     simplex_solver : {"active_set", "smo"}, default="active_set"
-        Solver of Problem 7.
+        Solver of Problem 7 (see :func:`rls2_linear_solve`).
     accelerate : bool, default=True
-        At every iteration also try a Newton step on :math:`G(d)`: Problem 7 with the exact
-        Hessian :math:`\lambda V^\top(\mathbf K(d)+\lambda I)^{-1}V` instead of its upper
-        bound :math:`V^\top V` (same solver, so it adds and drops kernels), extrapolated while
-        :math:`G` falls, and kept only if it ends below the objective Algorithm 1's own step
-        guarantees (our addition: plain alternation needs thousands of iterations at small
-        :math:`\lambda`). ``False`` runs the plain Algorithm 1 of the paper (with
-        ``residual_tol=1e-4`` it reproduces the paper's iteration counts).
+        Also try a Newton step on :math:`G(d)` at every iteration, see :func:`rls2_solve`;
+        ``False`` runs the plain Algorithm 1 of the paper.
     verbose : int, default=0
-        Print one line per iteration if > 0.
+        ``1``: a progress line at the first iteration, every 10 and at the end; ``>= 2``:
+        every iteration.
 
     Returns
     -------
-    results : list of RLS2Result
+    results : list of MKLResult
         One per :math:`\lambda` in decreasing order, each with ``coef`` (:math:`w`) and ``df``
         (eq. 15).
 
@@ -1268,8 +1215,8 @@ def rls2_lambda_max(K, y, *, linear=False, scaling=None, intercept=0.0, rtol=0.0
     r"""Threshold :math:`\lambda_1` of Lemma 5: above it the max-alignment vertex is optimal.
 
     For :math:`\lambda\ge\lambda_1` the solution of RLS2 is :math:`d=e_{i^\star}`,
-    :math:`i^\star=\arg\max_is_iy^\top\mathbf K_iy`, exactly (spec §1.3): the vertex
-    satisfies the KKT conditions of §1.7,
+    :math:`i^\star=\arg\max_is_iy^\top\mathbf K_iy`, exactly: the vertex
+    satisfies the optimality conditions of Problem 6 (zero duality gap),
     :math:`q_{i^\star}\ge q_i` with :math:`c=(s_{i^\star}\mathbf K_{i^\star}+\lambda I)^{-1}y`.
     Found by a bisection on :math:`\log\lambda` (one product with the kernel stack per step);
     a path whose largest value is at least :math:`\lambda_1` needs one iteration there.
@@ -1357,7 +1304,7 @@ _ESTIMATOR_CONSTRAINTS = dict(
 
 
 def _check_ova_classes(y, owner):
-    """Classes and their counts; every class needs two samples (one-vs-all, Sec. 2.8)."""
+    """Classes and their counts; every class needs two samples (one-vs-all, Sec. 5.3)."""
     classes, counts = np.unique(y, return_counts=True)
 
     def show(label):
@@ -1381,17 +1328,60 @@ def _ova_targets(y, classes, coding):
     return [np.where(y == k, 1.0, neg) for k in classes]
 
 
-class _RLS2Mixin:
-    """Shared fitting bookkeeping of the RLS2 estimators (not for direct use)."""
+class _RLS2Estimator(BaseEstimator):
+    """The one ``fit`` of the RLS2 estimators (not for direct use).
+
+    Hooks: the task mixin (:class:`_RegressionTask`, :class:`_ClassificationTask`) gives
+    ``_targets`` (the output vectors and the intercept rule) and the prediction methods; the
+    model class (:class:`_KernelRLS2`, :class:`_LinearRLS2`) gives ``_fit_targets`` (one
+    result of Algorithm 1 per output vector), ``_set_selection`` and ``_decision``.
+    """
+
+    #: whether the kernels are one linear kernel per feature (linear RLS2, Sec. 4.2)
+    _linear = False
 
     def _validate_params(self):
         validate_params(type(self).__name__, _ESTIMATOR_CONSTRAINTS,
                         self.get_params(deep=False))
 
-    def _solver_kwargs(self):
-        return dict(tol=self.tol, residual_tol=self.residual_tol, max_iter=self.max_iter,
-                    simplex_solver=self.simplex_solver, accelerate=self.accelerate,
-                    callback=None, verbose=self.verbose, warn=True)
+    def fit(self, X, y, *, X_unlabeled=None):
+        """Fit one RLS2 machine (regression, two classes) or one per class (one-vs-all).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training inputs.
+        y : array-like of shape (n_samples,)
+            Real outputs (regressors; NaN or infinite values raise ``ValueError``) or class
+            labels (classifiers; every class needs at least two samples).
+        X_unlabeled : array-like of shape (n_other, n_features), default=None
+            Further (e.g. test) inputs for the transductive scaling of Sec. 4.3 of [1]_
+            (trace rule (18) for kernels, norm rule (16) for features).
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        References
+        ----------
+        .. [1] F. Dinuzzo. Kernel machines with two layers and multiple kernel learning.
+           arXiv:1001.2709, 2010.
+        """
+        self._validate_params()
+        X, targets, intercept = self._targets(X, y)
+        self._set_results(self._fit_targets(X, targets, intercept, X_unlabeled))
+        self._set_selection(X)
+        return self
+
+    def _solve(self, ops, y, intercept):
+        """Algorithm 1 with the estimator's parameters on outputs already shifted by ``b``."""
+        return _alternate(ops, y, float(self.lam), intercept=intercept, d0=None, c0=None,
+                          tol=self.tol, residual_tol=self.residual_tol,
+                          max_iter=self.max_iter, simplex_solver=self.simplex_solver,
+                          linear_solver="cholesky", accelerate=self.accelerate, callback=None,
+                          verbose=self.verbose, owner=type(self).__name__,
+                          method="linear_rls2" if self._linear else "rls2", stacklevel=7)
 
     def _set_results(self, results):
         """Copy one result (regression, binary) or a list (one-vs-all) into attributes."""
@@ -1419,14 +1409,78 @@ class _RLS2Mixin:
         self.intercept_ = float(intercept) if one else intercept
 
 
-class _KernelRLS2Base(_RLS2Mixin, BaseEstimator):
-    """Kernel building and prediction of RLS2Regressor / RLS2Classifier (not for direct use)."""
+class _RegressionTask(RegressorMixin):
+    """Regression hooks of the RLS2 estimators: one machine, ``b`` = mean output (Sec. 5.2)."""
 
-    def _build_bank(self):
-        from .kernels import KernelBank, kernel_bank
+    def _targets(self, X, y):
+        if self._linear and isinstance(self.scaling, str) and self.scaling == "fisher":
+            raise ValueError("scaling='fisher' (rule (17)) is for classification; use "
+                             "LinearRLS2Classifier or scaling='norm'.")
+        X, y = validate_data(self, X, y, y_numeric=True)
+        y = check_finite(np.asarray(y, dtype=float), "y")
+        return X, [y], "mean" if self.fit_intercept else 0.0
 
-        kernels = kernel_bank("rls2_default") if self.kernels is None else self.kernels
-        return KernelBank(kernels=kernels, normalize=self.normalize)
+    def predict(self, X):
+        """Predicted outputs :math:`f(x)`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Inputs.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        return self._decision(X)
+
+
+class _ClassificationTask(ClassifierMixin):
+    """Classification hooks: labels coded +/-1 (Sec. 5.2) with ``b = 0``; one-vs-all (Sec. 5.3)."""
+
+    def _targets(self, X, y):
+        X, y = validate_data(self, X, y)
+        check_classification_targets(y)
+        self.classes_ = _check_ova_classes(y, type(self).__name__)
+        return X, _ova_targets(y, self.classes_, self.ova_coding), 0.0
+
+    def decision_function(self, X):
+        """Outputs :math:`f(x)` (binary) or :math:`f_k(x)` of each one-vs-all machine.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Inputs.
+
+        Returns
+        -------
+        f : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Positive values mean ``classes_[1]`` in the binary case.
+        """
+        return self._decision(X)
+
+    def predict(self, X):
+        """Predicted labels: the sign (binary) or the largest one-vs-all output.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Inputs.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        f = self._decision(X)
+        if f.ndim == 1:
+            return self.classes_[(f > 0).astype(int)]
+        return self.classes_[np.argmax(f, axis=1)]
+
+
+class _KernelRLS2(KernelBankMixin, _RLS2Estimator):
+    """Model hooks of RLS2Regressor / RLS2Classifier: a kernel bank (not for direct use)."""
+
+    _default_kernels = "rls2_default"
 
     def _scaling_for(self, K, X_unlabeled):
         scaling = self.scaling
@@ -1451,20 +1505,18 @@ class _KernelRLS2Base(_RLS2Mixin, BaseEstimator):
         return _check_scaling_array(type(self).__name__, scaling, _KERNEL_RULES, K.shape[0],
                                     "n_kernels")
 
-    def _fit_stack(self, X, targets, intercept, X_unlabeled):
+    def _fit_targets(self, X, targets, intercept, X_unlabeled):
         self.kernel_bank_ = self._build_bank()
         K = self.kernel_bank_.fit_transform(X)
         K = check_kernel_stack(K, check_psd_=False)
-        s = self._scaling_for(K, X_unlabeled)
-        ops = _KernelOps(K, s)
+        ops = _KernelOps(K, self._scaling_for(K, X_unlabeled))  # one scaling for all machines
         results = []
         for t in targets:
-            b = float(np.mean(t)) if intercept == "mean" else 0.0
-            results.append(_alternate(ops, t - b, float(self.lam), intercept=b, d0=None,
-                                      c0=None, linear_solver="cholesky",
-                                      owner=type(self).__name__, method="rls2",
-                                      **self._solver_kwargs()))
-        self._set_results(results)
+            b = _resolve_intercept(intercept, t, type(self).__name__)
+            results.append(self._solve(ops, t - b, b))
+        return results
+
+    def _set_selection(self, X):
         self.selected_kernels_ = np.flatnonzero(np.atleast_2d(self.weights_).any(axis=0))
         self.X_fit_ = X
 
@@ -1473,7 +1525,7 @@ class _KernelRLS2Base(_RLS2Mixin, BaseEstimator):
         X = validate_data(self, X, reset=False)
         results = self.result_ if isinstance(self.result_, list) else [self.result_]
         sel = self.selected_kernels_
-        if self.normalize is None:  # Sec. 2.7: only the selected kernels are evaluated
+        if self.normalize is None:  # only the selected kernels are evaluated
             from .kernels import kernel_stack
 
             K_sel = kernel_stack([self.kernel_bank_.kernels_[i] for i in sel], X, self.X_fit_)
@@ -1486,7 +1538,34 @@ class _KernelRLS2Base(_RLS2Mixin, BaseEstimator):
         return out[0] if len(out) == 1 else np.column_stack(out)
 
 
-class RLS2Regressor(RegressorMixin, _KernelRLS2Base):
+class _LinearRLS2(_RLS2Estimator):
+    """Model hooks of the linear RLS2 estimators: one linear kernel per feature."""
+
+    _linear = True
+
+    def _fit_targets(self, X, targets, intercept, X_unlabeled):
+        Xf = np.asarray(X, dtype=float)
+        transductive = None
+        if X_unlabeled is not None:
+            transductive = np.vstack([Xf, validate_data(self, X_unlabeled, reset=False)])
+        fisher_weighted = getattr(self, "fisher_weighted", False)
+        results = []
+        for t in targets:  # each machine has its own scaling (rule (17) depends on the labels)
+            ops, yc, b = _linear_setup(Xf, t, self.scaling, transductive, fisher_weighted,
+                                       intercept, type(self).__name__)
+            results.append(self._solve(ops, yc, b))
+        return results
+
+    def _set_selection(self, X):
+        self.selected_features_ = np.flatnonzero(np.atleast_2d(self.coef_).any(axis=0))
+
+    def _decision(self, X):
+        check_is_fitted(self, "coef_")
+        X = validate_data(self, X, reset=False)
+        return X @ self.coef_.T + self.intercept_
+
+
+class RLS2Regressor(_RegressionTask, _KernelRLS2):
     r"""RLS2 regression: multiple kernel learning with the square loss (Problem 5 of [1]_).
 
     Learns kernel weights :math:`d` on the simplex and coefficients :math:`c` of
@@ -1498,7 +1577,7 @@ class RLS2Regressor(RegressorMixin, _KernelRLS2Base):
         Kernel bank (Kernel objects, ``(name, params[, columns])`` tuples or callables, see
         :func:`mklcore.kernels.kernel_bank`). None uses ``kernel_bank("rls2_default")``:
         polynomial degrees 1-3 and 10 Gaussian widths on all and on each single feature
-        (:math:`13(N+1)` kernels, Sec. 2.9 of the spec).
+        (:math:`13(N+1)` kernels, the bank of Sec. 5.2 and Table 2 of [1]_).
     lam : float, default=0.01
         Regularisation parameter :math:`\lambda > 0` of Problem 5. With unit-trace kernels
         (the default scaling) the useful range is about :math:`10^{-6}` to :math:`10`.
@@ -1509,12 +1588,13 @@ class RLS2Regressor(RegressorMixin, _KernelRLS2Base):
         Normalisation of the kernels by :class:`~mklcore.kernels.KernelBank`, applied before
         the scaling (usually left at None: the scaling plays that role).
     fit_intercept : bool, default=True
-        Use the mean training output as the fixed intercept :math:`b` (Sec. 2.6 of the spec);
+        Use the mean training output as the fixed intercept :math:`b` (Sec. 5.2 of [1]_);
         False uses :math:`b=0`.
-    tol : float, default=1e-6
-        Relative duality gap at which Algorithm 1 stops.
+    tol : float or None, default=1e-6
+        Relative duality gap at which Algorithm 1 stops (``None``: run ``max_iter``
+        iterations, see :func:`rls2_solve`).
     residual_tol : float, default=None
-        Toolbox stopping rule (D2), see :func:`rls2_solve`.
+        The paper's residual stopping rule, see :func:`rls2_solve`.
     max_iter : int, default=10000
         Maximum outer iterations.
     simplex_solver : {"active_set", "smo"}, default="active_set"
@@ -1522,7 +1602,8 @@ class RLS2Regressor(RegressorMixin, _KernelRLS2Base):
     accelerate : bool, default=True
         Newton steps on the current face of the simplex (see :func:`rls2_solve`).
     verbose : int, default=0
-        Print one line per iteration if > 0.
+        ``1``: a progress line at the first iteration, every 10 and at the end; ``>= 2``:
+        every iteration.
 
     Attributes
     ----------
@@ -1554,7 +1635,7 @@ class RLS2Regressor(RegressorMixin, _KernelRLS2Base):
     history_ : dict of ndarray
         Per-iteration ``objective``, ``gap``, ``weights``, ``time``, ``residual``,
         ``n_selected``, ``newton``.
-    result_ : RLS2Result
+    result_ : MKLResult
         The full result of :func:`rls2_solve`.
     kernel_bank_ : KernelBank
         Fitted kernel bank.
@@ -1599,50 +1680,14 @@ class RLS2Regressor(RegressorMixin, _KernelRLS2Base):
         self.accelerate = accelerate
         self.verbose = verbose
 
-    def fit(self, X, y, *, X_unlabeled=None):
-        """Fit RLS2 on features ``X`` and real outputs ``y``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training inputs.
-        y : array-like of shape (n_samples,)
-            Outputs; NaN or infinite values raise ``ValueError``.
-        X_unlabeled : array-like of shape (n_other, n_features), default=None
-            Further (e.g. test) inputs for the transductive trace scaling of Sec. 4.3.
-
-        Returns
-        -------
-        self : RLS2Regressor
-            The fitted estimator.
-        """
-        self._validate_params()
-        X, y = validate_data(self, X, y, y_numeric=True)
-        y = check_finite(np.asarray(y, dtype=float), "y")
-        self._fit_stack(X, [y], "mean" if self.fit_intercept else 0.0, X_unlabeled)
-        return self
-
-    def predict(self, X):
-        """Predicted outputs :math:`f(x)`.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Inputs.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        return self._decision(X)
-
-
-class RLS2Classifier(ClassifierMixin, _KernelRLS2Base):
+class RLS2Classifier(_ClassificationTask, _KernelRLS2):
     r"""RLS2 classification: square-loss MKL on labels, one-vs-all for several classes.
 
     Two classes: one RLS2 machine on the labels coded :math:`\pm1` (``classes_[1]`` is +1),
-    intercept :math:`b=0`, prediction by the sign (Sec. 2.6 of the spec). More classes: one
-    machine per class ("class vs all others", Sec. 2.8), prediction by the largest output.
+    intercept :math:`b=0`, prediction by the sign (Sec. 5.2 of [1]_). More classes: one
+    machine per class ("each class is compared to all the others", Sec. 5.3), prediction by
+    the largest output.
 
     Parameters
     ----------
@@ -1658,18 +1703,20 @@ class RLS2Classifier(ClassifierMixin, _KernelRLS2Base):
     ova_coding : {"pm1", "01"}, default="pm1"
         Output coding of the one-vs-all machines (three or more classes): +1/-1, or the
         toolbox's 1/0 indicators.
-    tol : float, default=1e-6
-        Relative duality gap at which Algorithm 1 stops.
+    tol : float or None, default=1e-6
+        Relative duality gap at which Algorithm 1 stops (``None``: run ``max_iter``
+        iterations, see :func:`rls2_solve`).
     residual_tol : float, default=None
-        Toolbox stopping rule (D2).
+        The paper's residual stopping rule, see :func:`rls2_solve`.
     max_iter : int, default=10000
         Maximum outer iterations per machine.
     simplex_solver : {"active_set", "smo"}, default="active_set"
         Solver of Problem 7.
     accelerate : bool, default=True
-        Newton steps on the current face of the simplex.
+        Also try Newton steps on :math:`G(d)` (see :func:`rls2_solve`).
     verbose : int, default=0
-        Print one line per iteration if > 0.
+        ``1``: a progress line at the first iteration, every 10 and at the end; ``>= 2``:
+        every iteration.
 
     Attributes
     ----------
@@ -1701,7 +1748,7 @@ class RLS2Classifier(ClassifierMixin, _KernelRLS2Base):
         Relative duality gap per machine.
     history_ : dict or list of dict
         Per-iteration records (one dict per machine).
-    result_ : RLS2Result or list of RLS2Result
+    result_ : MKLResult or list of MKLResult
         Full results.
     kernel_bank_ : KernelBank
         Fitted kernel bank.
@@ -1741,96 +1788,15 @@ class RLS2Classifier(ClassifierMixin, _KernelRLS2Base):
         self.accelerate = accelerate
         self.verbose = verbose
 
-    def fit(self, X, y, *, X_unlabeled=None):
-        """Fit one RLS2 machine (two classes) or one per class (one-vs-all).
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training inputs.
-        y : array-like of shape (n_samples,)
-            Class labels; every class needs at least two samples.
-        X_unlabeled : array-like of shape (n_other, n_features), default=None
-            Further inputs for the transductive trace scaling.
-
-        Returns
-        -------
-        self : RLS2Classifier
-            The fitted estimator.
-        """
-        self._validate_params()
-        X, y = validate_data(self, X, y)
-        check_classification_targets(y)
-        self.classes_ = _check_ova_classes(y, type(self).__name__)
-        self._fit_stack(X, _ova_targets(y, self.classes_, self.ova_coding), 0.0, X_unlabeled)
-        return self
-
-    def decision_function(self, X):
-        """Outputs :math:`f(x)` (binary) or :math:`f_k(x)` of each one-vs-all machine.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Inputs.
-
-        Returns
-        -------
-        f : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            Positive values mean ``classes_[1]`` in the binary case.
-        """
-        return self._decision(X)
-
-    def predict(self, X):
-        """Predicted labels: the sign (binary) or the largest one-vs-all output.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Inputs.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        f = self._decision(X)
-        if f.ndim == 1:
-            return self.classes_[(f > 0).astype(int)]
-        return self.classes_[np.argmax(f, axis=1)]
-
-
-class _LinearRLS2Base(_RLS2Mixin, BaseEstimator):
-    """Shared code of the linear RLS2 estimators (not for direct use)."""
-
-    def _fit_linear(self, X, targets, intercept, X_unlabeled):
-        Xf = np.asarray(X, dtype=float)
-        transductive = None
-        if X_unlabeled is not None:
-            transductive = np.vstack([Xf, validate_data(self, X_unlabeled, reset=False)])
-        results = []
-        owner = type(self).__name__
-        fisher_weighted = getattr(self, "fisher_weighted", False)
-        for t in targets:
-            ops, yc, b = _linear_setup(Xf, t, self.scaling, transductive, fisher_weighted,
-                                       intercept, owner)
-            results.append(_alternate(ops, yc, float(self.lam), intercept=b, d0=None, c0=None,
-                                      linear_solver="cholesky", owner=owner,
-                                      method="linear_rls2", **self._solver_kwargs()))
-        self._set_results(results)
-        self.selected_features_ = np.flatnonzero(np.atleast_2d(self.coef_).any(axis=0))
-
-    def _decision(self, X):
-        check_is_fitted(self, "coef_")
-        X = validate_data(self, X, reset=False)
-        return X @ self.coef_.T + self.intercept_
-
-
-class LinearRLS2Regressor(RegressorMixin, _LinearRLS2Base):
+class LinearRLS2Regressor(_RegressionTask, _LinearRLS2):
     r"""Linear RLS2 regression: embedded feature selection (Sec. 4.2 of [1]_).
 
     RLS2 with one linear kernel per feature; the model is :math:`f(x)=b+w^\top x` with
     :math:`w_i=d_is_i\,x^{(i)\top}c` (eq. 12), sparse because :math:`d` is. Equivalently the
     squared weighted-:math:`\ell_1` problem
-    :math:`\min_w\tfrac12\|y-Xw\|^2+\tfrac\lambda2(\sum_i|w_i|/\sqrt{s_i})^2` (spec (D1)).
+    :math:`\min_w\tfrac12\|y-Xw\|^2+\tfrac\lambda2(\sum_i|w_i|/\sqrt{s_i})^2` (minimising over
+    :math:`d` for fixed :math:`w`).
     See :func:`rls2_linear_solve`.
 
     Parameters
@@ -1842,18 +1808,20 @@ class LinearRLS2Regressor(RegressorMixin, _LinearRLS2Base):
         Feature scaling: ``"norm"`` is rule (16), :math:`s_i=1/\|x^{(i)}\|^2`.
     fit_intercept : bool, default=True
         Use the mean training output as the fixed intercept (False: :math:`b=0`).
-    tol : float, default=1e-6
-        Relative duality gap at which Algorithm 1 stops.
+    tol : float or None, default=1e-6
+        Relative duality gap at which Algorithm 1 stops (``None``: run ``max_iter``
+        iterations, see :func:`rls2_solve`).
     residual_tol : float, default=None
-        Toolbox stopping rule (D2).
+        The paper's residual stopping rule, see :func:`rls2_linear_solve`.
     max_iter : int, default=10000
         Maximum outer iterations.
     simplex_solver : {"active_set", "smo"}, default="active_set"
-        Solver of Problem 7.
+        Solver of Problem 7 (see :func:`rls2_linear_solve`).
     accelerate : bool, default=True
-        Newton steps on the current face of the simplex.
+        Also try Newton steps on :math:`G(d)` (see :func:`rls2_solve`).
     verbose : int, default=0
-        Print one line per iteration if > 0.
+        ``1``: a progress line at the first iteration, every 10 and at the end; ``>= 2``:
+        every iteration.
 
     Attributes
     ----------
@@ -1885,7 +1853,7 @@ class LinearRLS2Regressor(RegressorMixin, _LinearRLS2Base):
         Relative duality gap.
     history_ : dict of ndarray
         Per-iteration records.
-    result_ : RLS2Result
+    result_ : MKLResult
         Full result of :func:`rls2_linear_solve`.
     n_features_in_ : int
         Number of features.
@@ -1919,53 +1887,14 @@ class LinearRLS2Regressor(RegressorMixin, _LinearRLS2Base):
         self.accelerate = accelerate
         self.verbose = verbose
 
-    def fit(self, X, y, *, X_unlabeled=None):
-        """Fit linear RLS2 on ``X`` and real outputs ``y``.
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training inputs (standardise them first if wanted).
-        y : array-like of shape (n_samples,)
-            Outputs.
-        X_unlabeled : array-like of shape (n_other, n_features), default=None
-            Further inputs for the transductive rule (16).
-
-        Returns
-        -------
-        self : LinearRLS2Regressor
-            The fitted estimator.
-        """
-        self._validate_params()
-        if isinstance(self.scaling, str) and self.scaling == "fisher":
-            raise ValueError("scaling='fisher' (rule (17)) is for classification; use "
-                             "LinearRLS2Classifier or scaling='norm'.")
-        X, y = validate_data(self, X, y, y_numeric=True)
-        y = check_finite(np.asarray(y, dtype=float), "y")
-        self._fit_linear(X, [y], "mean" if self.fit_intercept else 0.0, X_unlabeled)
-        return self
-
-    def predict(self, X):
-        """Predicted outputs :math:`b + w^\\top x`.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Inputs.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        return self._decision(X)
-
-
-class LinearRLS2Classifier(ClassifierMixin, _LinearRLS2Base):
+class LinearRLS2Classifier(_ClassificationTask, _LinearRLS2):
     r"""Linear RLS2 classification with feature selection; one-vs-all for several classes.
 
     Two classes: one linear RLS2 machine on :math:`\pm1` labels, :math:`b=0`. More classes:
     one machine per class with its own scaling (rule (17) depends on the class), prediction
-    by the largest output (Sec. 2.8 of the spec; the 14 Cancers experiment of [1]_).
+    by the largest output (the one-versus-all scheme of Sec. 5.3 of [1]_, its 14 Cancers
+    experiment).
 
     Parameters
     ----------
@@ -1979,18 +1908,20 @@ class LinearRLS2Classifier(ClassifierMixin, _LinearRLS2Base):
         Class-size-weighted variant of rule (17).
     ova_coding : {"pm1", "01"}, default="pm1"
         Output coding of the one-vs-all machines (three or more classes).
-    tol : float, default=1e-6
-        Relative duality gap at which Algorithm 1 stops.
+    tol : float or None, default=1e-6
+        Relative duality gap at which each machine stops (``None``: run ``max_iter``
+        iterations, see :func:`rls2_linear_solve`).
     residual_tol : float, default=None
-        Toolbox stopping rule (D2).
+        The paper's residual stopping rule, see :func:`rls2_linear_solve`.
     max_iter : int, default=10000
         Maximum outer iterations per machine.
     simplex_solver : {"active_set", "smo"}, default="active_set"
-        Solver of Problem 7.
+        Solver of Problem 7 (see :func:`rls2_linear_solve`).
     accelerate : bool, default=True
-        Newton steps on the current face of the simplex.
+        Also try Newton steps on :math:`G(d)` (see :func:`rls2_solve`).
     verbose : int, default=0
-        Print one line per iteration if > 0.
+        ``1``: a progress line at the first iteration, every 10 and at the end; ``>= 2``:
+        every iteration.
 
     Attributes
     ----------
@@ -2015,7 +1946,7 @@ class LinearRLS2Classifier(ClassifierMixin, _LinearRLS2Base):
     n_selected_ : int or ndarray of shape (n_classes,)
         Selected features per machine.
     n_iter_ : int or ndarray of shape (n_classes,)
-        Outer iterations per machine.
+        Outer iterations of Algorithm 1 per machine.
     converged_ : bool
         Whether every machine converged.
     objective_ : float or ndarray of shape (n_classes,)
@@ -2024,7 +1955,7 @@ class LinearRLS2Classifier(ClassifierMixin, _LinearRLS2Base):
         Relative duality gap per machine.
     history_ : dict or list of dict
         Per-iteration records.
-    result_ : RLS2Result or list of RLS2Result
+    result_ : MKLResult or list of MKLResult
         Full results.
     n_features_in_ : int
         Number of features.
@@ -2058,58 +1989,3 @@ class LinearRLS2Classifier(ClassifierMixin, _LinearRLS2Base):
         self.simplex_solver = simplex_solver
         self.accelerate = accelerate
         self.verbose = verbose
-
-    def fit(self, X, y, *, X_unlabeled=None):
-        """Fit one machine (two classes) or one per class (one-vs-all).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Training inputs.
-        y : array-like of shape (n_samples,)
-            Class labels; every class needs at least two samples.
-        X_unlabeled : array-like of shape (n_other, n_features), default=None
-            Further inputs for the transductive rule (16).
-
-        Returns
-        -------
-        self : LinearRLS2Classifier
-            The fitted estimator.
-        """
-        self._validate_params()
-        X, y = validate_data(self, X, y)
-        check_classification_targets(y)
-        self.classes_ = _check_ova_classes(y, type(self).__name__)
-        self._fit_linear(X, _ova_targets(y, self.classes_, self.ova_coding), 0.0, X_unlabeled)
-        return self
-
-    def decision_function(self, X):
-        """Outputs :math:`w^\\top x` (binary) or of each one-vs-all machine.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Inputs.
-
-        Returns
-        -------
-        f : ndarray of shape (n_samples,) or (n_samples, n_classes)
-        """
-        return self._decision(X)
-
-    def predict(self, X):
-        """Predicted labels: the sign (binary) or the largest one-vs-all output.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Inputs.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        f = self._decision(X)
-        if f.ndim == 1:
-            return self.classes_[(f > 0).astype(int)]
-        return self.classes_[np.argmax(f, axis=1)]

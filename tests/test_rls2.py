@@ -1,7 +1,9 @@
-"""Tests of RLS2 and linear RLS2 (Dinuzzo 2010; spec ``dinuzzo_rls2.md`` §5).
+"""Tests of RLS2 and linear RLS2 (F. Dinuzzo, arXiv:1001.2709, 2010).
 
-Regression numbers come from the spec's prototype (§5.1), oracles from cvxpy (§5.2) and
-sklearn (Lasso, KernelRidge), invariants from §5.3.
+Regression numbers on the prostate data come from an independent NumPy implementation (they
+match the paper's Table 1 to its printed digits), oracles from cvxpy and sklearn (Lasso,
+KernelRidge); the other tests check invariants of Problems 5-7, Lemmas 5-6 and the iteration
+contract (history, status, callback, decision).
 """
 
 import warnings
@@ -13,6 +15,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.linear_model import Lasso
 
+import mklcore
+from mklcore._result import MKLResult
 from mklcore.datasets import load_prostate, make_binary_strings
 from mklcore.kernels import gaussian, linear, polynomial
 from mklcore.repro.dinuzzo2010_rls2 import rls2_benchmark_data
@@ -26,7 +30,7 @@ from mklcore.rls2 import (LinearRLS2Classifier, LinearRLS2Regressor, RLS2Classif
 TOL = 1e-10
 # Clarabel's interior point reaches ~1e-8 relative accuracy on these tiny problems.
 CVX_RTOL = 1e-6
-# The spec's prototype prints 3-4 significant digits.
+# The independent reference implementation printed 3-4 significant digits.
 PROTO_ATOL = 1e-3
 
 
@@ -65,7 +69,7 @@ def _factor(Km):
 
 
 # ---------------------------------------------------------------------------------------
-# §5.1: the spec prototype's numbers on prostate (linear RLS2, rule (16), b = mean)
+# reference numbers on prostate (linear RLS2, rule (16), b = mean; Sec. 5.1, Table 1)
 # ---------------------------------------------------------------------------------------
 def test_prostate_table1_model(prostate):
     Xtr, ytr, Xte, yte = prostate
@@ -82,7 +86,7 @@ def test_prostate_table1_model(prostate):
     np.testing.assert_allclose(res.weights, [0.50, 0.20, 0, 0.09, 0.15, 0, 0, 0.058],
                                atol=0.006)
     assert res.df == pytest.approx(2.8, abs=0.05)
-    # KKT of §1.7: q_i = c' K~_i c equal on the support, below it elsewhere
+    # optimality of Problem 6: q_i = c' K~_i c equal on the support, below it elsewhere
     q = res.scaling * (Xtr.T @ res.dual_coef) ** 2
     np.testing.assert_allclose(q[res.weights > 0], 87.116, atol=2e-3)
     np.testing.assert_allclose(q[[2, 5, 6]], [8.397, 0.396, 27.001], atol=5e-3)
@@ -122,7 +126,10 @@ def test_prostate_lambda_to_zero_is_least_squares(prostate):
 
 
 def test_gap_is_primal_minus_dual(prostate):
-    """§1.7: gap formula lam/2 (max q - d'q) equals G(d) - D(c(d))."""
+    """The gap lam/2 (max q - d'q) equals G(d) - D(c(d)).
+
+    D(c) = lam [y'c - lam/2 |c|^2 - max_i q_i / 2] is the dual of Problem 6 (minimax theorem).
+    """
     Xtr, ytr, _, _ = prostate
     res = rls2_linear_solve(Xtr, ytr, lam=0.088, intercept="mean", tol=1e-3,
                             accelerate=False)
@@ -134,7 +141,7 @@ def test_gap_is_primal_minus_dual(prostate):
 
 
 # ---------------------------------------------------------------------------------------
-# §5.2: cvxpy oracles
+# cvxpy oracles
 # ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize("lam", [1e-2, 1.0, 1e2])
 def test_closed_form_c_matches_cvxpy(small, lam):
@@ -159,7 +166,7 @@ def test_closed_form_c_matches_cvxpy(small, lam):
 @pytest.mark.parametrize("lam", [1e-2, 1.0, 1e2])
 @pytest.mark.parametrize("simplex_solver", ["active_set", "smo"])
 def test_joint_problem_matches_dual_socp(small, lam, simplex_solver):
-    """§5.2 item 2: max y'c - lam/2 |c|^2 - t/2 s.t. |L_i'c|^2 <= t; value x lam = G(d*).
+    """Dual of Problem 6: max y'c - lam/2 |c|^2 - t/2 s.t. |L_i'c|^2 <= t; value x lam = G(d*).
 
     Solved in the variables u = lam c, tau = lam t (better scaled): max y'u - |u|^2/2 - tau/2
     s.t. |L_i'u|^2 <= lam tau, whose value is lam times the original one.
@@ -218,7 +225,11 @@ def test_problem7_degenerate_inputs():
 
 
 def test_linear_rls2_is_weighted_lasso(prostate):
-    """(D1): linear RLS2 at lam = the Lasso with weights 1/sqrt(s_i) at mu = lam sum|w|/sqrt(s)."""
+    """Linear RLS2 at lam = the Lasso with weights 1/sqrt(s_i) at mu = lam sum|w|/sqrt(s).
+
+    Minimising the equivalent form of Problem 8 over d for fixed w (Cauchy-Schwarz) gives
+    min_w 1/2 |y - Xw|^2 + lam/2 (sum_i |w_i| / sqrt(s_i))^2, a squared weighted l1 penalty.
+    """
     Xtr, ytr, _, _ = prostate
     yc = ytr - ytr.mean()
     for lam in (0.02, 0.088, 0.5):
@@ -292,7 +303,7 @@ def test_linear_path_matches_single_solves(prostate):
 
 
 # ---------------------------------------------------------------------------------------
-# §5.3 invariants
+# invariants
 # ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize("accelerate", [True, False])
 def test_monotone_objective_and_kkt(small, accelerate):
@@ -394,7 +405,7 @@ def test_transductive_trace_scaling(small):
 
 
 def test_transductive_linear_scaling_rule16():
-    """Rule (16), transductive (spec §1.5): s_i = 1/||x^(i)||^2 over train ∪ unlabelled rows."""
+    """Rule (16), transductive (Sec. 4.3): s_i = 1/||x^(i)||^2 over train ∪ unlabelled rows."""
     rng = np.random.default_rng(7)
     X = rng.standard_normal((15, 4))
     X_unl = 3.0 * rng.standard_normal((9, 4)) + 1.0  # other scale: the norms change a lot
@@ -472,7 +483,7 @@ def test_ova_classifiers():
     assert lin.coef_.shape == (3, 6) and lin.weights_.shape == (3, 6)
     assert lin.score(X, y) > 0.85 and set(lin.selected_features_) >= {0, 1, 2}
     assert lin.decision_function(X).shape == (60, 3)
-    for k, cls in enumerate(lin.classes_):  # class-specific Fisher scaling (rule (17))
+    for k, cls in enumerate(lin.classes_):  # per-class Fisher scaling (rule (17))
         pos = y == cls
         np.testing.assert_allclose(lin.scaling_[k], 1 / (X[pos].var(0) + X[~pos].var(0)))
     ker = RLS2Classifier(kernels=[linear(), gaussian(gamma=0.2)], lam=1e-3).fit(X, y)
@@ -550,6 +561,116 @@ def test_convergence_warning_and_callback(small):
     assert res.status == 3 and res.n_iter == 1
 
 
+def test_warnings_point_at_the_caller(small, prostate):
+    K, y = small
+    Xtr, ytr, _, _ = prostate
+    with pytest.warns(ConvergenceWarning) as rec:
+        rls2_path(K, y, lams=[1e-3], scaling="trace", max_iter=1)
+        rls2_linear_solve(Xtr, ytr, lam=0.088, intercept="mean", max_iter=1)
+        LinearRLS2Regressor(lam=0.088, max_iter=1).fit(Xtr, ytr)
+        RLS2Classifier(kernels=[linear(), gaussian(gamma=0.5)], lam=1e-4,
+                       max_iter=1).fit(Xtr, ytr > ytr.mean())
+    assert len(rec) == 4 and all(w.filename == __file__ for w in rec)
+
+
+def _rows(res):
+    return {k: len(v) for k, v in res.history.items()}
+
+
+def test_history_has_one_row_per_iteration(small, prostate):
+    K, y = small
+    with pytest.warns(ConvergenceWarning, match="did not converge in 7 iterations") as rec:
+        budget = rls2_solve(K, y, lam=1e-3, scaling="trace", accelerate=False, max_iter=7)
+    assert rec[0].filename == __file__  # the warning points at the caller
+    runs = [rls2_solve(K, y, lam=1e-3, scaling="trace"), budget,
+            rls2_solve(K, y, lam=1e-3, scaling="trace", accelerate=False, residual_tol=1e-4),
+            rls2_solve(K, y, lam=1e3, scaling="trace"),
+            *rls2_path(K, y, lams=[1e-4, 1e-2, 1.0], scaling="trace")]
+    Xtr, ytr, _, _ = prostate
+    runs.append(rls2_linear_solve(Xtr, ytr, lam=0.088, intercept="mean"))
+    keys = {"objective", "gap", "criterion", "weights", "time", "residual", "n_selected",
+            "newton"}
+    for res in runs:
+        assert type(res) is MKLResult and res.method in ("rls2", "linear_rls2")
+        assert set(res.history) == keys
+        assert set(_rows(res).values()) == {res.n_iter} and res.n_iter >= 1
+        assert res.history["weights"].shape == (res.n_iter, res.weights.size)
+    assert runs[1].n_iter == 7 and runs[1].status == 1
+    assert runs[2].success and "residual rule" in runs[2].message
+    assert runs[3].n_iter == 1 and runs[3].success  # Lemma 5: the vertex is optimal
+    # the limit lambda = inf: c = 0 exactly, no iteration, an empty but valid model
+    res = rls2_solve(K, y, lam=np.inf, scaling="trace")
+    assert res.success and res.n_iter == 0 and not np.any(res.dual_coef)
+    assert set(res.history) == keys and set(_rows(res).values()) == {0}
+
+
+def test_tol_none_runs_the_budget(small):
+    K, y = small
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = rls2_solve(K, y, lam=1e-3, scaling="trace", tol=None, max_iter=12)
+        reg = LinearRLS2Regressor(lam=1e-2, tol=None, max_iter=5).fit(K[0][:, :5], y)
+    assert res.status == 1 and not res.success and res.n_iter == 12
+    assert len(res.history["gap"]) == 12 and np.isnan(res.tol)
+    assert "no tolerance given" in res.message
+    # the same iterates as with a tolerance, only the stopping test differs
+    with pytest.warns(ConvergenceWarning):
+        ref = rls2_solve(K, y, lam=1e-3, scaling="trace", tol=1e-300, max_iter=12)
+    np.testing.assert_array_equal(res.history["objective"], ref.history["objective"])
+    np.testing.assert_array_equal(res.weights, ref.weights)
+    assert reg.n_iter_ == 5 and not reg.converged_
+
+
+def test_precision_limit_is_a_numerical_failure(small, monkeypatch):
+    import mklcore.rls2 as rls2_module
+
+    # a Problem-7 solver that never moves the weights: Algorithm 1 stalls above tol
+    monkeypatch.setattr(rls2_module, "_simplex_lstsq",
+                        lambda V, z, d, method: (d.copy(), 0))
+    K, y = small
+    with pytest.warns(ConvergenceWarning, match="precision limit: the weights no longer"):
+        res = rls2_solve(K, y, lam=1e-3, scaling="trace", accelerate=False)
+    assert res.status == 2 and not res.success and res.n_iter == 1
+    res = rls2_solve(K, y, lam=1e-3, scaling="trace", accelerate=False, tol=None, max_iter=3)
+    assert res.status == 1 and res.n_iter == 3  # no tolerance: the budget is run
+
+
+def test_callback_payload_and_stop(small):
+    K, y = small
+    seen = []
+
+    def record(intermediate):
+        seen.append(intermediate)
+        if intermediate.n_iter == 2:
+            raise StopIteration
+
+    res = rls2_solve(K, y, lam=1e-3, scaling="trace", accelerate=False, callback=record)
+    assert res.status == 3 and not res.success and res.n_iter == 2
+    assert res.message == "stopped by callback after 2 iterations"
+    assert [p.n_iter for p in seen] == [1, 2]
+    for p, obj, w in zip(seen, res.history["objective"], res.history["weights"]):
+        assert {"n_iter", "objective", "gap", "criterion", "weights", "time", "method",
+                "dual_coef", "residual"} <= set(p)
+        assert p.objective == obj and np.array_equal(p.weights, w) and p.method == "rls2"
+
+
+def test_decision_dispatch(small, prostate):
+    K, y = small
+    res = rls2_solve(K, y, lam=1e-3, scaling="trace", intercept="mean")
+    f = mklcore.decision(res, K)
+    expected = res.intercept + np.tensordot(res.weights * res.scaling, K, axes=1) @ res.dual_coef
+    np.testing.assert_allclose(f, expected, atol=1e-10)
+    np.testing.assert_array_equal(res.decision(K), f)
+    np.testing.assert_array_equal(rls2_decision(res, K), f)
+    with pytest.raises(ValueError, match="K_test must have shape"):
+        mklcore.decision(res, K[:2])
+    Xtr, ytr, Xte, _ = prostate
+    lin = rls2_linear_solve(Xtr, ytr, lam=0.088, intercept="mean")
+    K_test = np.stack([np.outer(Xte[:, i], Xtr[:, i]) for i in range(Xtr.shape[1])])
+    np.testing.assert_allclose(mklcore.decision(lin, K_test), Xte @ lin.coef + lin.intercept,
+                               atol=1e-10)
+
+
 # ---------------------------------------------------------------------------------------
 # Lemma-5 threshold and the benchmark data of Table 2
 # ---------------------------------------------------------------------------------------
@@ -562,7 +683,7 @@ def test_lambda_max_is_the_lemma5_threshold(small, prostate):
     assert below.n_selected > 1
     Xtr, ytr, _, _ = prostate
     lam1_lin = rls2_lambda_max(Xtr, ytr, linear=True, scaling="norm", intercept="mean")
-    assert 1.0 < lam1_lin <= 10.0  # the spec: d = e_1 for lambda >= 10
+    assert 1.0 < lam1_lin <= 10.0  # d = e_1 for lambda >= 10 (test_prostate_alignment_and_lemma5)
     assert rls2_linear_solve(Xtr, ytr, lam=lam1_lin, intercept="mean").n_iter == 1
 
 
