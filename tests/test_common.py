@@ -31,7 +31,7 @@ ESTIMATORS = [
     mklcore.RLS2Classifier(kernels=SMALL_BANK),
     mklcore.LinearRLS2Regressor(),
     mklcore.LinearRLS2Classifier(),
-    mklcore.LMKLClassifier(kernels=SMALL_BANK, n_iter=3, random_state=0),
+    mklcore.LMKLClassifier(kernels=SMALL_BANK, max_iter=3, random_state=0),
 ]
 
 

@@ -1,6 +1,6 @@
 """Notebook harness tests: lint every notebook (no execution), parameter checks, runner script.
 
-The lint follows STYLE.md §5-§7: a Markdown H1 title with a citation first; exactly one cell
+The lint checks the notebook layout: a Markdown H1 title with a citation first; exactly one cell
 tagged ``parameters`` (typed literals, with ``QUICK`` and ``SEED``); derived settings in the
 next cell, validated with :func:`mklcore.repro.notebook.check_params`; outputs only in cells tagged
 ``keep_output``; ascending execution counts; no skipped heading levels; no ``%store``; and the

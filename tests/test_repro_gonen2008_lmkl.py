@@ -154,8 +154,8 @@ def test_claims_c1_c2_and_summary_sources(monkeypatch):
     assert ids[:2] == ["C1", "C2"] and "C3-diag" in ids and len(ids) == 12
     df = claims_table(claims)
     verdict = dict(zip(df.id, df.verdict))
-    assert verdict["C1"] == "PASS" and verdict["C2"] == "NOT REPRODUCED"
-    assert verdict["C3"] == "PASS" and verdict["C3-diag"] == "NOT REPRODUCED"
+    assert verdict["C1"] == "match" and verdict["C2"] == "differs"
+    assert verdict["C3"] == "match" and verdict["C3-diag"] == "differs"
     pvo = pd.DataFrame([{"item": "x", "paper": 1.0, "ours": 1.23456, "verdict": "match",
                          "source": "Sec. 4.1"}])
     summary = lmkl.summary_table(pvo, claims, df)
