@@ -15,7 +15,9 @@ Extra parameters are passed through as with papermill's ``-p``::
 
     python scripts/run_notebooks.py -p SEED 1 -p QUICK_OUT_DIR /tmp/q notebooks/quickstart.ipynb
 
-Executed notebooks go to ``build/executed/<name>.ipynb`` (never committed). Every notebook
+Executed notebooks go to ``build/executed/<name>.ipynb``; a full run with the default
+parameters also copies its executed notebook, figures embedded, to
+``figures/<name>/<name>.ipynb`` (committed with the run). Every notebook
 is run, even after a failure; the exit status is 1 if any failed, 2 for a usage error
 (unknown notebook, unknown parameter name).
 """
@@ -95,6 +97,37 @@ def check_parameter_names(parser, notebooks, parameters):
             parser.error(f"{path}: has no QUICK parameter in a cell tagged 'parameters'")
 
 
+def publish_executed(executed, folder):
+    """Copy an executed full-run notebook, outputs and figures kept, into ``folder``.
+
+    The copy is what a reader sees on the repository page beside ``REPORT.md``: papermill's
+    timing metadata are dropped (they change on every run); cell outputs stay.
+
+    Parameters
+    ----------
+    executed : Path
+        The notebook papermill wrote.
+    folder : Path
+        ``figures/<paper_id>/``.
+
+    Returns
+    -------
+    path : Path
+        ``folder / executed.name``.
+    """
+    import nbformat
+
+    nb = nbformat.read(executed, as_version=4)
+    nb.metadata.pop("papermill", None)
+    for cell in nb.cells:
+        for key in ("papermill", "execution", "ExecuteTime"):
+            cell.metadata.pop(key, None)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / executed.name
+    nbformat.write(nb, path)
+    return path
+
+
 def quiet_kernel_manager(log_path):
     """A kernel manager whose kernel writes its own stderr (start-up notices, and the socket
     errors of an interrupted run) to ``log_path`` instead of this terminal."""
@@ -142,8 +175,9 @@ def format_table(rows):
 
 def main(argv=None):
     parser, args = parse_args(argv)
-    # the kernels inherit these: no GUI backend, stable hashing (set by the Makefile too)
-    os.environ.setdefault("MPLBACKEND", "Agg")
+    # the kernels inherit these: figures embedded in the executed notebooks (the inline
+    # backend), stable hashing (set by the Makefile too)
+    os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
     os.environ.setdefault("PYTHONHASHSEED", "0")
     notebooks = [p.resolve() for p in args.notebooks]
     extra = {name: resolve_value(value) for name, value in args.parameter}
@@ -184,6 +218,10 @@ def run_all(notebooks, parameters, args, output_dir, mode, rows, failures):
               f"{os.path.relpath(output, Path.cwd())}", flush=True)
         seconds, error = run_one(path, output, parameters, args)
         status = "ok" if error is None else "FAILED"
+        if error is None and not args.quick and set(parameters) == {"QUICK"}:
+            kept = publish_executed(output, ROOT / "figures" / path.stem)
+            print(f"[{i}/{len(notebooks)}] executed notebook with its figures -> "
+                  f"{os.path.relpath(kept, Path.cwd())}", flush=True)
         rows.append((shown, mode, status, format_runtime(seconds)))
         if error is not None:
             failures.append((shown, error))
