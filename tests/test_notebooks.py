@@ -234,6 +234,27 @@ def test_no_hidden_state_magics(path):
                 f"cell {i} uses %store; notebooks must not share state")
 
 
+#: longest code cell allowed: a notebook calls into mklcore.repro, it does not implement
+MAX_CODE_LINES = 32
+
+
+@notebook_params
+def test_code_cells_are_short_calls(path):
+    """No function or class is defined in a notebook, and no code cell is long: the
+    experiment code lives in ``mklcore/repro/<paper_id>.py``."""
+    for i, cell in enumerate(read(path).cells):
+        if cell.cell_type != "code":
+            continue
+        tree = ast.parse(cell.source)
+        defs = [n.name for n in ast.walk(tree)
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+        assert not defs, f"cell {i} defines {defs}; move them to mklcore/repro/"
+        n_lines = len([line for line in cell.source.splitlines() if line.strip()])
+        assert n_lines <= MAX_CODE_LINES, (
+            f"cell {i} has {n_lines} lines (at most {MAX_CODE_LINES}); call a function of "
+            f"mklcore/repro/ instead")
+
+
 @notebook_params
 def test_no_stray_metadata(path):
     nb = read(path)
