@@ -6,6 +6,7 @@ weights, the status codes (1 at the budget with a ConvergenceWarning, 3 on a cal
 StopIteration, 1 without warning when ``tol=None``), the history schema, errors that name the
 bad argument, and ``mklcore.decision`` agreeing with the estimators.
 """
+import inspect
 import warnings
 
 import numpy as np
@@ -104,8 +105,6 @@ def test_result_method_and_defaults(name, data):
     res = _quiet(name, data)
     assert res.method == info.method
     assert callable(info.solve) and info.estimator is not None
-    import inspect
-
     params = inspect.signature(info.solve).parameters
     if info.budget is not None:
         assert info.budget in params
@@ -174,8 +173,6 @@ def _tight(info):
 
 
 def _params(info):
-    import inspect
-
     return inspect.signature(info.solve).parameters
 
 
