@@ -51,9 +51,11 @@ _LAZY = {
                     "rls2"),
     **dict.fromkeys(["LMKLClassifier", "lmkl_solve", "lmkl_decision"],
                     "localized"),
+    **dict.fromkeys(["SOLVERS", "SolverInfo", "get_solver", "list_solvers"],
+                    "registry"),
 }
-_SUBMODULES = ("datasets", "kernels", "localized", "lpnorm", "qmkl", "reference", "repro", "rls2",
-               "silp", "simplemkl", "stpmkl", "svm")
+_SUBMODULES = ("datasets", "kernels", "localized", "lpnorm", "qmkl", "reference", "registry",
+               "repro", "rls2", "silp", "simplemkl", "stpmkl", "svm", "wrapper")
 
 
 def __getattr__(name):
@@ -93,4 +95,6 @@ __all__ = [
     "rls2_solve", "rls2_path", "rls2_linear_solve", "rls2_linear_path", "rls2_scaling",
     "rls2_decision",
     "LMKLClassifier", "lmkl_solve", "lmkl_decision",
+    # registry
+    "SOLVERS", "SolverInfo", "get_solver", "list_solvers",
 ]

@@ -329,23 +329,6 @@ def test_qmkl_permutation_and_singular_block(tiny):
     np.testing.assert_allclose(res.objective, opt, rtol=1e-5)
 
 
-def test_max_iter_warns_and_callback_stops(tiny):
-    K, y, Q = tiny
-    with pytest.warns(ConvergenceWarning, match="did not converge in 1 iterations"):
-        res = qmkl_solve(K, y, Q, C=1.0, max_iter=1)
-    assert not res.success and res.status == 1
-
-    seen = []
-
-    def callback(intermediate):
-        seen.append(intermediate.criterion)
-        if len(seen) == 2:
-            raise StopIteration
-
-    res = qmkl_solve(K, y, Q, C=1.0, tol=1e-12, callback=callback)
-    assert res.status == 3 and res.n_iter == 2 and len(seen) == 2
-
-
 # ---------------------------------------------------------------------------
 # Q builders
 # ---------------------------------------------------------------------------

@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.svm import SVC
 
 from mklcore.lpnorm import lpmkl_solve
 from mklcore.reference import TOY_OPTIMA, ReferenceSolverError, solve_primal_cvx, toy_problem
@@ -106,23 +105,7 @@ def test_pruned_run_still_converges(toy):
     np.testing.assert_allclose(res.objective, TOY_OPTIMA[1.0][0], rtol=L1_RTOL)
 
 
-def test_single_kernel_equals_svc(toy):
-    K, y, C = toy
-    res = silp_solve(K[2:3], y, C=C, svm_tol=1e-10)
-    np.testing.assert_allclose(res.weights, [1.0])
-    svc = SVC(kernel="precomputed", C=C, tol=1e-10).fit(K[2], y)
-    np.testing.assert_allclose(res.decision(K[2:3]), svc.decision_function(K[2]), atol=1e-6)
-
-
-def test_permutation_equivariance(toy, toy_run):
-    K, y, C = toy
-    perm = np.array([1, 3, 0, 2])
-    res = silp_solve(K[perm], y, C=C, tol=1e-6, svm_tol=1e-8)
-    np.testing.assert_allclose(res.objective, toy_run.objective, rtol=1e-6)
-
-
 @pytest.mark.parametrize("kwargs,match", [
-    ({"C": -2.0}, r"'C' parameter of silp_solve"),
     ({"max_cuts": 0}, r"'max_cuts' parameter"),
     ({"max_iter": 1.5}, r"'max_iter' parameter"),
 ])

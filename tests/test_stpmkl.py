@@ -536,7 +536,6 @@ def test_default_bank_is_xu2010():
                            r"range \[0, 0\.5\)\. Got 0\.5"),
     ({"noise_level": -0.1}, r"'noise_level' parameter .* Got -0\.1"),
     ({"lam": 0.0}, r"'lam' parameter of stpmkl_solve must be a float in the range \(0, inf\)"),
-    ({"lam": -1.0}, r"'lam' parameter .* Got -1\.0"),
     ({"rho": 0.0}, r"'rho' parameter of stpmkl_solve must be a float in the range \(0, inf\) "
                    r"or None\. Got 0\.0"),
     ({"rho": -3.0}, r"'rho' parameter .* Got -3\.0"),

@@ -36,17 +36,26 @@ _OVERFLOW = [
     "#9f4800", "#f14cc1", "#a3a3a3", "#ffc400", "#00d7ff",
 ]
 
-#: fixed colour of each method family (keys are normalised names, see ``method_palette``)
+#: fixed colour of each method, keyed by the names of :data:`mklcore.registry.SOLVERS` (the
+#: solve paths of one method share its colour) plus the family names ``"summkl"`` (the
+#: unweighted sum kernel) and ``"svm"``; looked up after normalisation, see ``method_palette``
 METHOD_COLORS = {
     "simplemkl": _COLORBLIND[0],
     "lpmkl": _COLORBLIND[1],
+    "lpmkl_newton": _COLORBLIND[1],
+    "lpmkl_cutting_plane": _COLORBLIND[1],
+    "lpmkl_analytic": _COLORBLIND[1],
     "silp": _COLORBLIND[2],
     "summkl": _COLORBLIND[7],
+    "sum_kernel": _COLORBLIND[7],
     "stpmkl": _COLORBLIND[3],
+    "stpmkl_amp": _COLORBLIND[3],
+    "stpmkl_vi": _COLORBLIND[3],
     "mipmkl": _COLORBLIND[4],
     "qmkl": _COLORBLIND[5],
     "qsvm": _COLORBLIND[6],
     "rls2": _COLORBLIND[8],
+    "linear_rls2": _COLORBLIND[8],
     "lmkl": _COLORBLIND[9],
     "svm": "#3d3d3d",
 }
@@ -71,6 +80,11 @@ _ALIASES = {
 def _normalise(name):
     key = re.sub(r"[^0-9a-z]", "", str(name).lower())
     return _ALIASES.get(key, key)
+
+
+# METHOD_COLORS under normalised keys ("lpmkl_newton" -> "lpmklnewton"); a key that is an
+# alias ("sum_kernel" -> "summkl") keeps its alias's colour
+_COLORS = {re.sub(r"[^0-9a-z]", "", k): v for k, v in METHOD_COLORS.items()}
 
 
 def set_theme(**overrides):
@@ -129,7 +143,7 @@ def method_palette(methods):
     palette, used = {}, set()
     pending = []
     for m in methods:
-        colour = METHOD_COLORS.get(_normalise(m))
+        colour = _COLORS.get(_normalise(m))
         if colour is not None and colour not in used:
             palette[m] = colour
             used.add(colour)
