@@ -17,36 +17,25 @@ with :math:`f=\sum_j f_j`, :math:`f_j=\sum_i A_{ij}\kappa_j(x_i,\cdot)` and no b
 problem is bias-free hinge-loss l1-MKL, the group-lasso form (3) of the paper (its "(10)
 reduces to (2) when there is no noise").
 
-This module implements
+Contents: :func:`stpmkl_solve` / :class:`StPMKLClassifier` (accelerated mirror prox, AMP,
+Algorithm 1, with the exact Lemma-2 projection and the Lemma-3 group soft-thresholding; or the
+gradient descent-ascent baseline of Figure 1, ``solver="vi"``) and :func:`stpmkl_grid` (several
+settings in lockstep); :func:`mipmkl_solve` / :class:`MiPMKLClassifier` (the best-case "robust
+hinge" baseline); :func:`project_box_budget` (Lemma 2) and :func:`group_soft_threshold`
+(Lemma 3), reference versions of the solver's batched ones; :func:`stpmkl_objectives`,
+:func:`theorem2_bound` (Theorem 2), :func:`rho_from_theory`, :func:`factorize_kernels`.
 
-* :func:`stpmkl_solve` / :class:`StPMKLClassifier`: the accelerated mirror-prox method (AMP,
-  Algorithm 1 of the paper) with the exact Lemma-2 projection and the Lemma-3 composite
-  gradient mapping (group soft-thresholding), and the gradient descent-ascent baseline of the
-  paper's Figure 1 (``solver="vi"``); :func:`stpmkl_grid` runs several settings in lockstep;
-* :func:`mipmkl_solve` / :class:`MiPMKLClassifier`: the best-case ("robust hinge") baseline;
-* :func:`project_box_budget` (Lemma 2) and :func:`group_soft_threshold` (Lemma 3) as
-  reference implementations with the paper's bisection as an option (the solver uses
-  batched, sort-based versions of both, tested against them);
-* :func:`stpmkl_objectives` (primal value, dual value and duality gap of (11), see there),
-  :func:`theorem2_bound` (Theorem 2), :func:`rho_from_theory` (the paper's budget),
-  :func:`factorize_kernels` (low-rank factors for fast iterations).
+Symbols: ``coef`` is :math:`A` (shape ``(n_samples, n_kernels)``) of
+:math:`f_j=\sum_iA_{ij}\kappa_j(x_i,\cdot)`, ``gamma`` the dual :math:`\gamma`, ``weights`` the
+kernel weights :math:`u_j=\|f_j\|/\sum_k\|f_k\|` (the :math:`u` of (1)-(2)), ``upper`` the box
+bound (the paper's :math:`1+\eta`, absorbed into :math:`\lambda` and :math:`\rho` in its
+Section 4: box :math:`[0,1]`), ``rho`` the budget and ``lam`` :math:`\lambda`.
 
-Symbols: ``coef`` is the coefficient matrix :math:`A` (shape ``(n_samples, n_kernels)``) of
-:math:`f_j=\sum_iA_{ij}\kappa_j(x_i,\cdot)` (the remark after Lemma 3), ``gamma`` the dual
-:math:`\gamma`, ``weights`` the kernel weights :math:`u_j=\|f_j\|/\sum_k\|f_k\|` (the
-paper's :math:`u` of (1)-(2), recovered from the solution of (3)), ``upper`` the box bound
-(the paper's :math:`1+\eta`, which its experiments of Section 4 absorb into :math:`\lambda`
-and :math:`\rho` so that the box is :math:`[0,1]`; 1 by default), ``rho`` the budget and
-``lam`` :math:`\lambda`.
-
-Cost. Every iteration makes one pass over the kernel stack (one product
-``K.reshape(m*n, n) @ v``, O(mn^2)); everything else is O(mn) because :math:`K_jA_j`,
+Cost: one pass over the kernel stack per iteration (O(mn^2)); :math:`K_jA_j`,
 :math:`K_j\bar A_j` and :math:`K_j(\bar\gamma\circ y)` are updated linearly, so the exact
-primal value, dual value and duality gap of the averaged iterate are recorded at every
-iteration at no extra cost. No Python loop runs over kernels or samples. With pivoted-Cholesky
-factors :math:`K_j\approx R_jR_j^\top` (``rank_tol`` or ``factors``) the iteration runs in
-factor space, :math:`w_j=R_j^\top A_j`, at :math:`O(n\sum_jr_j)`: Gaussian kernels on single
-attributes have ranks of a few tens, which makes the paper's banks 10-30x cheaper. G settings
+primal value, dual value and gap of the averaged iterate cost O(mn) per iteration. With
+pivoted-Cholesky factors :math:`K_j\approx R_jR_j^\top` (``rank_tol`` or ``factors``) the
+iteration runs in factor space, :math:`w_j=R_j^\top A_j`, at :math:`O(n\sum_jr_j)`. G settings
 sharing the kernels (:func:`stpmkl_grid`) share each pass (a GEMM instead of G GEMVs).
 """
 
@@ -65,6 +54,60 @@ __all__ = [
 ]
 
 _TINY = np.finfo(float).tiny
+
+#: docstring sections shared by several functions and classes (substituted by _fill_doc)
+_DOC = {
+    "example_data": """>>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 2)); y = np.sign(X[:, 0] + 0.1)
+    >>> K = np.stack([np.exp(-(X[:, None, 0] - X[None, :, 0]) ** 2),
+    ...               np.exp(-(X[:, None, 1] - X[None, :, 1]) ** 2)])""",
+    "K_y": """K : ndarray of shape (n_kernels, n_samples, n_samples) or None
+        Training Gram matrices (None with ``factors``).
+    y : array-like of shape (n_samples,)
+        Binary labels.""",
+    "normalize": """normalize : {"trace", "cosine"} or None, default=None
+        Kernel normalisation (none in the paper: Gaussian kernels have unit diagonal).""",
+    "mipmkl_iterations": """max_alt : int, default=50
+        Maximum number of alternations.
+    max_iter : int, default=1000
+        AMP iterations of the first inner solve (the l1-MKL start).
+    alt_max_iter : int, default=None
+        AMP iterations of the later, warm-started inner solves (``None``: ``max_iter``).
+    tol : float or None, default=1e-2
+        Relative duality gap of each inner solve (``None``: every inner solve runs its
+        ``max_iter`` / ``alt_max_iter`` iterations). The alternation itself stops when
+        :math:`p` no longer changes (exactly).""",
+    "weights_coef": r"""weights_ : ndarray of shape (n_kernels,)
+        Kernel weights :math:`u_j=\|f_j\|/\sum_k\|f_k\|` (the paper's :math:`u`).
+    coef_ : ndarray of shape (n_samples, n_kernels)
+        Coefficients :math:`A` of :math:`f_j=\sum_iA_{ij}\kappa_j(x_i,\cdot)`.""",
+    "fitted": r"""dual_coef_ : ndarray of shape (n_samples,)
+        :math:`\hat\gamma\circ y/(n\lambda)`, the l1-MKL dual.
+    intercept_ : float
+        Always 0 (no bias term).
+    support_ : ndarray
+        Indices of training points with a non-zero coefficient.
+    classes_ : ndarray of shape (2,)
+        Class labels; ``classes_[1]`` is the positive class.
+    X_fit_ : ndarray of shape (n_samples, n_features)
+        Training data.
+    n_features_in_ : int
+        Number of features.
+    n_iter_ : int
+        Number of iterations (of alternations for MiPMKL).""",
+    "result_bank": """result_ : MKLResult
+        The full solver result.
+    kernel_bank_ : KernelBank
+        The fitted kernel bank.""",
+}
+
+
+def _fill_doc(obj):
+    """Substitute the ``{key}`` sections of ``_DOC`` into ``obj.__doc__``."""
+    for key, text in _DOC.items() if obj.__doc__ else ():  # python -OO strips docstrings
+        obj.__doc__ = obj.__doc__.replace("{" + key + "}", text)
+    return obj
 
 
 # ----------------------------------------------------------------------------------------
@@ -1015,6 +1058,7 @@ _STPMKL_CONSTRAINTS = {
 }
 
 
+@_fill_doc
 def stpmkl_solve(K, y, *, noise_level, lam, rho=None, solver="amp", max_iter=1000, tol=1e-2,
                  delta=0.1, upper=1.0, gap="relative", step=None, eta0=None, check_every=1,
                  callback=None, verbose=0, check_input=True, rank_tol=None, factors=None,
@@ -1144,12 +1188,8 @@ def stpmkl_solve(K, y, *, noise_level, lam, rho=None, solver="amp", max_iter=100
 
     Examples
     --------
-    >>> import numpy as np
+    {example_data}
     >>> from mklcore.stpmkl import stpmkl_solve
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 2)); y = np.sign(X[:, 0] + 0.1)
-    >>> K = np.stack([np.exp(-(X[:, None, 0] - X[None, :, 0]) ** 2),
-    ...               np.exp(-(X[:, None, 1] - X[None, :, 1]) ** 2)])
     >>> res = stpmkl_solve(K, y, noise_level=0.1, lam=0.1)
     >>> res.success, res.weights.round(2).tolist()
     (True, [1.0, 0.0])
@@ -1206,6 +1246,7 @@ def _scalar(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+@_fill_doc
 def stpmkl_grid(K, y, *, noise_level, lam, rho=None, solver="amp", eta0=None, max_iter=1000,
                 tol=1e-2, delta=0.1, upper=1.0, gap="relative", step=None, check_every=1,
                 verbose=0, check_input=True, rank_tol=None, factors=None, warm_start=None,
@@ -1221,10 +1262,7 @@ def stpmkl_grid(K, y, *, noise_level, lam, rho=None, solver="amp", eta0=None, ma
 
     Parameters
     ----------
-    K : ndarray of shape (n_kernels, n_samples, n_samples) or None
-        Training Gram matrices (None with ``factors``).
-    y : array-like of shape (n_samples,)
-        Binary labels.
+    {K_y}
     noise_level : float
         :math:`q\in[0,1/2)` (for the default ``rho``).
     lam : float or sequence of float
@@ -1251,12 +1289,8 @@ def stpmkl_grid(K, y, *, noise_level, lam, rho=None, solver="amp", eta0=None, ma
 
     Examples
     --------
-    >>> import numpy as np
+    {example_data}
     >>> from mklcore.stpmkl import stpmkl_grid
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 2)); y = np.sign(X[:, 0] + 0.1)
-    >>> K = np.stack([np.exp(-(X[:, None, 0] - X[None, :, 0]) ** 2),
-    ...               np.exp(-(X[:, None, 1] - X[None, :, 1]) ** 2)])
     >>> res = stpmkl_grid(K, y, noise_level=0.1, lam=[0.1, 1.0], rho=[30.0, 40.0])
     >>> [r.success for r in res]
     [True, True]
@@ -1291,6 +1325,7 @@ _MIPMKL_CONSTRAINTS.update({
 })
 
 
+@_fill_doc
 def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", max_alt=50,
                  max_iter=1000, alt_max_iter=None, tol=1e-2, check_input=True, rank_tol=None,
                  factors=None, callback=None, verbose=0):
@@ -1311,10 +1346,7 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
 
     Parameters
     ----------
-    K : ndarray of shape (n_kernels, n_samples, n_samples) or None
-        Training Gram matrices (None with ``factors``).
-    y : array-like of shape (n_samples,)
-        Binary labels.
+    {K_y}
     noise_level : float
         :math:`q\in[0,1/2)`; gives the default ``kappa``.
     lam : float
@@ -1326,16 +1358,7 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
         Confidence level for the default ``kappa`` (and :math:`\eta` of ``variant="p+eta"``).
     variant : {"p", "p+eta"}, default="p"
         Loss weights :math:`p_i` or, mirroring StPMKL, :math:`(p_i+\eta)/(1+\eta)`.
-    max_alt : int, default=50
-        Maximum number of alternations.
-    max_iter : int, default=1000
-        AMP iterations of the first inner solve (the l1-MKL start).
-    alt_max_iter : int, default=None
-        AMP iterations of the later, warm-started inner solves (``None``: ``max_iter``).
-    tol : float or None, default=1e-2
-        Relative duality gap of each inner solve (``None``: every inner solve runs its
-        ``max_iter`` / ``alt_max_iter`` iterations). The alternation itself stops when
-        :math:`p` no longer changes (exactly).
+    {mipmkl_iterations}
     check_input : bool, default=True
         Validate ``K`` and ``y``.
     rank_tol : float, default=None
@@ -1364,12 +1387,8 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
 
     Examples
     --------
-    >>> import numpy as np
+    {example_data}
     >>> from mklcore.stpmkl import mipmkl_solve
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 2)); y = np.sign(X[:, 0] + 0.1)
-    >>> K = np.stack([np.exp(-(X[:, None, 0] - X[None, :, 0]) ** 2),
-    ...               np.exp(-(X[:, None, 1] - X[None, :, 1]) ** 2)])
     >>> res = mipmkl_solve(K, y, noise_level=0.1, lam=0.1)
     >>> res.method, round(float(res.p.sum()), 2)
     ('mipmkl', 28.26)
@@ -1439,11 +1458,16 @@ _MONITOR_KEYS = frozenset(("weights", "dual_coef", "intercept", "objective", "ga
 class _NoBiasMKLClassifier(BaseMKLClassifier):
     """Shared parts of StPMKL/MiPMKL: default bank "xu2010", per-kernel coefficients.
 
-    ``decision_function`` is the base class's: :func:`mklcore.decision` evaluates the
-    per-kernel coefficients ``coef`` (:func:`stpmkl_decision`), without bias.
+    ``_solve`` hands every parameter but ``kernels`` and ``normalize`` to ``_solver``;
+    ``decision_function`` is the base class's (:func:`stpmkl_decision`, no bias).
     """
 
     _default_kernels = "xu2010"
+
+    def _solve(self, K, y):
+        params = self.get_params(deep=False)
+        del params["kernels"], params["normalize"]
+        return self._solver(K, y, **params, check_input=False)
 
     def _set_fitted(self, result):
         super()._set_fitted(result)
@@ -1453,6 +1477,12 @@ class _NoBiasMKLClassifier(BaseMKLClassifier):
         self.dual_objective_ = float(result.dual_objective)
 
 
+def _estimator_constraints(solver_constraints, names):
+    return {**{k: solver_constraints[k] for k in names}, "kernels": [list, tuple, None],
+            "normalize": COMMON_CONSTRAINTS["normalize"]}
+
+
+@_fill_doc
 class StPMKLClassifier(_NoBiasMKLClassifier):
     r"""StPMKL classifier: MKL robust to label noise by stochastic programming (Yang et al.).
 
@@ -1480,8 +1510,7 @@ class StPMKLClassifier(_NoBiasMKLClassifier):
         Accelerated mirror prox (Algorithm 1) or gradient descent-ascent.
     delta : float, default=0.1
         Confidence level :math:`\delta`.
-    normalize : {"trace", "cosine"} or None, default=None
-        Kernel normalisation (none in the paper: Gaussian kernels have unit diagonal).
+    {normalize}
     max_iter : int, default=1000
         Maximum number of iterations.
     tol : float or None, default=1e-2
@@ -1493,26 +1522,10 @@ class StPMKLClassifier(_NoBiasMKLClassifier):
 
     Attributes
     ----------
-    weights_ : ndarray of shape (n_kernels,)
-        Kernel weights :math:`u_j=\|f_j\|/\sum_k\|f_k\|` (the paper's :math:`u`).
-    coef_ : ndarray of shape (n_samples, n_kernels)
-        Coefficients :math:`A` of :math:`f_j=\sum_iA_{ij}\kappa_j(x_i,\cdot)`.
+    {weights_coef}
     gamma_ : ndarray of shape (n_samples,)
         Averaged dual :math:`\hat\gamma` (small values: examples effectively ignored).
-    dual_coef_ : ndarray of shape (n_samples,)
-        :math:`\hat\gamma\circ y/(n\lambda)`, the l1-MKL dual.
-    intercept_ : float
-        Always 0 (no bias term).
-    support_ : ndarray
-        Indices of training points with a non-zero coefficient.
-    classes_ : ndarray of shape (2,)
-        Class labels; ``classes_[1]`` is the positive class.
-    X_fit_ : ndarray of shape (n_samples, n_features)
-        Training data.
-    n_features_in_ : int
-        Number of features.
-    n_iter_ : int
-        Iterations run.
+    {fitted}
     converged_ : bool
         Whether the relative gap fell below ``tol``.
     objective_ : float
@@ -1524,10 +1537,7 @@ class StPMKLClassifier(_NoBiasMKLClassifier):
     history_ : dict of ndarray
         Per-iteration ``objective``, ``gap``, ``criterion``, ``weights``, ``time``,
         ``dual_objective``, ``abs_gap``, ``bound``.
-    result_ : MKLResult
-        The full solver result.
-    kernel_bank_ : KernelBank
-        The fitted kernel bank.
+    {result_bank}
 
     See Also
     --------
@@ -1544,34 +1554,18 @@ class StPMKLClassifier(_NoBiasMKLClassifier):
     ((40,), 1.0, True)
     """
 
-    _parameter_constraints = {
-        **{k: _STPMKL_CONSTRAINTS[k] for k in ("noise_level", "lam", "rho", "solver", "delta",
-                                               "max_iter", "tol", "rank_tol", "verbose")},
-        "kernels": [list, tuple, None],
-        "normalize": COMMON_CONSTRAINTS["normalize"],
-    }
+    _solver = staticmethod(stpmkl_solve)
+    _parameter_constraints = _estimator_constraints(_STPMKL_CONSTRAINTS, (
+        "noise_level", "lam", "rho", "solver", "delta", "max_iter", "tol", "rank_tol",
+        "verbose"))
 
     def __init__(self, *, kernels=None, noise_level=0.0, lam=1e-2, rho=None, solver="amp",
                  delta=0.1, normalize=None, max_iter=1000, tol=1e-2, rank_tol=None, verbose=0):
-        self.kernels = kernels
-        self.noise_level = noise_level
-        self.lam = lam
-        self.rho = rho
-        self.solver = solver
-        self.delta = delta
-        self.normalize = normalize
-        self.max_iter = max_iter
-        self.tol = tol
-        self.rank_tol = rank_tol
-        self.verbose = verbose
-
-    def _solve(self, K, y):
-        return stpmkl_solve(K, y, noise_level=self.noise_level, lam=self.lam, rho=self.rho,
-                            solver=self.solver, delta=self.delta, max_iter=self.max_iter,
-                            tol=self.tol, rank_tol=self.rank_tol, verbose=self.verbose,
-                            check_input=False)
+        # store every argument unchanged (the outermost iterable is evaluated here)
+        vars(self).update({k: v for k, v in locals().items() if k != "self"})
 
 
+@_fill_doc
 class MiPMKLClassifier(_NoBiasMKLClassifier):
     r"""MiPMKL classifier: the best-case ("robust hinge") baseline of Yang et al. (2012).
 
@@ -1593,16 +1587,8 @@ class MiPMKLClassifier(_NoBiasMKLClassifier):
         Lower budget fraction; ``None``: :math:`1-q-\epsilon`.
     delta : float, default=0.1
         Confidence level.
-    normalize : {"trace", "cosine"} or None, default=None
-        Kernel normalisation.
-    max_alt : int, default=50
-        Maximum number of alternations.
-    max_iter : int, default=1000
-        AMP iterations of the first inner solve.
-    alt_max_iter : int, default=None
-        AMP iterations of the later, warm-started inner solves (``None``: ``max_iter``).
-    tol : float or None, default=1e-2
-        Relative gap of the inner solves (``None``: each runs its iteration budget).
+    {normalize}
+    {mipmkl_iterations}
     rank_tol : float, default=None
         Low-rank speed-up.
     verbose : int, default=0
@@ -1610,28 +1596,12 @@ class MiPMKLClassifier(_NoBiasMKLClassifier):
 
     Attributes
     ----------
-    weights_ : ndarray of shape (n_kernels,)
-        Kernel weights :math:`u_j=\|f_j\|/\sum_k\|f_k\|`.
-    coef_ : ndarray of shape (n_samples, n_kernels)
-        Coefficients :math:`A`.
+    {weights_coef}
     gamma_ : ndarray of shape (n_samples,)
         Dual of the last inner solve.
     p_ : ndarray of shape (n_samples,)
         Final example weights :math:`p`.
-    dual_coef_ : ndarray of shape (n_samples,)
-        :math:`\hat\gamma\circ y/(n\lambda)`.
-    intercept_ : float
-        Always 0.
-    support_ : ndarray
-        Training points with a non-zero coefficient.
-    classes_ : ndarray of shape (2,)
-        Class labels.
-    X_fit_ : ndarray of shape (n_samples, n_features)
-        Training data.
-    n_features_in_ : int
-        Number of features.
-    n_iter_ : int
-        Number of alternations.
+    {fitted}
     converged_ : bool
         Whether :math:`p` stopped changing.
     objective_ : float
@@ -1643,10 +1613,7 @@ class MiPMKLClassifier(_NoBiasMKLClassifier):
     history_ : dict of ndarray
         Per alternation ``objective``, ``gap``, ``criterion``, ``weights``, ``time``,
         ``n_inner``.
-    result_ : MKLResult
-        The full solver result.
-    kernel_bank_ : KernelBank
-        The fitted kernel bank.
+    {result_bank}
 
     See Also
     --------
@@ -1662,36 +1629,16 @@ class MiPMKLClassifier(_NoBiasMKLClassifier):
     (60,)
     """
 
-    _parameter_constraints = {
-        **{k: _MIPMKL_CONSTRAINTS[k] for k in ("noise_level", "lam", "kappa", "delta",
-                                               "max_alt", "max_iter", "alt_max_iter", "tol",
-                                               "rank_tol", "verbose")},
-        "kernels": [list, tuple, None],
-        "normalize": COMMON_CONSTRAINTS["normalize"],
-    }
+    _solver = staticmethod(mipmkl_solve)
+    _parameter_constraints = _estimator_constraints(_MIPMKL_CONSTRAINTS, (
+        "noise_level", "lam", "kappa", "delta", "max_alt", "max_iter", "alt_max_iter", "tol",
+        "rank_tol", "verbose"))
 
     def __init__(self, *, kernels=None, noise_level=0.0, lam=1e-2, kappa=None, delta=0.1,
                  normalize=None, max_alt=50, max_iter=1000, alt_max_iter=None, tol=1e-2,
                  rank_tol=None, verbose=0):
-        self.kernels = kernels
-        self.noise_level = noise_level
-        self.lam = lam
-        self.kappa = kappa
-        self.delta = delta
-        self.normalize = normalize
-        self.max_alt = max_alt
-        self.max_iter = max_iter
-        self.alt_max_iter = alt_max_iter
-        self.tol = tol
-        self.rank_tol = rank_tol
-        self.verbose = verbose
-
-    def _solve(self, K, y):
-        return mipmkl_solve(K, y, noise_level=self.noise_level, lam=self.lam, kappa=self.kappa,
-                            delta=self.delta, max_alt=self.max_alt, max_iter=self.max_iter,
-                            alt_max_iter=self.alt_max_iter,
-                            tol=self.tol, rank_tol=self.rank_tol, verbose=self.verbose,
-                            check_input=False)
+        # store every argument unchanged (the outermost iterable is evaluated here)
+        vars(self).update({k: v for k, v in locals().items() if k != "self"})
 
     def _set_fitted(self, result):
         super()._set_fitted(result)
