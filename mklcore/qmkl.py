@@ -79,6 +79,47 @@ _ROOT_MAX_ITER = 100
 
 BETA_STEP_METHODS = ("auto", "closed_form", "root", "socp", "sdp")
 
+#: docstring sections shared by several functions and classes (substituted by _fill_doc)
+_DOC = {
+    "svm_params": """C : float, default=1.0
+        Box constraint of the single-kernel SVMs. Must be > 0.
+    statistic : {"corr", "cov"}, default="corr"
+        Pearson correlation (zero-variance rows: correlation 0, diagonal 1) or plain
+        covariance of the dual vectors.
+    svm_tol : float, default=1e-6
+        KKT tolerance of the SVMs.""",
+    "q_params": r"""kind : {"cov", "lap", "lap+block"}, default="lap+block"
+        Which matrix (see :func:`q_from_correlation`).
+    groups : array-like of shape (n_kernels,), default=None
+        Group (modality / view) of each kernel; required for ``"lap+block"``.
+    affinity : {"abs", "clip"}, default="abs"
+        Affinity of the Laplacian: :math:`|\mathrm{Corr}|` or :math:`\max(\mathrm{Corr},0)`.
+    ridge : float, default=1e-3
+        Multiple of the identity that keeps ``"cov"`` and ``"lap+block"`` positive definite.
+    normalize_trace : bool, default=True
+        Scale to trace ``n_kernels``.""",
+    "fitted": """dual_coef_ : ndarray of shape (n_samples,)
+        Signed dual coefficients ``alpha * y``.
+    intercept_ : float
+        Bias ``b``.
+    support_ : ndarray of shape (n_support,)
+        Indices of the support vectors (non-zero ``dual_coef_``).
+    classes_ : ndarray of shape (2,)
+        The two class labels; ``classes_[1]`` is the positive class.
+    X_fit_ : ndarray of shape (n_samples, n_features)
+        Training data (test kernels are built against it).
+    n_features_in_ : int
+        Number of features seen in ``fit``.""",
+}
+
+
+def _fill_doc(obj):
+    """Put the shared sections ``_DOC[key]`` in place of ``{key}`` in ``obj.__doc__``."""
+    if obj.__doc__:  # None under python -OO
+        for key, text in _DOC.items():
+            obj.__doc__ = obj.__doc__.replace("{" + key + "}", text)
+    return obj
+
 
 def _solve_quietly(problem, **kwargs):
     """``problem.solve`` without cvxpy's 'may be inaccurate' warning (status is checked)."""
@@ -89,9 +130,7 @@ def _solve_quietly(problem, **kwargs):
         return problem.solve(solver=cp.CLARABEL, **_CLARABEL, **kwargs)
 
 
-# ---------------------------------------------------------------------------
-# validation of Q
-# ---------------------------------------------------------------------------
+# --- validation of Q ---
 
 def check_q(Q, n_kernels=None, *, owner="qmkl_solve", require_pd=False, check_bounded=True):
     r"""Validate a regularisation matrix :math:`Q` and return it as a symmetric float array.
@@ -184,7 +223,6 @@ def _q_structure(Q):
     includes ``Q = c * ones``, one block), ``("diag", q)`` when ``Q`` is diagonal with a
     positive diagonal, else ``("general", None)``.
     """
-    M = Q.shape[0]
     scale = max(float(np.max(np.abs(Q))), np.finfo(float).tiny)
     tol = _STRUCTURE_RTOL * scale
     off = Q - np.diag(np.diag(Q))
@@ -196,29 +234,17 @@ def _q_structure(Q):
     c = float(d[0])
     if c > tol and np.all(np.abs(d - c) <= tol):
         nonzero = np.abs(Q) > tol
-        if np.all(np.abs(Q[nonzero] - c) <= tol):
-            # nonzero pattern must be an equivalence relation: rows equal or disjoint
-            labels = -np.ones(M, dtype=int)
-            n_groups = 0
-            for m in range(M):
-                if labels[m] >= 0:
-                    continue
-                members = np.flatnonzero(nonzero[m])
-                if np.any(labels[members] >= 0) or not np.all(nonzero[np.ix_(members, members)]):
-                    return "general", None
-                labels[members] = n_groups
-                n_groups += 1
-            for g in range(n_groups):
-                rows = nonzero[labels == g]
-                if np.any(rows[:, labels != g]):
-                    return "general", None
+        # blocks: kernels with the same row pattern, numbered in order of first appearance;
+        # the pattern must be exactly "same block" (an equivalence relation)
+        _, first, inverse = np.unique(nonzero, axis=0, return_index=True, return_inverse=True)
+        labels = np.argsort(np.argsort(first))[inverse.ravel()]
+        if (np.all(np.abs(Q[nonzero] - c) <= tol)
+                and np.array_equal(nonzero, labels[:, None] == labels[None, :])):
             return "block", (labels, c)
     return "general", None
 
 
-# ---------------------------------------------------------------------------
-# Module 2: the beta step, Eq. (8)
-# ---------------------------------------------------------------------------
+# --- Module 2: the beta step, Eq. (8) ---
 
 def _closed_form(W, structure):
     """Closed-form minimiser of Eq. (8) for block-of-ones (incl. ones) and diagonal Q."""
@@ -638,14 +664,13 @@ def qmkl_support_function(G, Q):
     return BetaStep(Q).support(G)
 
 
-# ---------------------------------------------------------------------------
-# Q builders (the matrices of Table 1 of Hinrichs et al. 2012)
-# ---------------------------------------------------------------------------
+# --- Q builders (the matrices of Table 1 of Hinrichs et al. 2012) ---
 
 def _normalize_trace(Q):
     return Q * (Q.shape[0] / np.trace(Q))
 
 
+@_fill_doc
 def alpha_correlation(K, y, *, C=1.0, statistic="corr", svm_tol=1e-6):
     r"""Correlation (or covariance) of the dual vectors of single-kernel SVMs.
 
@@ -659,13 +684,7 @@ def alpha_correlation(K, y, *, C=1.0, statistic="corr", svm_tol=1e-6):
         Training kernels (of the training fold only).
     y : array-like of shape (n_samples,)
         Labels in {-1, +1}.
-    C : float, default=1.0
-        Box constraint of the single-kernel SVMs. Must be > 0.
-    statistic : {"corr", "cov"}, default="corr"
-        Pearson correlation (zero-variance rows: correlation 0, diagonal 1) or plain
-        covariance.
-    svm_tol : float, default=1e-6
-        KKT tolerance of the SVMs.
+    {svm_params}
 
     Returns
     -------
@@ -781,6 +800,7 @@ def block_diagonal_q(groups, *, add_identity=True, normalize_trace=True):
     return Q
 
 
+@_fill_doc
 def q_from_correlation(corr, *, kind="lap+block", groups=None, affinity="abs", ridge=1e-3,
                        normalize_trace=True):
     r"""Build one of the Q matrices of Table 1 of [1]_ from a kernel correlation matrix.
@@ -799,16 +819,7 @@ def q_from_correlation(corr, *, kind="lap+block", groups=None, affinity="abs", r
     ----------
     corr : array-like of shape (n_kernels, n_kernels)
         Correlation matrix, e.g. from :func:`alpha_correlation`.
-    kind : {"cov", "lap", "lap+block"}, default="lap+block"
-        Which matrix.
-    groups : array-like of shape (n_kernels,), default=None
-        Group (modality / view) of each kernel; required for ``"lap+block"``.
-    affinity : {"abs", "clip"}, default="abs"
-        Affinity of the Laplacian: :math:`|\mathrm{Corr}|` or :math:`\max(\mathrm{Corr},0)`.
-    ridge : float, default=1e-3
-        Multiple of the identity that keeps ``"cov"`` and ``"lap+block"`` positive definite.
-    normalize_trace : bool, default=True
-        Scale to trace ``n_kernels``.
+    {q_params}
 
     Returns
     -------
@@ -842,6 +853,7 @@ def q_from_correlation(corr, *, kind="lap+block", groups=None, affinity="abs", r
     return Q
 
 
+@_fill_doc
 def q_from_alpha_covariance(K, y, *, kind="lap+block", groups=None, C=1.0, statistic="corr",
                             affinity="abs", ridge=1e-3, normalize_trace=True, svm_tol=1e-6):
     r"""Q from the covariance of single-kernel SVM dual vectors (Table 1 of [1]_).
@@ -855,22 +867,8 @@ def q_from_alpha_covariance(K, y, *, kind="lap+block", groups=None, C=1.0, stati
         Training kernels.
     y : array-like of shape (n_samples,)
         Labels in {-1, +1}.
-    kind : {"cov", "lap", "lap+block"}, default="lap+block"
-        Which matrix (see :func:`q_from_correlation`).
-    groups : array-like of shape (n_kernels,), default=None
-        Kernel groups, required for ``"lap+block"``.
-    C : float, default=1.0
-        Box constraint of the single-kernel SVMs.
-    statistic : {"corr", "cov"}, default="corr"
-        Correlation or plain covariance of the dual vectors.
-    affinity : {"abs", "clip"}, default="abs"
-        Affinity of the Laplacian.
-    ridge : float, default=1e-3
-        Multiple of the identity added for positive definiteness.
-    normalize_trace : bool, default=True
-        Scale to trace ``n_kernels``.
-    svm_tol : float, default=1e-6
-        KKT tolerance of the SVMs.
+    {q_params}
+    {svm_params}
 
     Returns
     -------
@@ -1055,6 +1053,7 @@ def qsvm_solve(X, y, Q, *, C=1.0, svm_tol=1e-6, check_input=True):
                           alpha=svm.alpha, dual_objective=svm.dual_objective)
 
 
+@_fill_doc
 class QSVMClassifier(BaseMKLClassifier):
     r"""Q-SVM of [1]_: a linear SVM whose :math:`\|w\|^2` is replaced by :math:`w^\top Qw`.
 
@@ -1075,20 +1074,9 @@ class QSVMClassifier(BaseMKLClassifier):
     ----------
     coef_ : ndarray of shape (n_features,)
         Weight vector :math:`w=Q^{-1}X^\top(\alpha\circ y)`.
-    intercept_ : float
-        Bias ``b``.
     weights_ : ndarray of shape (1,)
         ``[1.0]`` (one kernel, :math:`XQ^{-1}X^\top`).
-    dual_coef_ : ndarray of shape (n_samples,)
-        Signed dual coefficients ``alpha * y``.
-    support_ : ndarray of shape (n_support,)
-        Indices of the support vectors.
-    classes_ : ndarray of shape (2,)
-        Class labels; ``classes_[1]`` is the positive class.
-    X_fit_ : ndarray of shape (n_samples, n_features)
-        Training data.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
+    {fitted}
     n_iter_ : int
         Always 1.
     converged_ : bool
@@ -1130,25 +1118,14 @@ class QSVMClassifier(BaseMKLClassifier):
         super()._set_fitted(result)
         self.coef_ = result.coef
 
-    def decision_function(self, X):
-        """Decision values :math:`f(x)=w^\\top x+b` (positive means ``classes_[1]``).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        f : ndarray of shape (n_samples,)
-        """
+    def decision_function(self, X):  # f(x) = w^T x + b
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype="numeric")
-        return X @ self.coef_ + self.intercept_
+        return validate_data(self, X, reset=False, dtype="numeric") @ self.coef_ + self.intercept_
+
+    decision_function.__doc__ = BaseMKLClassifier.decision_function.__doc__
 
 
-# ---------------------------------------------------------------------------
-# Q-MKL: Algorithm 1 on the shared wrapper loop
-# ---------------------------------------------------------------------------
+# --- Q-MKL: Algorithm 1 on the shared wrapper loop ---
 
 class _QMKLStep(WeightStep):
     r"""Algorithm 1 of [1]_ as a weight step of :func:`mklcore.wrapper.run_wrapper`.
@@ -1292,6 +1269,7 @@ def qmkl_solve(K, y, Q, *, C=1.0, tol=1e-4, max_iter=200, beta_step="auto", svm_
     return result
 
 
+@_fill_doc
 class QMKLClassifier(BaseMKLClassifier):
     r"""Q-MKL classifier of [1]_: MKL with the kernel-weight regulariser :math:`\beta^\top Q\beta`.
 
@@ -1330,18 +1308,7 @@ class QMKLClassifier(BaseMKLClassifier):
         Kernel weights :math:`\beta` (with :math:`\beta^\top Q\beta=1`).
     Q_ : ndarray of shape (n_kernels, n_kernels)
         The regulariser used.
-    dual_coef_ : ndarray of shape (n_samples,)
-        Signed dual coefficients ``alpha * y``.
-    intercept_ : float
-        Bias ``b``.
-    support_ : ndarray of shape (n_support,)
-        Indices of the support vectors.
-    classes_ : ndarray of shape (2,)
-        Class labels; ``classes_[1]`` is the positive class.
-    X_fit_ : ndarray of shape (n_samples, n_features)
-        Training data, used to build test kernels.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
+    {fitted}
     n_iter_ : int
         Number of outer iterations.
     converged_ : bool

@@ -110,9 +110,7 @@ def _fill_doc(obj):
     return obj
 
 
-# ----------------------------------------------------------------------------------------
-# the paper's constants
-# ----------------------------------------------------------------------------------------
+# --- the paper's constants ---
 
 def rho_from_theory(n, noise_level, delta=0.1):
     r"""Budget :math:`\rho` of the paper for ``n`` examples, noise level ``q`` and ``delta``.
@@ -157,15 +155,27 @@ def rho_from_theory(n, noise_level, delta=0.1):
     return float(n * (1.0 - noise_level + eps + eta) / (1.0 + eta))
 
 
-# ----------------------------------------------------------------------------------------
-# Lemma 2: projection onto Q' = {0 <= gamma <= upper, sum gamma <= rho}
-# ----------------------------------------------------------------------------------------
+# --- Lemma 2: projection onto Q' = {0 <= gamma <= upper, sum gamma <= rho} ---
 
 def _sum_above(a_sorted, suffix, theta):
     """``sum_i max(a_i - theta, 0)`` for every ``theta`` (``a_sorted`` ascending)."""
     n = a_sorted.size
     idx = np.searchsorted(a_sorted, theta, side="right")
     return suffix[n - idx] - (n - idx) * theta
+
+
+def _bisect(below, hi, max_halvings, rtol):
+    """Root on ``[0, hi]`` of a monotone test: ``below(t)`` is True left of the root."""
+    lo = 0.0
+    for _ in range(max_halvings):
+        mid = 0.5 * (lo + hi)
+        if below(mid):
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= rtol * max(1.0, hi):
+            break
+    return 0.5 * (lo + hi)
 
 
 def project_box_budget(ghat, upper=1.0, rho=np.inf, *, method="sort", return_theta=False):
@@ -230,16 +240,8 @@ def project_box_budget(ghat, upper=1.0, rho=np.inf, *, method="sort", return_the
             t0, t1, h0, h1 = cand[k], cand[k + 1], h[k], h[k + 1]
             theta = t0 if h0 <= 0 else t0 + h0 * (t1 - t0) / (h0 - h1)
         else:  # the paper's bisection
-            lo, hi = 0.0, float(g.max())
-            for _ in range(100):
-                mid = 0.5 * (lo + hi)
-                if np.clip(g - mid, 0.0, ub).sum() > rho:
-                    lo = mid
-                else:
-                    hi = mid
-                if hi - lo <= 1e-12 * max(1.0, hi):
-                    break
-            theta = 0.5 * (lo + hi)
+            theta = _bisect(lambda t: np.clip(g - t, 0.0, ub).sum() > rho, float(g.max()),
+                            100, 1e-12)
         x = np.clip(g - theta, 0.0, ub)
     return (x, float(theta)) if return_theta else x
 
@@ -267,9 +269,7 @@ def _knapsack(c, upper, rho):
     return float(take @ cs)
 
 
-# ----------------------------------------------------------------------------------------
-# Lemma 3: composite gradient mapping = group soft-thresholding
-# ----------------------------------------------------------------------------------------
+# --- Lemma 3: composite gradient mapping = group soft-thresholding ---
 
 def group_soft_threshold(norms, c, *, method="sort"):
     r"""Shrinkage of Lemma 3: :math:`\min_f\frac12\|f-\hat f\|^2+\frac c2(\sum_j\|f_j\|)^2`.
@@ -316,24 +316,14 @@ def group_soft_threshold(norms, c, *, method="sort"):
         ok = np.flatnonzero(a_sorted > c * Sk)
         S = float(Sk[ok[-1]]) if ok.size else 0.0
     else:  # bisection on [0, sum a], the reference
-        lo, hi = 0.0, float(a.sum())
-        for _ in range(200):
-            mid = 0.5 * (lo + hi)
-            if mid - np.maximum(a - c * mid, 0.0).sum() < 0:
-                lo = mid
-            else:
-                hi = mid
-            if hi - lo <= 1e-15 * max(1.0, hi):
-                break
-        S = 0.5 * (lo + hi)
+        S = _bisect(lambda t: t - np.maximum(a - c * t, 0.0).sum() < 0, float(a.sum()), 200,
+                    1e-15)
     with np.errstate(divide="ignore", invalid="ignore"):
         shrink = np.where(a > 0, np.maximum(0.0, 1.0 - c * S / np.where(a > 0, a, 1.0)), 0.0)
     return shrink, S
 
 
-# ----------------------------------------------------------------------------------------
-# kernel operators: dense stack or low-rank factors
-# ----------------------------------------------------------------------------------------
+# --- kernel operators: dense stack or low-rank factors ---
 
 class KernelFactors:
     r"""Low-rank factors :math:`K_j\approx R_jR_j^\top` of a kernel stack (pivoted Cholesky).
@@ -709,9 +699,7 @@ def _lambda_max(primal):
     return lam * (1.0 + 1e-6)  # a Ritz value is a lower bound: keep tau <= 1/||M||
 
 
-# ----------------------------------------------------------------------------------------
-# objectives
-# ----------------------------------------------------------------------------------------
+# --- objectives ---
 
 def _certificate(y, lam, U, rho, norms, fX, quad):
     """Primal values (G,), max_j quad (G,), N (G,) of a batch."""
@@ -741,20 +729,14 @@ def stpmkl_objectives(K, y, coef, gamma, *, lam, rho=np.inf, upper=1.0):
 
     Parameters
     ----------
-    K : ndarray of shape (n_kernels, n, n)
-        Training kernels.
-    y : ndarray of shape (n,)
-        Labels in {-1, +1}.
+    K, y : ndarray of shape (n_kernels, n, n) and (n,)
+        Training kernels and labels in {-1, +1}.
     coef : ndarray of shape (n, n_kernels)
         Coefficients :math:`A` (:math:`f_j=\sum_iA_{ij}\kappa_j(x_i,\cdot)`).
     gamma : ndarray of shape (n,)
         Dual point in :math:`Q'`.
-    lam : float
-        :math:`\lambda>0`.
-    rho : float, default=inf
-        Budget.
-    upper : float or ndarray of shape (n,), default=1.0
-        Box bound.
+    lam, rho, upper : float
+        :math:`\lambda>0`, budget (default inf), box bound (default 1; or per example).
 
     Returns
     -------
@@ -800,22 +782,14 @@ def theorem2_bound(K, y, gamma, *, lam, rho=np.inf, upper=1.0, step, n_iter):
 
     Parameters
     ----------
-    K : ndarray of shape (n_kernels, n, n)
-        Training kernels.
-    y : ndarray of shape (n,)
-        Labels in {-1, +1}.
+    K, y : ndarray of shape (n_kernels, n, n) and (n,)
+        Training kernels and labels in {-1, +1}.
     gamma : ndarray of shape (n,)
         The averaged dual :math:`\hat\gamma_T` (``result.gamma``).
-    lam : float
-        :math:`\lambda`.
-    rho : float, default=inf
-        Budget.
-    upper : float, default=1.0
-        Box bound.
-    step : float
-        Step :math:`\tau` (``result.step``).
-    n_iter : int
-        :math:`T`.
+    lam, rho, upper : float
+        :math:`\lambda>0`, budget (default inf), box bound (default 1).
+    step, n_iter : float and int
+        Step :math:`\tau` (``result.step``) and :math:`T`.
 
     Returns
     -------
@@ -829,9 +803,7 @@ def theorem2_bound(K, y, gamma, *, lam, rho=np.inf, upper=1.0, step, n_iter):
                               _max_sq_norm(upper, rho, y.size)))
 
 
-# ----------------------------------------------------------------------------------------
-# decision function
-# ----------------------------------------------------------------------------------------
+# --- decision function ---
 
 def stpmkl_decision(result, K_test):
     r"""Decision values :math:`f(x)=\sum_j\sum_iA_{ij}\kappa_j(x_i,x)` of a StPMKL/MiPMKL fit.
@@ -868,9 +840,7 @@ def stpmkl_decision(result, K_test):
     return np.einsum("jtk,kj->t", K_test[active], coef[:, active], optimize=True)
 
 
-# ----------------------------------------------------------------------------------------
-# AMP (Algorithm 1) and VI
-# ----------------------------------------------------------------------------------------
+# --- AMP (Algorithm 1) and VI ---
 
 def _prepare(K, y, check_input, owner, rank_tol, factors):
     """Validate inputs; return (K or None, y_pm, factors or None)."""
@@ -1070,100 +1040,81 @@ def stpmkl_solve(K, y, *, noise_level, lam, rho=None, solver="amp", max_iter=100
         \Big(\sum_j\|f_j\|_{\mathcal H_j}\Big)^2,\quad
         Q'=\{\gamma\in[0,u]^n:\textstyle\sum_i\gamma_i\le\rho\}
 
-    (the paper's (11), with the box :math:`[0,1+\eta]` rescaled to :math:`[0,u]` as in its
-    Section 4).
+    (the box :math:`[0,1+\eta]` of (11) rescaled to :math:`[0,u]` as in Section 4).
 
     Parameters
     ----------
     K : ndarray of shape (n_kernels, n_samples, n_samples) or None
-        Training Gram matrices (PSD). float32 stacks are used as they are (half the memory
-        traffic; products are accumulated in float32). May be None when ``factors`` is
-        given (large problems whose stack does not fit in memory).
+        Training Gram matrices (PSD); float32 stacks are used as they are (products then
+        accumulate in float32). None when ``factors`` is given.
     y : array-like of shape (n_samples,)
-        Binary labels (mapped to {-1, +1}, the larger label to +1), possibly noisy.
+        Binary labels (the larger label mapped to +1), possibly noisy.
     noise_level : float
-        Noise level :math:`q\in[0,1/2)` of Assumption 1 (expected fraction of wrong
-        labels). Used only for the default budget ``rho``.
+        Noise level :math:`q\in[0,1/2)` of Assumption 1; only sets the default ``rho``.
     lam : float
         Regularisation :math:`\lambda>0` of the squared group norm.
     rho : float, default=None
-        Budget :math:`\rho>0` on :math:`\sum_i\gamma_i`. ``None``:
-        :func:`rho_from_theory` ``(n, noise_level, delta) * upper``. ``rho >= n*upper``
-        switches the budget off (bias-free hinge-loss l1-MKL).
+        Budget :math:`\rho>0` on :math:`\sum_i\gamma_i`; ``None``: :func:`rho_from_theory`
+        ``(n, noise_level, delta) * upper``; ``rho >= n*upper`` is bias-free l1-MKL.
     solver : {"amp", "vi"}, default="amp"
-        ``"amp"``: Algorithm 1 (accelerated mirror prox, O(1/T)). ``"vi"``: the
-        gradient descent-ascent baseline of Figure 1 with step ``eta0/sqrt(t)`` (O(1/sqrt T)).
+        Algorithm 1 (O(1/T)) or the descent-ascent baseline of Figure 1, step
+        ``eta0/sqrt(t)`` (O(1/sqrt T)).
     max_iter : int, default=1000
         Number of iterations :math:`T` at most (the paper's 1000).
     tol : float or None, default=1e-2
-        Stop when the duality gap of the averaged pair (the left-hand side of Theorem 2, see
-        :func:`stpmkl_objectives`), relative to the primal value (``gap="relative"``), is at
-        most ``tol`` (the paper's 1e-2, Section 4). ``None``: no stopping test, all
-        ``max_iter`` iterations run (status 1, no warning); ``0``: only an exact zero gap
-        stops.
+        Stop when the duality gap of the averaged pair (:func:`stpmkl_objectives`) is at most
+        ``tol`` (the paper's 1e-2); ``None``: run ``max_iter`` iterations (status 1, no
+        warning).
     delta : float, default=0.1
         Confidence level of Proposition 1 / Lemma 1, for the default ``rho``.
     upper : float, default=1.0
-        Box bound :math:`u` of :math:`\gamma` (the paper's :math:`1+\eta` absorbed into
-        ``lam`` and ``rho``).
+        Box bound :math:`u` of :math:`\gamma`.
     gap : {"relative", "absolute"}, default="relative"
         Stopping criterion: :math:`(P-D)/P` or :math:`P-D`.
     step : float, default=None
         AMP step :math:`\tau`; ``None``: :math:`1/\|M\|=n/\sqrt{\lambda_{\max}(\sum_jK_j)}`,
         the largest step of Theorem 2.
     eta0 : float, default=None
-        VI initial step; ``None``: :math:`\tau` (the best value on the small test problems of
-        ``tests/test_stpmkl.py``; the paper tunes it).
+        VI initial step; ``None``: :math:`\tau` (the paper tunes it).
     check_every : int, default=1
-        Test the stopping rule every ``check_every`` iterations (the certificate itself costs
-        O(mn) and is recorded at every iteration).
+        Test the stopping rule every ``check_every`` iterations (the certificate is recorded
+        at every iteration).
     callback : callable, default=None
-        ``callback(intermediate_result)`` after each iteration, an :class:`MKLResult` with
-        keys ``n_iter``, ``objective``, ``gap``, ``criterion``, ``weights``, ``time``,
-        ``method``, ``dual_objective`` and ``abs_gap``; raising ``StopIteration`` stops with
-        ``status=3``.
+        ``callback(intermediate_result)`` after each iteration (keys ``n_iter``,
+        ``objective``, ``gap``, ``criterion``, ``weights``, ``time``, ``method``,
+        ``dual_objective``, ``abs_gap``); raising ``StopIteration`` stops with ``status=3``.
     verbose : int, default=0
-        ``1``: a progress line on the first iteration, every 10 iterations and at the end;
-        ``>= 2``: every iteration.
+        ``1``: a progress line every 10 iterations; ``>= 2``: every iteration.
     check_input : bool, default=True
         Validate ``K`` (shape, symmetry, PSD) and ``y``.
     rank_tol : float, default=None
-        If given, replace each kernel by a pivoted-Cholesky factor whose neglected residual
-        has relative trace ``rank_tol`` (see :func:`factorize_kernels`); each iteration then
-        costs :math:`O(n\sum_jr_j)` instead of :math:`O(mn^2)`; all values (history
-        included) then refer to the factorised kernels (relative error ``rank_tol``).
-        ``None``: the exact dense stack.
+        Replace each kernel by a pivoted-Cholesky factor with neglected relative trace
+        ``rank_tol`` (:func:`factorize_kernels`): :math:`O(n\sum_jr_j)` per iteration, and
+        all values refer to the factorised kernels. ``None``: the exact dense stack.
     factors : KernelFactors, default=None
-        Precomputed :func:`factorize_kernels` ``(K)`` (overrides ``rank_tol``); reuse it
-        across a grid of ``lam``/``rho``.
+        Precomputed :func:`factorize_kernels` ``(K)`` (overrides ``rank_tol``).
     warm_start : tuple of (ndarray of shape (n, n_kernels), ndarray of shape (n,)), default=None
-        Starting point :math:`(A_0,\gamma_0)` instead of :math:`(0,0)`; ``bound`` then uses
-        :math:`\|f^*-f_0\|\le N(f^*)+N(f_0)` and :math:`\|\gamma-\gamma_0\|\le
-        \max\|\gamma\|+\|\gamma_0\|`.
+        Start :math:`(A_0,\gamma_0)`; ``bound`` then adds :math:`N(f_0)` and
+        :math:`\|\gamma_0\|` to the two radii of Theorem 2.
 
     Returns
     -------
     result : MKLResult
-        Core keys: ``weights`` (kernel weights :math:`u_j=\|f_j\|/N(f)` of the averaged
-        :math:`\hat f_T`), ``dual_coef`` (:math:`\hat\gamma\circ y/(n\lambda)`), ``intercept``
-        (0: no bias), ``objective`` (primal value :math:`P(\hat f_T)`), ``gap`` (relative
-        gap), ``n_iter``, ``success``, ``status``, ``message``, ``method="stpmkl"``,
-        ``history`` (one row per iteration: ``objective``, ``gap``, ``criterion`` (the
-        stopping value, relative or absolute gap), ``weights``, ``time``,
-        ``dual_objective``, ``abs_gap``, ``bound``: the Theorem-2 bound, NaN for VI).
-        ``mklcore.decision(result, K_test)`` evaluates ``coef`` (:func:`stpmkl_decision`).
-        Extras: ``coef`` (:math:`A`, shape (n, n_kernels)), ``gamma``
-        (:math:`\hat\gamma_T`), ``dual_objective``, ``abs_gap``, ``kernel_norms``
-        (:math:`\|f_j\|`), ``decision_train`` (:math:`\hat f_T(x_i)`), ``bound``
-        (Theorem 2), ``solver``, ``step`` (:math:`\tau`), ``eta0``, ``op_norm``
-        (:math:`\|M\|`), ``lam``, ``rho``, ``upper``, ``total_rank`` (factor mode),
-        ``noise_level``, ``delta``, ``criterion``, ``criterion_name``, ``tol``, ``time``.
+        ``weights`` (:math:`u_j=\|f_j\|/N(f)` of the averaged :math:`\hat f_T`),
+        ``dual_coef`` (:math:`\hat\gamma\circ y/(n\lambda)`), ``intercept`` (0),
+        ``objective`` (:math:`P(\hat f_T)`), ``gap`` (relative), ``method="stpmkl"``, the
+        status keys, ``history`` (``objective``, ``gap``, ``criterion``, ``weights``,
+        ``time``, ``dual_objective``, ``abs_gap``, ``bound``: Theorem 2, NaN for VI), and
+        ``coef`` (:math:`A`, evaluated by ``mklcore.decision``, :func:`stpmkl_decision`),
+        ``gamma`` (:math:`\hat\gamma_T`), ``dual_objective``, ``abs_gap``, ``kernel_norms``,
+        ``decision_train``, ``bound``, ``solver``, ``step`` (:math:`\tau`), ``eta0``,
+        ``op_norm`` (:math:`\|M\|`), ``lam``, ``rho``, ``upper``, ``total_rank``,
+        ``noise_level``, ``delta``.
 
     Raises
     ------
     ValueError
-        ``noise_level`` outside [0, 0.5), ``lam <= 0``, ``rho <= 0``, non-binary labels,
-        malformed kernels.
+        Invalid parameters, non-binary labels, malformed kernels.
 
     See Also
     --------
@@ -1172,14 +1123,13 @@ def stpmkl_solve(K, y, *, noise_level, lam, rho=None, solver="amp", max_iter=100
 
     Notes
     -----
-    Algorithm 1 (Section 3.3): from :math:`A_0=0,\gamma_0=0`,
-    :math:`\beta_t=\Pi_{Q'}(\gamma_{t-1}+\tau(1-y\circ f_{t-1}(X))/n)` (step 4, Lemma 2);
-    :math:`\hat A_{:,j}=A_{:,j}+\tau\,\beta_t\circ y/n` and the group soft-thresholding of
-    Lemma 3 with :math:`c=\tau\lambda` (step 5);
-    :math:`\gamma_t=\Pi_{Q'}(\gamma_{t-1}+\tau(1-y\circ f_t(X))/n)` (step 6). The output is
-    :math:`(\bar A_T,\bar\beta_T)`, the averages of the primal iterates and of the
-    extrapolated duals (step 7). Theorem 2: the gap of the output is at most
-    :math:`(\|f^*\|^2+\max_{Q'}\|\gamma\|^2)/(2\tau T)`.
+    Algorithm 1 (Section 3.3), from :math:`A_0=0,\gamma_0=0`: step 4,
+    :math:`\beta_t=\Pi_{Q'}(\gamma_{t-1}+\tau(1-y\circ f_{t-1}(X))/n)` (Lemma 2); step 5,
+    :math:`A_{:,j}\leftarrow A_{:,j}+\tau\,\beta_t\circ y/n` then the group
+    soft-thresholding of Lemma 3 with :math:`c=\tau\lambda`; step 6,
+    :math:`\gamma_t=\Pi_{Q'}(\gamma_{t-1}+\tau(1-y\circ f_t(X))/n)`; step 7, the output
+    :math:`(\bar A_T,\bar\beta_T)` averages the primal iterates and the extrapolated duals.
+    Theorem 2: its gap is at most :math:`(\|f^*\|^2+\max_{Q'}\|\gamma\|^2)/(2\tau T)`.
 
     References
     ----------
@@ -1302,9 +1252,7 @@ def stpmkl_grid(K, y, *, noise_level, lam, rho=None, solver="amp", eta0=None, ma
                       factors=factors, warm_start=warm_start, warn=warn)
 
 
-# ----------------------------------------------------------------------------------------
-# MiPMKL: best case over p (alternating minimisation)
-# ----------------------------------------------------------------------------------------
+# --- MiPMKL: best case over p (alternating minimisation) ---
 
 def _lowest_losses_weights(losses, kappa_n):
     """p in [0,1]^n with sum p = kappa_n on the smallest losses (fractional at the boundary)."""
@@ -1451,9 +1399,7 @@ _MONITOR_KEYS = frozenset(("weights", "dual_coef", "intercept", "objective", "ga
                            "criterion_name", "tol", "time"))
 
 
-# ----------------------------------------------------------------------------------------
-# estimators
-# ----------------------------------------------------------------------------------------
+# --- estimators ---
 
 class _NoBiasMKLClassifier(BaseMKLClassifier):
     """Shared parts of StPMKL/MiPMKL: default bank "xu2010", per-kernel coefficients.
