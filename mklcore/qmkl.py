@@ -98,6 +98,18 @@ _DOC = {
         Multiple of the identity that keeps ``"cov"`` and ``"lap+block"`` positive definite.
     normalize_trace : bool, default=True
         Scale to trace ``n_kernels``.""",
+    "qmkl_params": r"""tol : float, default=1e-4
+        Stop when the relative duality gap
+        :math:`\frac12(\sigma_B(G)-\beta^\top G)/J(\beta)` is at most ``tol``, where
+        :math:`\sigma_B(G)=\max_{\beta'\in B}\beta'^\top G` (:func:`qmkl_support_function`).
+    max_iter : int, default=200
+        Maximum number of outer iterations (SVM + beta step).
+    beta_step : {"auto", "closed_form", "root", "socp"}, default="auto"
+        Solver of Eq. (8), see :func:`qmkl_beta_step`: ``"root"`` is the paper's nonlinear
+        system (Eqs. 9-11, by a Newton root finder), ``"socp"`` the cvxpy SOCP, ``"auto"``
+        the closed form for ones / block-of-ones / diagonal ``Q`` and else the root finder.
+    svm_tol : float, default=1e-6
+        KKT tolerance of the SVM (tight, because :math:`W` and the gap depend on alpha).""",
     "fitted": """dual_coef_ : ndarray of shape (n_samples,)
         Signed dual coefficients ``alpha * y``.
     intercept_ : float
@@ -121,13 +133,16 @@ def _fill_doc(obj):
     return obj
 
 
-def _solve_quietly(problem, **kwargs):
-    """``problem.solve`` without cvxpy's 'may be inaccurate' warning (status is checked)."""
+def _solve_quietly(problem, fallback=False):
+    """``problem.solve`` (Clarabel, or SCS as the ``fallback``) without cvxpy's 'may be
+    inaccurate' warning (the status is checked by the caller)."""
     import cvxpy as cp
 
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Solution may be inaccurate")
-        return problem.solve(solver=cp.CLARABEL, **_CLARABEL, **kwargs)
+        if fallback:
+            return problem.solve(solver=cp.SCS, eps=1e-9, max_iters=100000)
+        return problem.solve(solver=cp.CLARABEL, **_CLARABEL)
 
 
 # --- validation of Q ---
@@ -297,9 +312,7 @@ class _SOCP:
         try:
             _solve_quietly(self.problem)
         except cp.SolverError:
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", message="Solution may be inaccurate")
-                self.problem.solve(solver=cp.SCS, eps=1e-9, max_iters=100000)
+            _solve_quietly(self.problem, fallback=True)
         if self.problem.status not in ("optimal", "optimal_inaccurate") or self.beta.value is None:
             raise RuntimeError(f"SOCP of the beta step failed: status {self.problem.status}.")
         return np.maximum(np.asarray(self.beta.value, dtype=float), 0.0)
@@ -447,19 +460,10 @@ class BetaStep:
         return beta
 
     def _root(self, W, data, beta0):
-        r"""Solve the stationarity system (9) by a globalised Newton root finder.
-
-        With the multiplier :math:`\delta` of (9) fixed to 1, the equations
-        :math:`W_m/\beta_m^2=(Q\beta)_m` are the gradient of the strictly convex
-        :math:`\phi(\beta)=\sum_mW_m/\beta_m+\frac12\beta^\top Q\beta` on
-        :math:`\beta>0`; their root, rescaled onto :math:`\beta^\top Q\beta=1` (which is
-        what (10)-(11) fix), solves Eq. (8), because (9) is homogeneous in
-        :math:`\beta` up to :math:`\delta`. Newton steps (Jacobian
-        :math:`Q+\mathrm{diag}(2W/\beta^3)`, positive definite) with a fraction-to-boundary
-        rule and backtracking on :math:`\phi` converge from any positive start; unlike the
-        :math:`Q^{-1}` form of (10)-(11) this needs no inverse, so it also handles
-        ill-conditioned and singular :math:`Q`. Returns ``None`` if it fails.
-        """
+        r"""Solve the stationarity system (9) with :math:`\delta=1` by a globalised Newton
+        method on :math:`\phi` (see the Notes of :func:`qmkl_beta_step`): Jacobian
+        :math:`Q+\mathrm{diag}(2W/\beta^3)`, a fraction-to-boundary rule and backtracking.
+        Returns ``None`` if it fails."""
         Q = data["Q"]
         if beta0 is None or not np.all(beta0 > 0) or not np.all(np.isfinite(beta0)):
             beta0 = np.cbrt(W / np.maximum(np.diag(Q), np.finfo(float).tiny))
@@ -666,6 +670,16 @@ def qmkl_support_function(G, Q):
 
 # --- Q builders (the matrices of Table 1 of Hinrichs et al. 2012) ---
 
+def _check_groups(groups, M, needed_by, owner):
+    """Validate ``groups`` (one label per kernel); ``needed_by``: the option needing them."""
+    if groups is None and needed_by:
+        raise ValueError(f"{needed_by} of {owner} needs groups= (the modality / view of each "
+                         f"of the {M} kernels).")
+    if groups is not None and np.shape(groups) != (M,):
+        raise ValueError(f"groups of {owner} must have one entry per kernel ({M}); got shape "
+                         f"{np.shape(groups)}.")
+
+
 def _normalize_trace(Q):
     return Q * (Q.shape[0] / np.trace(Q))
 
@@ -839,12 +853,7 @@ def q_from_correlation(corr, *, kind="lap+block", groups=None, affinity="abs", r
         if kind == "lap":
             Q = graph_laplacian(S, add_identity=True, normalize_trace=False)
         else:
-            if groups is None:
-                raise ValueError("kind='lap+block' needs groups= (the modality/view of each "
-                                 "kernel).")
-            if np.shape(groups) != (M,):
-                raise ValueError(f"groups must have one entry per kernel ({M}); got shape "
-                                 f"{np.shape(groups)}.")
+            _check_groups(groups, M, "kind='lap+block'", "q_from_correlation")
             Q = (graph_laplacian(S, add_identity=False, normalize_trace=False)
                  + block_diagonal_q(groups, add_identity=False, normalize_trace=False)
                  + ridge * np.eye(M))
@@ -1170,6 +1179,7 @@ _QMKL_CONSTRAINTS = {k: COMMON_CONSTRAINTS[k] for k in
 _QMKL_CONSTRAINTS["beta_step"] = [Options(*BETA_STEP_METHODS[:4])]
 
 
+@_fill_doc
 def qmkl_solve(K, y, Q, *, C=1.0, tol=1e-4, max_iter=200, beta_step="auto", svm_tol=1e-6,
                callback=None, verbose=0, check_input=True):
     r"""Solve Q-MKL by Algorithm 1 of [1]_ (alternating SVM and kernel-weight steps).
@@ -1200,18 +1210,7 @@ def qmkl_solve(K, y, Q, *, C=1.0, tol=1e-4, max_iter=200, beta_step="auto", svm_
         :func:`graph_laplacian` or :func:`block_diagonal_q`.
     C : float, default=1.0
         Misclassification penalty of problem (3). Must be > 0.
-    tol : float, default=1e-4
-        Stop when the relative duality gap
-        :math:`\frac12(\sigma_B(G)-\beta^\top G)/J(\beta)` is at most ``tol``, where
-        :math:`\sigma_B(G)=\max_{\beta'\in B}\beta'^\top G` (:func:`qmkl_support_function`).
-    max_iter : int, default=200
-        Maximum number of outer iterations (SVM + beta step).
-    beta_step : {"auto", "closed_form", "root", "socp"}, default="auto"
-        Solver of Eq. (8), see :func:`qmkl_beta_step`: ``"root"`` is the paper's nonlinear
-        system (Eqs. 9-11, by a Newton root finder), ``"socp"`` the cvxpy SOCP, ``"auto"``
-        the closed form for ones / block-of-ones / diagonal ``Q`` and else the root finder.
-    svm_tol : float, default=1e-6
-        KKT tolerance of the SVM (tight, because :math:`W` and the gap depend on alpha).
+    {qmkl_params}
     callback : callable, default=None
         ``callback(intermediate_result)`` after each outer iteration (its ``criterion`` is the
         Q-MKL relative gap); raising ``StopIteration`` stops with ``status=3``.
@@ -1291,14 +1290,7 @@ class QMKLClassifier(BaseMKLClassifier):
         Group (modality / view) of each kernel, for ``Q="block"`` and ``"lap+block"``.
     normalize : {"trace", "cosine"} or None, default=None
         Normalisation of each kernel, fitted on the training data.
-    tol : float, default=1e-4
-        Stop when the relative duality gap is at most ``tol`` (see :func:`qmkl_solve`).
-    max_iter : int, default=200
-        Maximum number of outer iterations.
-    beta_step : {"auto", "closed_form", "root", "socp"}, default="auto"
-        Solver of the weight step, Eq. (8) (see :func:`qmkl_beta_step`).
-    svm_tol : float, default=1e-6
-        KKT tolerance of the SVM solver (tight, because the weight step depends on alpha).
+    {qmkl_params}
     verbose : int, default=0
         Progress lines (``1``: every 10 iterations).
 
@@ -1346,16 +1338,8 @@ class QMKLClassifier(BaseMKLClassifier):
 
     def __init__(self, *, kernels=None, Q=None, C=1.0, groups=None, normalize=None, tol=1e-4,
                  max_iter=200, beta_step="auto", svm_tol=1e-6, verbose=0):
-        self.kernels = kernels
-        self.Q = Q
-        self.C = C
-        self.groups = groups
-        self.normalize = normalize
-        self.tol = tol
-        self.max_iter = max_iter
-        self.beta_step = beta_step
-        self.svm_tol = svm_tol
-        self.verbose = verbose
+        # store every argument unchanged (the outermost iterable is evaluated here)
+        vars(self).update({k: v for k, v in locals().items() if k != "self"})
 
     def _make_q(self, K, y):
         M = K.shape[0]
@@ -1364,12 +1348,8 @@ class QMKLClassifier(BaseMKLClassifier):
         if isinstance(self.Q, str):
             if self.Q == "ones":
                 return np.ones((M, M))
-            if self.Q in ("block", "lap+block") and self.groups is None:
-                raise ValueError(f"Q={self.Q!r} of {type(self).__name__} needs groups= (the "
-                                 f"group of each of the {M} kernels).")
-            if self.groups is not None and np.shape(self.groups) != (M,):
-                raise ValueError(f"groups of {type(self).__name__} must have one entry per "
-                                 f"kernel ({M}); got shape {np.shape(self.groups)}.")
+            _check_groups(self.groups, M, self.Q in ("block", "lap+block") and f"Q={self.Q!r}",
+                          type(self).__name__)
             if self.Q == "block":
                 return block_diagonal_q(self.groups, add_identity=False)
             return q_from_alpha_covariance(K, y, kind=self.Q, groups=self.groups, C=self.C,
