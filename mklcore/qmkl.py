@@ -12,21 +12,14 @@ constraint as in its Module 2, eq. (8):
     \quad\text{s.t.}\quad y_i\Big(\sum_m\langle w_m,\phi_m(x_i)\rangle+b\Big)\ge1-\xi_i,
 
 so that :math:`Q=\mathbf 1\mathbf 1^\top` is exactly l1-MKL and :math:`Q=I` exactly l2-MKL at
-the same ``C``. Contents:
-
-- :func:`qmkl_solve` / :class:`QMKLClassifier`: Algorithm 1 (SVM step, then the
-  :math:`\beta` step of Eq. (8)) run by the shared MKL wrapper loop;
-- :func:`qmkl_beta_step`: Module 2, Eq. (8), by closed forms, the paper's nonlinear system
-  (Eqs. 9-11, by a Newton root finder), the SOCP or the SDP of Theorem 4;
-- :func:`qmkl_support_function`: :math:`\sigma_B(G)=\max_{\beta\in B}\beta^\top G`, the
-  term of the dual :math:`\max_\alpha\mathbf1^\top\alpha-\frac12\sigma_B(G(\alpha))` (by the
-  minimax theorem) that gives the duality gap;
-- :func:`qsvm_solve` / :class:`QSVMClassifier`: the SVM with :math:`\frac12 w^\top Qw`;
-- Q builders: :func:`alpha_correlation`, :func:`q_from_correlation`,
-  :func:`q_from_alpha_covariance`, :func:`graph_laplacian`, :func:`block_diagonal_q`,
-  :func:`grid_laplacian`, and :func:`check_q` (the validation every solver applies);
-- the cvxpy oracle :func:`mklcore.reference.qmkl_primal_cvx`. The experiment helpers of the
-  paper's reproduction live in :mod:`mklcore.repro.hinrichs2012_qmkl`.
+the same ``C``. Contents: :func:`qmkl_solve` / :class:`QMKLClassifier` (Algorithm 1 on the
+shared wrapper loop); :func:`qmkl_beta_step` (Module 2, Eq. (8): closed forms, the nonlinear
+system of Eqs. 9-11, the SOCP or the SDP of Theorem 4); :func:`qmkl_support_function`
+(:math:`\sigma_B`, which gives the duality gap); :func:`qsvm_solve` / :class:`QSVMClassifier`
+(the SVM with :math:`\frac12 w^\top Qw`); the Q builders :func:`alpha_correlation`,
+:func:`q_from_correlation`, :func:`q_from_alpha_covariance`, :func:`graph_laplacian`,
+:func:`block_diagonal_q`, :func:`grid_laplacian` and their validation :func:`check_q`. The
+cvxpy oracle is :func:`mklcore.reference.qmkl_primal_cvx`.
 
 References
 ----------

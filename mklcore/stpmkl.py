@@ -334,27 +334,19 @@ class KernelFactors:
     Parameters
     ----------
     Rt : ndarray of shape (sum_j r_j, n)
-        Transposed factors, kernel after kernel.
+        Transposed factors stacked kernel after kernel (kernel j: rows
+        ``Rt[offsets[j]:offsets[j + 1]]``).
     ranks : array-like of shape (n_kernels,)
-        Number of columns of each factor.
+        Number of columns :math:`r_j` of each factor.
     pivots : list of ndarray
-        Pivot rows of each factor.
+        Pivot rows of each factor; ``R_j[pivots[j]]`` is lower triangular.
     rank_tol : float
         Relative trace of the neglected residual.
 
     Attributes
     ----------
-    Rt : ndarray of shape (sum_j r_j, n)
-        The transposed factors stacked kernel after kernel (rows of kernel j are
-        ``Rt[offsets[j]:offsets[j + 1]]``).
-    ranks : ndarray of shape (n_kernels,)
-        :math:`r_j`.
     offsets : ndarray of shape (n_kernels + 1,)
-        Row offsets of each kernel in ``Rt``.
-    pivots : list of ndarray
-        Pivot rows of each factor; ``R_j[pivots[j]]`` is lower triangular.
-    rank_tol : float
-        Relative trace of the neglected residual.
+        Row offsets of each kernel in ``Rt`` (the parameters are kept as attributes too).
     """
 
     def __init__(self, Rt, ranks, pivots, rank_tol):
