@@ -522,7 +522,8 @@ class BetaStep:
 
     # -- the dual -----------------------------------------------------------
     def support(self, G):
-        r"""Support function :math:`\sigma_B(G)=\max_{\beta\ge0,\ \beta^\top Q\beta\le1}G^\top\beta`.
+        r"""Support function :math:`\sigma_B(G)=\max_{\beta\ge0,\,\beta^\top Q\beta\le1}
+        G^\top\beta`.
 
         Parameters
         ----------
@@ -683,7 +684,8 @@ def alpha_correlation(K, y, *, C=1.0, statistic="corr", svm_tol=1e-6):
 
     Trains one SVM per kernel (Module 1 of [1]_ on :math:`K_m` alone), collects the
     non-negative dual vectors :math:`\alpha^{(m)}\in[0,C]^n` and returns their
-    :math:`M\times M` Pearson correlation across training examples (the paper's :math:`\mathrm{Cov}_\alpha`, motivated by the overlap of support vectors).
+    :math:`M\times M` Pearson correlation across training examples (the paper's
+    :math:`\mathrm{Cov}_\alpha`, motivated by the overlap of support vectors).
 
     Parameters
     ----------
@@ -955,7 +957,7 @@ _QSVM_CONSTRAINTS = {k: COMMON_CONSTRAINTS[k] for k in ("C", "svm_tol")}
 
 
 def _check_q_features(Q, d, owner):
-    """Validate a (possibly sparse) positive definite Q-SVM matrix and return a solver for Q^{-1}."""
+    """Validate a (possibly sparse) positive definite Q-SVM matrix; return a Q^{-1} solver."""
     if Q is None:
         return None
     if scipy.sparse.issparse(Q) and d > 2000:
@@ -983,7 +985,8 @@ def _check_q_features(Q, d, owner):
 
 
 def qsvm_solve(X, y, Q, *, C=1.0, svm_tol=1e-6, check_input=True):
-    r"""Train the Q-SVM of [1]_ (Sec. 3 and 5.1): an SVM whose :math:`\|w\|^2` becomes :math:`w^\top Qw`.
+    r"""Train the Q-SVM of [1]_ (Sec. 3 and 5.1): the SVM with :math:`w^\top Qw` for
+    :math:`\|w\|^2`.
 
     .. math::
         \min_{w,b,\xi\ge0}\ \frac12 w^\top Qw + C\sum_i\xi_i
@@ -1268,8 +1271,7 @@ class QMKLClassifier(BaseMKLClassifier):
     Parameters
     ----------
     kernels : list, default=None
-        Kernel bank: Kernel objects, ``(name, params)`` / ``(name, params, columns)`` tuples or
-        callables (see :func:`mklcore.kernels.kernel_bank`). ``None`` uses a linear and a
+        Kernel bank (see :func:`mklcore.kernels.kernel_bank`); ``None``: a linear and a
         Gaussian kernel.
     Q : array-like of shape (n_kernels, n_kernels) or str, default=None
         The regulariser. An array is used as given (see :func:`check_q`); ``None`` or

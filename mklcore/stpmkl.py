@@ -1277,8 +1277,8 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
 
     (the "robust hinge loss" baseline of Section 3.2 and Section 4, after Xu et al. 2006;
     minimising needs a *lower* budget: over the paper's :math:`Q`, an upper budget, the
-    minimum is :math:`p=0`). The problem is bilinear in :math:`(p,f)`, hence non-convex; it is solved
-    by alternating minimisation from :math:`p=1` (the l1-MKL solution without bias):
+    minimum is :math:`p=0`). The problem is bilinear in :math:`(p,f)`, hence non-convex; it is
+    solved by alternating minimisation from :math:`p=1` (the l1-MKL solution without bias):
     :math:`f` by AMP with box :math:`\gamma_i\in[0,p_i]` and no budget (exact for the
     weighted hinge loss), then :math:`p=1` on the :math:`\kappa n` smallest hinge losses
     (fractional at the boundary), until :math:`p` no longer changes. The result is a local
