@@ -12,21 +12,14 @@ constraint as in its Module 2, eq. (8):
     \quad\text{s.t.}\quad y_i\Big(\sum_m\langle w_m,\phi_m(x_i)\rangle+b\Big)\ge1-\xi_i,
 
 so that :math:`Q=\mathbf 1\mathbf 1^\top` is exactly l1-MKL and :math:`Q=I` exactly l2-MKL at
-the same ``C``. Contents:
-
-- :func:`qmkl_solve` / :class:`QMKLClassifier`: Algorithm 1 (SVM step, then the
-  :math:`\beta` step of Eq. (8)) run by the shared MKL wrapper loop;
-- :func:`qmkl_beta_step`: Module 2, Eq. (8), by closed forms, the paper's nonlinear system
-  (Eqs. 9-11, by a Newton root finder), the SOCP or the SDP of Theorem 4;
-- :func:`qmkl_support_function`: :math:`\sigma_B(G)=\max_{\beta\in B}\beta^\top G`, the
-  term of the dual :math:`\max_\alpha\mathbf1^\top\alpha-\frac12\sigma_B(G(\alpha))` (by the
-  minimax theorem) that gives the duality gap;
-- :func:`qsvm_solve` / :class:`QSVMClassifier`: the SVM with :math:`\frac12 w^\top Qw`;
-- Q builders: :func:`alpha_correlation`, :func:`q_from_correlation`,
-  :func:`q_from_alpha_covariance`, :func:`graph_laplacian`, :func:`block_diagonal_q`,
-  :func:`grid_laplacian`, and :func:`check_q` (the validation every solver applies);
-- the cvxpy oracle :func:`mklcore.reference.qmkl_primal_cvx`. The experiment helpers of the
-  paper's reproduction live in :mod:`mklcore.repro.hinrichs2012_qmkl`.
+the same ``C``. Contents: :func:`qmkl_solve` / :class:`QMKLClassifier` (Algorithm 1 on the
+shared wrapper loop); :func:`qmkl_beta_step` (Module 2, Eq. (8): closed forms, the nonlinear
+system of Eqs. 9-11, the SOCP or the SDP of Theorem 4); :func:`qmkl_support_function`
+(:math:`\sigma_B`, which gives the duality gap); :func:`qsvm_solve` / :class:`QSVMClassifier`
+(the SVM with :math:`\frac12 w^\top Qw`); the Q builders :func:`alpha_correlation`,
+:func:`q_from_correlation`, :func:`q_from_alpha_covariance`, :func:`graph_laplacian`,
+:func:`block_diagonal_q`, :func:`grid_laplacian` and their validation :func:`check_q`. The
+cvxpy oracle is :func:`mklcore.reference.qmkl_primal_cvx`.
 
 References
 ----------
@@ -79,19 +72,73 @@ _ROOT_MAX_ITER = 100
 
 BETA_STEP_METHODS = ("auto", "closed_form", "root", "socp", "sdp")
 
+#: docstring sections shared by several functions and classes (substituted by _fill_doc)
+_DOC = {
+    "svm_params": """C : float, default=1.0
+        Box constraint of the single-kernel SVMs. Must be > 0.
+    statistic : {"corr", "cov"}, default="corr"
+        Pearson correlation (zero-variance rows: correlation 0, diagonal 1) or plain
+        covariance of the dual vectors.
+    svm_tol : float, default=1e-6
+        KKT tolerance of the SVMs.""",
+    "q_params": r"""kind : {"cov", "lap", "lap+block"}, default="lap+block"
+        Which matrix (see :func:`q_from_correlation`).
+    groups : array-like of shape (n_kernels,), default=None
+        Group (modality / view) of each kernel; required for ``"lap+block"``.
+    affinity : {"abs", "clip"}, default="abs"
+        Affinity of the Laplacian: :math:`|\mathrm{Corr}|` or :math:`\max(\mathrm{Corr},0)`.
+    ridge : float, default=1e-3
+        Multiple of the identity that keeps ``"cov"`` and ``"lap+block"`` positive definite.
+    normalize_trace : bool, default=True
+        Scale to trace ``n_kernels``.""",
+    "qmkl_params": r"""tol : float, default=1e-4
+        Stop when the relative duality gap
+        :math:`\frac12(\sigma_B(G)-\beta^\top G)/J(\beta)` is at most ``tol``, where
+        :math:`\sigma_B(G)=\max_{\beta'\in B}\beta'^\top G` (:func:`qmkl_support_function`).
+    max_iter : int, default=200
+        Maximum number of outer iterations (SVM + beta step).
+    beta_step : {"auto", "closed_form", "root", "socp"}, default="auto"
+        Solver of Eq. (8), see :func:`qmkl_beta_step`: ``"root"`` is the paper's nonlinear
+        system (Eqs. 9-11, by a Newton root finder), ``"socp"`` the cvxpy SOCP, ``"auto"``
+        the closed form for ones / block-of-ones / diagonal ``Q`` and else the root finder.
+    svm_tol : float, default=1e-6
+        KKT tolerance of the SVM (tight, because :math:`W` and the gap depend on alpha).""",
+    "fitted": """dual_coef_ : ndarray of shape (n_samples,)
+        Signed dual coefficients ``alpha * y``.
+    intercept_ : float
+        Bias ``b``.
+    support_ : ndarray of shape (n_support,)
+        Indices of the support vectors (non-zero ``dual_coef_``).
+    classes_ : ndarray of shape (2,)
+        The two class labels; ``classes_[1]`` is the positive class.
+    X_fit_ : ndarray of shape (n_samples, n_features)
+        Training data (test kernels are built against it).
+    n_features_in_ : int
+        Number of features seen in ``fit``.""",
+}
 
-def _solve_quietly(problem, **kwargs):
-    """``problem.solve`` without cvxpy's 'may be inaccurate' warning (status is checked)."""
+
+def _fill_doc(obj):
+    """Put the shared sections ``_DOC[key]`` in place of ``{key}`` in ``obj.__doc__``."""
+    if obj.__doc__:  # None under python -OO
+        for key, text in _DOC.items():
+            obj.__doc__ = obj.__doc__.replace("{" + key + "}", text)
+    return obj
+
+
+def _solve_quietly(problem, fallback=False):
+    """``problem.solve`` (Clarabel, or SCS as the ``fallback``) without cvxpy's 'may be
+    inaccurate' warning (the status is checked by the caller)."""
     import cvxpy as cp
 
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Solution may be inaccurate")
-        return problem.solve(solver=cp.CLARABEL, **_CLARABEL, **kwargs)
+        if fallback:
+            return problem.solve(solver=cp.SCS, eps=1e-9, max_iters=100000)
+        return problem.solve(solver=cp.CLARABEL, **_CLARABEL)
 
 
-# ---------------------------------------------------------------------------
-# validation of Q
-# ---------------------------------------------------------------------------
+# --- validation of Q ---
 
 def check_q(Q, n_kernels=None, *, owner="qmkl_solve", require_pd=False, check_bounded=True):
     r"""Validate a regularisation matrix :math:`Q` and return it as a symmetric float array.
@@ -184,7 +231,6 @@ def _q_structure(Q):
     includes ``Q = c * ones``, one block), ``("diag", q)`` when ``Q`` is diagonal with a
     positive diagonal, else ``("general", None)``.
     """
-    M = Q.shape[0]
     scale = max(float(np.max(np.abs(Q))), np.finfo(float).tiny)
     tol = _STRUCTURE_RTOL * scale
     off = Q - np.diag(np.diag(Q))
@@ -196,29 +242,17 @@ def _q_structure(Q):
     c = float(d[0])
     if c > tol and np.all(np.abs(d - c) <= tol):
         nonzero = np.abs(Q) > tol
-        if np.all(np.abs(Q[nonzero] - c) <= tol):
-            # nonzero pattern must be an equivalence relation: rows equal or disjoint
-            labels = -np.ones(M, dtype=int)
-            n_groups = 0
-            for m in range(M):
-                if labels[m] >= 0:
-                    continue
-                members = np.flatnonzero(nonzero[m])
-                if np.any(labels[members] >= 0) or not np.all(nonzero[np.ix_(members, members)]):
-                    return "general", None
-                labels[members] = n_groups
-                n_groups += 1
-            for g in range(n_groups):
-                rows = nonzero[labels == g]
-                if np.any(rows[:, labels != g]):
-                    return "general", None
+        # blocks: kernels with the same row pattern, numbered in order of first appearance;
+        # the pattern must be exactly "same block" (an equivalence relation)
+        _, first, inverse = np.unique(nonzero, axis=0, return_index=True, return_inverse=True)
+        labels = np.argsort(np.argsort(first))[inverse.ravel()]
+        if (np.all(np.abs(Q[nonzero] - c) <= tol)
+                and np.array_equal(nonzero, labels[:, None] == labels[None, :])):
             return "block", (labels, c)
     return "general", None
 
 
-# ---------------------------------------------------------------------------
-# Module 2: the beta step, Eq. (8)
-# ---------------------------------------------------------------------------
+# --- Module 2: the beta step, Eq. (8) ---
 
 def _closed_form(W, structure):
     """Closed-form minimiser of Eq. (8) for block-of-ones (incl. ones) and diagonal Q."""
@@ -271,9 +305,7 @@ class _SOCP:
         try:
             _solve_quietly(self.problem)
         except cp.SolverError:
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", message="Solution may be inaccurate")
-                self.problem.solve(solver=cp.SCS, eps=1e-9, max_iters=100000)
+            _solve_quietly(self.problem, fallback=True)
         if self.problem.status not in ("optimal", "optimal_inaccurate") or self.beta.value is None:
             raise RuntimeError(f"SOCP of the beta step failed: status {self.problem.status}.")
         return np.maximum(np.asarray(self.beta.value, dtype=float), 0.0)
@@ -421,19 +453,10 @@ class BetaStep:
         return beta
 
     def _root(self, W, data, beta0):
-        r"""Solve the stationarity system (9) by a globalised Newton root finder.
-
-        With the multiplier :math:`\delta` of (9) fixed to 1, the equations
-        :math:`W_m/\beta_m^2=(Q\beta)_m` are the gradient of the strictly convex
-        :math:`\phi(\beta)=\sum_mW_m/\beta_m+\frac12\beta^\top Q\beta` on
-        :math:`\beta>0`; their root, rescaled onto :math:`\beta^\top Q\beta=1` (which is
-        what (10)-(11) fix), solves Eq. (8), because (9) is homogeneous in
-        :math:`\beta` up to :math:`\delta`. Newton steps (Jacobian
-        :math:`Q+\mathrm{diag}(2W/\beta^3)`, positive definite) with a fraction-to-boundary
-        rule and backtracking on :math:`\phi` converge from any positive start; unlike the
-        :math:`Q^{-1}` form of (10)-(11) this needs no inverse, so it also handles
-        ill-conditioned and singular :math:`Q`. Returns ``None`` if it fails.
-        """
+        r"""Solve the stationarity system (9) with :math:`\delta=1` by a globalised Newton
+        method on :math:`\phi` (see the Notes of :func:`qmkl_beta_step`): Jacobian
+        :math:`Q+\mathrm{diag}(2W/\beta^3)`, a fraction-to-boundary rule and backtracking.
+        Returns ``None`` if it fails."""
         Q = data["Q"]
         if beta0 is None or not np.all(beta0 > 0) or not np.all(np.isfinite(beta0)):
             beta0 = np.cbrt(W / np.maximum(np.diag(Q), np.finfo(float).tiny))
@@ -499,7 +522,8 @@ class BetaStep:
 
     # -- the dual -----------------------------------------------------------
     def support(self, G):
-        r"""Support function :math:`\sigma_B(G)=\max_{\beta\ge0,\ \beta^\top Q\beta\le1}G^\top\beta`.
+        r"""Support function :math:`\sigma_B(G)=\max_{\beta\ge0,\,\beta^\top Q\beta\le1}
+        G^\top\beta`.
 
         Parameters
         ----------
@@ -638,20 +662,30 @@ def qmkl_support_function(G, Q):
     return BetaStep(Q).support(G)
 
 
-# ---------------------------------------------------------------------------
-# Q builders (the matrices of Table 1 of Hinrichs et al. 2012)
-# ---------------------------------------------------------------------------
+# --- Q builders (the matrices of Table 1 of Hinrichs et al. 2012) ---
+
+def _check_groups(groups, M, needed_by, owner):
+    """Validate ``groups`` (one label per kernel); ``needed_by``: the option needing them."""
+    if groups is None and needed_by:
+        raise ValueError(f"{needed_by} of {owner} needs groups= (the modality / view of each "
+                         f"of the {M} kernels).")
+    if groups is not None and np.shape(groups) != (M,):
+        raise ValueError(f"groups of {owner} must have one entry per kernel ({M}); got shape "
+                         f"{np.shape(groups)}.")
+
 
 def _normalize_trace(Q):
     return Q * (Q.shape[0] / np.trace(Q))
 
 
+@_fill_doc
 def alpha_correlation(K, y, *, C=1.0, statistic="corr", svm_tol=1e-6):
     r"""Correlation (or covariance) of the dual vectors of single-kernel SVMs.
 
     Trains one SVM per kernel (Module 1 of [1]_ on :math:`K_m` alone), collects the
     non-negative dual vectors :math:`\alpha^{(m)}\in[0,C]^n` and returns their
-    :math:`M\times M` Pearson correlation across training examples (the paper's :math:`\mathrm{Cov}_\alpha`, motivated by the overlap of support vectors).
+    :math:`M\times M` Pearson correlation across training examples (the paper's
+    :math:`\mathrm{Cov}_\alpha`, motivated by the overlap of support vectors).
 
     Parameters
     ----------
@@ -659,13 +693,7 @@ def alpha_correlation(K, y, *, C=1.0, statistic="corr", svm_tol=1e-6):
         Training kernels (of the training fold only).
     y : array-like of shape (n_samples,)
         Labels in {-1, +1}.
-    C : float, default=1.0
-        Box constraint of the single-kernel SVMs. Must be > 0.
-    statistic : {"corr", "cov"}, default="corr"
-        Pearson correlation (zero-variance rows: correlation 0, diagonal 1) or plain
-        covariance.
-    svm_tol : float, default=1e-6
-        KKT tolerance of the SVMs.
+    {svm_params}
 
     Returns
     -------
@@ -781,6 +809,7 @@ def block_diagonal_q(groups, *, add_identity=True, normalize_trace=True):
     return Q
 
 
+@_fill_doc
 def q_from_correlation(corr, *, kind="lap+block", groups=None, affinity="abs", ridge=1e-3,
                        normalize_trace=True):
     r"""Build one of the Q matrices of Table 1 of [1]_ from a kernel correlation matrix.
@@ -799,16 +828,7 @@ def q_from_correlation(corr, *, kind="lap+block", groups=None, affinity="abs", r
     ----------
     corr : array-like of shape (n_kernels, n_kernels)
         Correlation matrix, e.g. from :func:`alpha_correlation`.
-    kind : {"cov", "lap", "lap+block"}, default="lap+block"
-        Which matrix.
-    groups : array-like of shape (n_kernels,), default=None
-        Group (modality / view) of each kernel; required for ``"lap+block"``.
-    affinity : {"abs", "clip"}, default="abs"
-        Affinity of the Laplacian: :math:`|\mathrm{Corr}|` or :math:`\max(\mathrm{Corr},0)`.
-    ridge : float, default=1e-3
-        Multiple of the identity that keeps ``"cov"`` and ``"lap+block"`` positive definite.
-    normalize_trace : bool, default=True
-        Scale to trace ``n_kernels``.
+    {q_params}
 
     Returns
     -------
@@ -828,12 +848,7 @@ def q_from_correlation(corr, *, kind="lap+block", groups=None, affinity="abs", r
         if kind == "lap":
             Q = graph_laplacian(S, add_identity=True, normalize_trace=False)
         else:
-            if groups is None:
-                raise ValueError("kind='lap+block' needs groups= (the modality/view of each "
-                                 "kernel).")
-            if np.shape(groups) != (M,):
-                raise ValueError(f"groups must have one entry per kernel ({M}); got shape "
-                                 f"{np.shape(groups)}.")
+            _check_groups(groups, M, "kind='lap+block'", "q_from_correlation")
             Q = (graph_laplacian(S, add_identity=False, normalize_trace=False)
                  + block_diagonal_q(groups, add_identity=False, normalize_trace=False)
                  + ridge * np.eye(M))
@@ -842,6 +857,7 @@ def q_from_correlation(corr, *, kind="lap+block", groups=None, affinity="abs", r
     return Q
 
 
+@_fill_doc
 def q_from_alpha_covariance(K, y, *, kind="lap+block", groups=None, C=1.0, statistic="corr",
                             affinity="abs", ridge=1e-3, normalize_trace=True, svm_tol=1e-6):
     r"""Q from the covariance of single-kernel SVM dual vectors (Table 1 of [1]_).
@@ -855,22 +871,8 @@ def q_from_alpha_covariance(K, y, *, kind="lap+block", groups=None, C=1.0, stati
         Training kernels.
     y : array-like of shape (n_samples,)
         Labels in {-1, +1}.
-    kind : {"cov", "lap", "lap+block"}, default="lap+block"
-        Which matrix (see :func:`q_from_correlation`).
-    groups : array-like of shape (n_kernels,), default=None
-        Kernel groups, required for ``"lap+block"``.
-    C : float, default=1.0
-        Box constraint of the single-kernel SVMs.
-    statistic : {"corr", "cov"}, default="corr"
-        Correlation or plain covariance of the dual vectors.
-    affinity : {"abs", "clip"}, default="abs"
-        Affinity of the Laplacian.
-    ridge : float, default=1e-3
-        Multiple of the identity added for positive definiteness.
-    normalize_trace : bool, default=True
-        Scale to trace ``n_kernels``.
-    svm_tol : float, default=1e-6
-        KKT tolerance of the SVMs.
+    {q_params}
+    {svm_params}
 
     Returns
     -------
@@ -955,7 +957,7 @@ _QSVM_CONSTRAINTS = {k: COMMON_CONSTRAINTS[k] for k in ("C", "svm_tol")}
 
 
 def _check_q_features(Q, d, owner):
-    """Validate a (possibly sparse) positive definite Q-SVM matrix and return a solver for Q^{-1}."""
+    """Validate a (possibly sparse) positive definite Q-SVM matrix; return a Q^{-1} solver."""
     if Q is None:
         return None
     if scipy.sparse.issparse(Q) and d > 2000:
@@ -983,7 +985,8 @@ def _check_q_features(Q, d, owner):
 
 
 def qsvm_solve(X, y, Q, *, C=1.0, svm_tol=1e-6, check_input=True):
-    r"""Train the Q-SVM of [1]_ (Sec. 3 and 5.1): an SVM whose :math:`\|w\|^2` becomes :math:`w^\top Qw`.
+    r"""Train the Q-SVM of [1]_ (Sec. 3 and 5.1): the SVM with :math:`w^\top Qw` for
+    :math:`\|w\|^2`.
 
     .. math::
         \min_{w,b,\xi\ge0}\ \frac12 w^\top Qw + C\sum_i\xi_i
@@ -1055,6 +1058,7 @@ def qsvm_solve(X, y, Q, *, C=1.0, svm_tol=1e-6, check_input=True):
                           alpha=svm.alpha, dual_objective=svm.dual_objective)
 
 
+@_fill_doc
 class QSVMClassifier(BaseMKLClassifier):
     r"""Q-SVM of [1]_: a linear SVM whose :math:`\|w\|^2` is replaced by :math:`w^\top Qw`.
 
@@ -1075,20 +1079,9 @@ class QSVMClassifier(BaseMKLClassifier):
     ----------
     coef_ : ndarray of shape (n_features,)
         Weight vector :math:`w=Q^{-1}X^\top(\alpha\circ y)`.
-    intercept_ : float
-        Bias ``b``.
     weights_ : ndarray of shape (1,)
         ``[1.0]`` (one kernel, :math:`XQ^{-1}X^\top`).
-    dual_coef_ : ndarray of shape (n_samples,)
-        Signed dual coefficients ``alpha * y``.
-    support_ : ndarray of shape (n_support,)
-        Indices of the support vectors.
-    classes_ : ndarray of shape (2,)
-        Class labels; ``classes_[1]`` is the positive class.
-    X_fit_ : ndarray of shape (n_samples, n_features)
-        Training data.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
+    {fitted}
     n_iter_ : int
         Always 1.
     converged_ : bool
@@ -1130,25 +1123,14 @@ class QSVMClassifier(BaseMKLClassifier):
         super()._set_fitted(result)
         self.coef_ = result.coef
 
-    def decision_function(self, X):
-        """Decision values :math:`f(x)=w^\\top x+b` (positive means ``classes_[1]``).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-
-        Returns
-        -------
-        f : ndarray of shape (n_samples,)
-        """
+    def decision_function(self, X):  # f(x) = w^T x + b
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype="numeric")
-        return X @ self.coef_ + self.intercept_
+        return validate_data(self, X, reset=False, dtype="numeric") @ self.coef_ + self.intercept_
+
+    decision_function.__doc__ = BaseMKLClassifier.decision_function.__doc__
 
 
-# ---------------------------------------------------------------------------
-# Q-MKL: Algorithm 1 on the shared wrapper loop
-# ---------------------------------------------------------------------------
+# --- Q-MKL: Algorithm 1 on the shared wrapper loop ---
 
 class _QMKLStep(WeightStep):
     r"""Algorithm 1 of [1]_ as a weight step of :func:`mklcore.wrapper.run_wrapper`.
@@ -1193,6 +1175,7 @@ _QMKL_CONSTRAINTS = {k: COMMON_CONSTRAINTS[k] for k in
 _QMKL_CONSTRAINTS["beta_step"] = [Options(*BETA_STEP_METHODS[:4])]
 
 
+@_fill_doc
 def qmkl_solve(K, y, Q, *, C=1.0, tol=1e-4, max_iter=200, beta_step="auto", svm_tol=1e-6,
                callback=None, verbose=0, check_input=True):
     r"""Solve Q-MKL by Algorithm 1 of [1]_ (alternating SVM and kernel-weight steps).
@@ -1223,18 +1206,7 @@ def qmkl_solve(K, y, Q, *, C=1.0, tol=1e-4, max_iter=200, beta_step="auto", svm_
         :func:`graph_laplacian` or :func:`block_diagonal_q`.
     C : float, default=1.0
         Misclassification penalty of problem (3). Must be > 0.
-    tol : float, default=1e-4
-        Stop when the relative duality gap
-        :math:`\frac12(\sigma_B(G)-\beta^\top G)/J(\beta)` is at most ``tol``, where
-        :math:`\sigma_B(G)=\max_{\beta'\in B}\beta'^\top G` (:func:`qmkl_support_function`).
-    max_iter : int, default=200
-        Maximum number of outer iterations (SVM + beta step).
-    beta_step : {"auto", "closed_form", "root", "socp"}, default="auto"
-        Solver of Eq. (8), see :func:`qmkl_beta_step`: ``"root"`` is the paper's nonlinear
-        system (Eqs. 9-11, by a Newton root finder), ``"socp"`` the cvxpy SOCP, ``"auto"``
-        the closed form for ones / block-of-ones / diagonal ``Q`` and else the root finder.
-    svm_tol : float, default=1e-6
-        KKT tolerance of the SVM (tight, because :math:`W` and the gap depend on alpha).
+    {qmkl_params}
     callback : callable, default=None
         ``callback(intermediate_result)`` after each outer iteration (its ``criterion`` is the
         Q-MKL relative gap); raising ``StopIteration`` stops with ``status=3``.
@@ -1292,14 +1264,14 @@ def qmkl_solve(K, y, Q, *, C=1.0, tol=1e-4, max_iter=200, beta_step="auto", svm_
     return result
 
 
+@_fill_doc
 class QMKLClassifier(BaseMKLClassifier):
     r"""Q-MKL classifier of [1]_: MKL with the kernel-weight regulariser :math:`\beta^\top Q\beta`.
 
     Parameters
     ----------
     kernels : list, default=None
-        Kernel bank: Kernel objects, ``(name, params)`` / ``(name, params, columns)`` tuples or
-        callables (see :func:`mklcore.kernels.kernel_bank`). ``None`` uses a linear and a
+        Kernel bank (see :func:`mklcore.kernels.kernel_bank`); ``None``: a linear and a
         Gaussian kernel.
     Q : array-like of shape (n_kernels, n_kernels) or str, default=None
         The regulariser. An array is used as given (see :func:`check_q`); ``None`` or
@@ -1313,14 +1285,7 @@ class QMKLClassifier(BaseMKLClassifier):
         Group (modality / view) of each kernel, for ``Q="block"`` and ``"lap+block"``.
     normalize : {"trace", "cosine"} or None, default=None
         Normalisation of each kernel, fitted on the training data.
-    tol : float, default=1e-4
-        Stop when the relative duality gap is at most ``tol`` (see :func:`qmkl_solve`).
-    max_iter : int, default=200
-        Maximum number of outer iterations.
-    beta_step : {"auto", "closed_form", "root", "socp"}, default="auto"
-        Solver of the weight step, Eq. (8) (see :func:`qmkl_beta_step`).
-    svm_tol : float, default=1e-6
-        KKT tolerance of the SVM solver (tight, because the weight step depends on alpha).
+    {qmkl_params}
     verbose : int, default=0
         Progress lines (``1``: every 10 iterations).
 
@@ -1330,18 +1295,7 @@ class QMKLClassifier(BaseMKLClassifier):
         Kernel weights :math:`\beta` (with :math:`\beta^\top Q\beta=1`).
     Q_ : ndarray of shape (n_kernels, n_kernels)
         The regulariser used.
-    dual_coef_ : ndarray of shape (n_samples,)
-        Signed dual coefficients ``alpha * y``.
-    intercept_ : float
-        Bias ``b``.
-    support_ : ndarray of shape (n_support,)
-        Indices of the support vectors.
-    classes_ : ndarray of shape (2,)
-        Class labels; ``classes_[1]`` is the positive class.
-    X_fit_ : ndarray of shape (n_samples, n_features)
-        Training data, used to build test kernels.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
+    {fitted}
     n_iter_ : int
         Number of outer iterations.
     converged_ : bool
@@ -1379,16 +1333,8 @@ class QMKLClassifier(BaseMKLClassifier):
 
     def __init__(self, *, kernels=None, Q=None, C=1.0, groups=None, normalize=None, tol=1e-4,
                  max_iter=200, beta_step="auto", svm_tol=1e-6, verbose=0):
-        self.kernels = kernels
-        self.Q = Q
-        self.C = C
-        self.groups = groups
-        self.normalize = normalize
-        self.tol = tol
-        self.max_iter = max_iter
-        self.beta_step = beta_step
-        self.svm_tol = svm_tol
-        self.verbose = verbose
+        # store every argument unchanged (the outermost iterable is evaluated here)
+        vars(self).update({k: v for k, v in locals().items() if k != "self"})
 
     def _make_q(self, K, y):
         M = K.shape[0]
@@ -1397,12 +1343,8 @@ class QMKLClassifier(BaseMKLClassifier):
         if isinstance(self.Q, str):
             if self.Q == "ones":
                 return np.ones((M, M))
-            if self.Q in ("block", "lap+block") and self.groups is None:
-                raise ValueError(f"Q={self.Q!r} of {type(self).__name__} needs groups= (the "
-                                 f"group of each of the {M} kernels).")
-            if self.groups is not None and np.shape(self.groups) != (M,):
-                raise ValueError(f"groups of {type(self).__name__} must have one entry per "
-                                 f"kernel ({M}); got shape {np.shape(self.groups)}.")
+            _check_groups(self.groups, M, self.Q in ("block", "lap+block") and f"Q={self.Q!r}",
+                          type(self).__name__)
             if self.Q == "block":
                 return block_diagonal_q(self.groups, add_identity=False)
             return q_from_alpha_covariance(K, y, kind=self.Q, groups=self.groups, C=self.C,

@@ -17,36 +17,25 @@ with :math:`f=\sum_j f_j`, :math:`f_j=\sum_i A_{ij}\kappa_j(x_i,\cdot)` and no b
 problem is bias-free hinge-loss l1-MKL, the group-lasso form (3) of the paper (its "(10)
 reduces to (2) when there is no noise").
 
-This module implements
+Contents: :func:`stpmkl_solve` / :class:`StPMKLClassifier` (accelerated mirror prox, AMP,
+Algorithm 1, with the exact Lemma-2 projection and the Lemma-3 group soft-thresholding; or the
+gradient descent-ascent baseline of Figure 1, ``solver="vi"``) and :func:`stpmkl_grid` (several
+settings in lockstep); :func:`mipmkl_solve` / :class:`MiPMKLClassifier` (the best-case "robust
+hinge" baseline); :func:`project_box_budget` (Lemma 2) and :func:`group_soft_threshold`
+(Lemma 3), reference versions of the solver's batched ones; :func:`stpmkl_objectives`,
+:func:`theorem2_bound` (Theorem 2), :func:`rho_from_theory`, :func:`factorize_kernels`.
 
-* :func:`stpmkl_solve` / :class:`StPMKLClassifier`: the accelerated mirror-prox method (AMP,
-  Algorithm 1 of the paper) with the exact Lemma-2 projection and the Lemma-3 composite
-  gradient mapping (group soft-thresholding), and the gradient descent-ascent baseline of the
-  paper's Figure 1 (``solver="vi"``); :func:`stpmkl_grid` runs several settings in lockstep;
-* :func:`mipmkl_solve` / :class:`MiPMKLClassifier`: the best-case ("robust hinge") baseline;
-* :func:`project_box_budget` (Lemma 2) and :func:`group_soft_threshold` (Lemma 3) as
-  reference implementations with the paper's bisection as an option (the solver uses
-  batched, sort-based versions of both, tested against them);
-* :func:`stpmkl_objectives` (primal value, dual value and duality gap of (11), see there),
-  :func:`theorem2_bound` (Theorem 2), :func:`rho_from_theory` (the paper's budget),
-  :func:`factorize_kernels` (low-rank factors for fast iterations).
+Symbols: ``coef`` is :math:`A` (shape ``(n_samples, n_kernels)``) of
+:math:`f_j=\sum_iA_{ij}\kappa_j(x_i,\cdot)`, ``gamma`` the dual :math:`\gamma`, ``weights`` the
+kernel weights :math:`u_j=\|f_j\|/\sum_k\|f_k\|` (the :math:`u` of (1)-(2)), ``upper`` the box
+bound (the paper's :math:`1+\eta`, absorbed into :math:`\lambda` and :math:`\rho` in its
+Section 4: box :math:`[0,1]`), ``rho`` the budget and ``lam`` :math:`\lambda`.
 
-Symbols: ``coef`` is the coefficient matrix :math:`A` (shape ``(n_samples, n_kernels)``) of
-:math:`f_j=\sum_iA_{ij}\kappa_j(x_i,\cdot)` (the remark after Lemma 3), ``gamma`` the dual
-:math:`\gamma`, ``weights`` the kernel weights :math:`u_j=\|f_j\|/\sum_k\|f_k\|` (the
-paper's :math:`u` of (1)-(2), recovered from the solution of (3)), ``upper`` the box bound
-(the paper's :math:`1+\eta`, which its experiments of Section 4 absorb into :math:`\lambda`
-and :math:`\rho` so that the box is :math:`[0,1]`; 1 by default), ``rho`` the budget and
-``lam`` :math:`\lambda`.
-
-Cost. Every iteration makes one pass over the kernel stack (one product
-``K.reshape(m*n, n) @ v``, O(mn^2)); everything else is O(mn) because :math:`K_jA_j`,
+Cost: one pass over the kernel stack per iteration (O(mn^2)); :math:`K_jA_j`,
 :math:`K_j\bar A_j` and :math:`K_j(\bar\gamma\circ y)` are updated linearly, so the exact
-primal value, dual value and duality gap of the averaged iterate are recorded at every
-iteration at no extra cost. No Python loop runs over kernels or samples. With pivoted-Cholesky
-factors :math:`K_j\approx R_jR_j^\top` (``rank_tol`` or ``factors``) the iteration runs in
-factor space, :math:`w_j=R_j^\top A_j`, at :math:`O(n\sum_jr_j)`: Gaussian kernels on single
-attributes have ranks of a few tens, which makes the paper's banks 10-30x cheaper. G settings
+primal value, dual value and gap of the averaged iterate cost O(mn) per iteration. With
+pivoted-Cholesky factors :math:`K_j\approx R_jR_j^\top` (``rank_tol`` or ``factors``) the
+iteration runs in factor space, :math:`w_j=R_j^\top A_j`, at :math:`O(n\sum_jr_j)`. G settings
 sharing the kernels (:func:`stpmkl_grid`) share each pass (a GEMM instead of G GEMVs).
 """
 
@@ -66,10 +55,62 @@ __all__ = [
 
 _TINY = np.finfo(float).tiny
 
+#: docstring sections shared by several functions and classes (substituted by _fill_doc)
+_DOC = {
+    "example_data": """>>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 2)); y = np.sign(X[:, 0] + 0.1)
+    >>> K = np.stack([np.exp(-(X[:, None, 0] - X[None, :, 0]) ** 2),
+    ...               np.exp(-(X[:, None, 1] - X[None, :, 1]) ** 2)])""",
+    "K_y": """K : ndarray of shape (n_kernels, n_samples, n_samples) or None
+        Training Gram matrices (None with ``factors``).
+    y : array-like of shape (n_samples,)
+        Binary labels.""",
+    "normalize": """normalize : {"trace", "cosine"} or None, default=None
+        Kernel normalisation (none in the paper: Gaussian kernels have unit diagonal).""",
+    "mipmkl_iterations": """max_alt : int, default=50
+        Maximum number of alternations.
+    max_iter : int, default=1000
+        AMP iterations of the first inner solve (the l1-MKL start).
+    alt_max_iter : int, default=None
+        AMP iterations of the later, warm-started inner solves (``None``: ``max_iter``).
+    tol : float or None, default=1e-2
+        Relative duality gap of each inner solve (``None``: every inner solve runs its
+        ``max_iter`` / ``alt_max_iter`` iterations). The alternation itself stops when
+        :math:`p` no longer changes (exactly).""",
+    "weights_coef": r"""weights_ : ndarray of shape (n_kernels,)
+        Kernel weights :math:`u_j=\|f_j\|/\sum_k\|f_k\|` (the paper's :math:`u`).
+    coef_ : ndarray of shape (n_samples, n_kernels)
+        Coefficients :math:`A` of :math:`f_j=\sum_iA_{ij}\kappa_j(x_i,\cdot)`.""",
+    "fitted": r"""dual_coef_ : ndarray of shape (n_samples,)
+        :math:`\hat\gamma\circ y/(n\lambda)`, the l1-MKL dual.
+    intercept_ : float
+        Always 0 (no bias term).
+    support_ : ndarray
+        Indices of training points with a non-zero coefficient.
+    classes_ : ndarray of shape (2,)
+        Class labels; ``classes_[1]`` is the positive class.
+    X_fit_ : ndarray of shape (n_samples, n_features)
+        Training data.
+    n_features_in_ : int
+        Number of features.
+    n_iter_ : int
+        Number of iterations (of alternations for MiPMKL).""",
+    "result_bank": """result_ : MKLResult
+        The full solver result.
+    kernel_bank_ : KernelBank
+        The fitted kernel bank.""",
+}
 
-# ----------------------------------------------------------------------------------------
-# the paper's constants
-# ----------------------------------------------------------------------------------------
+
+def _fill_doc(obj):
+    """Substitute the ``{key}`` sections of ``_DOC`` into ``obj.__doc__``."""
+    for key, text in _DOC.items() if obj.__doc__ else ():  # python -OO strips docstrings
+        obj.__doc__ = obj.__doc__.replace("{" + key + "}", text)
+    return obj
+
+
+# --- the paper's constants ---
 
 def rho_from_theory(n, noise_level, delta=0.1):
     r"""Budget :math:`\rho` of the paper for ``n`` examples, noise level ``q`` and ``delta``.
@@ -114,15 +155,27 @@ def rho_from_theory(n, noise_level, delta=0.1):
     return float(n * (1.0 - noise_level + eps + eta) / (1.0 + eta))
 
 
-# ----------------------------------------------------------------------------------------
-# Lemma 2: projection onto Q' = {0 <= gamma <= upper, sum gamma <= rho}
-# ----------------------------------------------------------------------------------------
+# --- Lemma 2: projection onto Q' = {0 <= gamma <= upper, sum gamma <= rho} ---
 
 def _sum_above(a_sorted, suffix, theta):
     """``sum_i max(a_i - theta, 0)`` for every ``theta`` (``a_sorted`` ascending)."""
     n = a_sorted.size
     idx = np.searchsorted(a_sorted, theta, side="right")
     return suffix[n - idx] - (n - idx) * theta
+
+
+def _bisect(below, hi, max_halvings, rtol):
+    """Root on ``[0, hi]`` of a monotone test: ``below(t)`` is True left of the root."""
+    lo = 0.0
+    for _ in range(max_halvings):
+        mid = 0.5 * (lo + hi)
+        if below(mid):
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= rtol * max(1.0, hi):
+            break
+    return 0.5 * (lo + hi)
 
 
 def project_box_budget(ghat, upper=1.0, rho=np.inf, *, method="sort", return_theta=False):
@@ -187,16 +240,8 @@ def project_box_budget(ghat, upper=1.0, rho=np.inf, *, method="sort", return_the
             t0, t1, h0, h1 = cand[k], cand[k + 1], h[k], h[k + 1]
             theta = t0 if h0 <= 0 else t0 + h0 * (t1 - t0) / (h0 - h1)
         else:  # the paper's bisection
-            lo, hi = 0.0, float(g.max())
-            for _ in range(100):
-                mid = 0.5 * (lo + hi)
-                if np.clip(g - mid, 0.0, ub).sum() > rho:
-                    lo = mid
-                else:
-                    hi = mid
-                if hi - lo <= 1e-12 * max(1.0, hi):
-                    break
-            theta = 0.5 * (lo + hi)
+            theta = _bisect(lambda t: np.clip(g - t, 0.0, ub).sum() > rho, float(g.max()),
+                            100, 1e-12)
         x = np.clip(g - theta, 0.0, ub)
     return (x, float(theta)) if return_theta else x
 
@@ -224,9 +269,7 @@ def _knapsack(c, upper, rho):
     return float(take @ cs)
 
 
-# ----------------------------------------------------------------------------------------
-# Lemma 3: composite gradient mapping = group soft-thresholding
-# ----------------------------------------------------------------------------------------
+# --- Lemma 3: composite gradient mapping = group soft-thresholding ---
 
 def group_soft_threshold(norms, c, *, method="sort"):
     r"""Shrinkage of Lemma 3: :math:`\min_f\frac12\|f-\hat f\|^2+\frac c2(\sum_j\|f_j\|)^2`.
@@ -273,24 +316,14 @@ def group_soft_threshold(norms, c, *, method="sort"):
         ok = np.flatnonzero(a_sorted > c * Sk)
         S = float(Sk[ok[-1]]) if ok.size else 0.0
     else:  # bisection on [0, sum a], the reference
-        lo, hi = 0.0, float(a.sum())
-        for _ in range(200):
-            mid = 0.5 * (lo + hi)
-            if mid - np.maximum(a - c * mid, 0.0).sum() < 0:
-                lo = mid
-            else:
-                hi = mid
-            if hi - lo <= 1e-15 * max(1.0, hi):
-                break
-        S = 0.5 * (lo + hi)
+        S = _bisect(lambda t: t - np.maximum(a - c * t, 0.0).sum() < 0, float(a.sum()), 200,
+                    1e-15)
     with np.errstate(divide="ignore", invalid="ignore"):
         shrink = np.where(a > 0, np.maximum(0.0, 1.0 - c * S / np.where(a > 0, a, 1.0)), 0.0)
     return shrink, S
 
 
-# ----------------------------------------------------------------------------------------
-# kernel operators: dense stack or low-rank factors
-# ----------------------------------------------------------------------------------------
+# --- kernel operators: dense stack or low-rank factors ---
 
 class KernelFactors:
     r"""Low-rank factors :math:`K_j\approx R_jR_j^\top` of a kernel stack (pivoted Cholesky).
@@ -301,27 +334,19 @@ class KernelFactors:
     Parameters
     ----------
     Rt : ndarray of shape (sum_j r_j, n)
-        Transposed factors, kernel after kernel.
+        Transposed factors stacked kernel after kernel (kernel j: rows
+        ``Rt[offsets[j]:offsets[j + 1]]``).
     ranks : array-like of shape (n_kernels,)
-        Number of columns of each factor.
+        Number of columns :math:`r_j` of each factor.
     pivots : list of ndarray
-        Pivot rows of each factor.
+        Pivot rows of each factor; ``R_j[pivots[j]]`` is lower triangular.
     rank_tol : float
         Relative trace of the neglected residual.
 
     Attributes
     ----------
-    Rt : ndarray of shape (sum_j r_j, n)
-        The transposed factors stacked kernel after kernel (rows of kernel j are
-        ``Rt[offsets[j]:offsets[j + 1]]``).
-    ranks : ndarray of shape (n_kernels,)
-        :math:`r_j`.
     offsets : ndarray of shape (n_kernels + 1,)
-        Row offsets of each kernel in ``Rt``.
-    pivots : list of ndarray
-        Pivot rows of each factor; ``R_j[pivots[j]]`` is lower triangular.
-    rank_tol : float
-        Relative trace of the neglected residual.
+        Row offsets of each kernel in ``Rt`` (the parameters are kept as attributes too).
     """
 
     def __init__(self, Rt, ranks, pivots, rank_tol):
@@ -666,9 +691,7 @@ def _lambda_max(primal):
     return lam * (1.0 + 1e-6)  # a Ritz value is a lower bound: keep tau <= 1/||M||
 
 
-# ----------------------------------------------------------------------------------------
-# objectives
-# ----------------------------------------------------------------------------------------
+# --- objectives ---
 
 def _certificate(y, lam, U, rho, norms, fX, quad):
     """Primal values (G,), max_j quad (G,), N (G,) of a batch."""
@@ -698,20 +721,14 @@ def stpmkl_objectives(K, y, coef, gamma, *, lam, rho=np.inf, upper=1.0):
 
     Parameters
     ----------
-    K : ndarray of shape (n_kernels, n, n)
-        Training kernels.
-    y : ndarray of shape (n,)
-        Labels in {-1, +1}.
+    K, y : ndarray of shape (n_kernels, n, n) and (n,)
+        Training kernels and labels in {-1, +1}.
     coef : ndarray of shape (n, n_kernels)
         Coefficients :math:`A` (:math:`f_j=\sum_iA_{ij}\kappa_j(x_i,\cdot)`).
     gamma : ndarray of shape (n,)
         Dual point in :math:`Q'`.
-    lam : float
-        :math:`\lambda>0`.
-    rho : float, default=inf
-        Budget.
-    upper : float or ndarray of shape (n,), default=1.0
-        Box bound.
+    lam, rho, upper : float
+        :math:`\lambda>0`, budget (default inf), box bound (default 1; or per example).
 
     Returns
     -------
@@ -757,22 +774,14 @@ def theorem2_bound(K, y, gamma, *, lam, rho=np.inf, upper=1.0, step, n_iter):
 
     Parameters
     ----------
-    K : ndarray of shape (n_kernels, n, n)
-        Training kernels.
-    y : ndarray of shape (n,)
-        Labels in {-1, +1}.
+    K, y : ndarray of shape (n_kernels, n, n) and (n,)
+        Training kernels and labels in {-1, +1}.
     gamma : ndarray of shape (n,)
         The averaged dual :math:`\hat\gamma_T` (``result.gamma``).
-    lam : float
-        :math:`\lambda`.
-    rho : float, default=inf
-        Budget.
-    upper : float, default=1.0
-        Box bound.
-    step : float
-        Step :math:`\tau` (``result.step``).
-    n_iter : int
-        :math:`T`.
+    lam, rho, upper : float
+        :math:`\lambda>0`, budget (default inf), box bound (default 1).
+    step, n_iter : float and int
+        Step :math:`\tau` (``result.step``) and :math:`T`.
 
     Returns
     -------
@@ -786,9 +795,7 @@ def theorem2_bound(K, y, gamma, *, lam, rho=np.inf, upper=1.0, step, n_iter):
                               _max_sq_norm(upper, rho, y.size)))
 
 
-# ----------------------------------------------------------------------------------------
-# decision function
-# ----------------------------------------------------------------------------------------
+# --- decision function ---
 
 def stpmkl_decision(result, K_test):
     r"""Decision values :math:`f(x)=\sum_j\sum_iA_{ij}\kappa_j(x_i,x)` of a StPMKL/MiPMKL fit.
@@ -825,9 +832,7 @@ def stpmkl_decision(result, K_test):
     return np.einsum("jtk,kj->t", K_test[active], coef[:, active], optimize=True)
 
 
-# ----------------------------------------------------------------------------------------
-# AMP (Algorithm 1) and VI
-# ----------------------------------------------------------------------------------------
+# --- AMP (Algorithm 1) and VI ---
 
 def _prepare(K, y, check_input, owner, rank_tol, factors):
     """Validate inputs; return (K or None, y_pm, factors or None)."""
@@ -1015,6 +1020,7 @@ _STPMKL_CONSTRAINTS = {
 }
 
 
+@_fill_doc
 def stpmkl_solve(K, y, *, noise_level, lam, rho=None, solver="amp", max_iter=1000, tol=1e-2,
                  delta=0.1, upper=1.0, gap="relative", step=None, eta0=None, check_every=1,
                  callback=None, verbose=0, check_input=True, rank_tol=None, factors=None,
@@ -1026,100 +1032,81 @@ def stpmkl_solve(K, y, *, noise_level, lam, rho=None, solver="amp", max_iter=100
         \Big(\sum_j\|f_j\|_{\mathcal H_j}\Big)^2,\quad
         Q'=\{\gamma\in[0,u]^n:\textstyle\sum_i\gamma_i\le\rho\}
 
-    (the paper's (11), with the box :math:`[0,1+\eta]` rescaled to :math:`[0,u]` as in its
-    Section 4).
+    (the box :math:`[0,1+\eta]` of (11) rescaled to :math:`[0,u]` as in Section 4).
 
     Parameters
     ----------
     K : ndarray of shape (n_kernels, n_samples, n_samples) or None
-        Training Gram matrices (PSD). float32 stacks are used as they are (half the memory
-        traffic; products are accumulated in float32). May be None when ``factors`` is
-        given (large problems whose stack does not fit in memory).
+        Training Gram matrices (PSD); float32 stacks are used as they are (products then
+        accumulate in float32). None when ``factors`` is given.
     y : array-like of shape (n_samples,)
-        Binary labels (mapped to {-1, +1}, the larger label to +1), possibly noisy.
+        Binary labels (the larger label mapped to +1), possibly noisy.
     noise_level : float
-        Noise level :math:`q\in[0,1/2)` of Assumption 1 (expected fraction of wrong
-        labels). Used only for the default budget ``rho``.
+        Noise level :math:`q\in[0,1/2)` of Assumption 1; only sets the default ``rho``.
     lam : float
         Regularisation :math:`\lambda>0` of the squared group norm.
     rho : float, default=None
-        Budget :math:`\rho>0` on :math:`\sum_i\gamma_i`. ``None``:
-        :func:`rho_from_theory` ``(n, noise_level, delta) * upper``. ``rho >= n*upper``
-        switches the budget off (bias-free hinge-loss l1-MKL).
+        Budget :math:`\rho>0` on :math:`\sum_i\gamma_i`; ``None``: :func:`rho_from_theory`
+        ``(n, noise_level, delta) * upper``; ``rho >= n*upper`` is bias-free l1-MKL.
     solver : {"amp", "vi"}, default="amp"
-        ``"amp"``: Algorithm 1 (accelerated mirror prox, O(1/T)). ``"vi"``: the
-        gradient descent-ascent baseline of Figure 1 with step ``eta0/sqrt(t)`` (O(1/sqrt T)).
+        Algorithm 1 (O(1/T)) or the descent-ascent baseline of Figure 1, step
+        ``eta0/sqrt(t)`` (O(1/sqrt T)).
     max_iter : int, default=1000
         Number of iterations :math:`T` at most (the paper's 1000).
     tol : float or None, default=1e-2
-        Stop when the duality gap of the averaged pair (the left-hand side of Theorem 2, see
-        :func:`stpmkl_objectives`), relative to the primal value (``gap="relative"``), is at
-        most ``tol`` (the paper's 1e-2, Section 4). ``None``: no stopping test, all
-        ``max_iter`` iterations run (status 1, no warning); ``0``: only an exact zero gap
-        stops.
+        Stop when the duality gap of the averaged pair (:func:`stpmkl_objectives`) is at most
+        ``tol`` (the paper's 1e-2); ``None``: run ``max_iter`` iterations (status 1, no
+        warning).
     delta : float, default=0.1
         Confidence level of Proposition 1 / Lemma 1, for the default ``rho``.
     upper : float, default=1.0
-        Box bound :math:`u` of :math:`\gamma` (the paper's :math:`1+\eta` absorbed into
-        ``lam`` and ``rho``).
+        Box bound :math:`u` of :math:`\gamma`.
     gap : {"relative", "absolute"}, default="relative"
         Stopping criterion: :math:`(P-D)/P` or :math:`P-D`.
     step : float, default=None
         AMP step :math:`\tau`; ``None``: :math:`1/\|M\|=n/\sqrt{\lambda_{\max}(\sum_jK_j)}`,
         the largest step of Theorem 2.
     eta0 : float, default=None
-        VI initial step; ``None``: :math:`\tau` (the best value on the small test problems of
-        ``tests/test_stpmkl.py``; the paper tunes it).
+        VI initial step; ``None``: :math:`\tau` (the paper tunes it).
     check_every : int, default=1
-        Test the stopping rule every ``check_every`` iterations (the certificate itself costs
-        O(mn) and is recorded at every iteration).
+        Test the stopping rule every ``check_every`` iterations (the certificate is recorded
+        at every iteration).
     callback : callable, default=None
-        ``callback(intermediate_result)`` after each iteration, an :class:`MKLResult` with
-        keys ``n_iter``, ``objective``, ``gap``, ``criterion``, ``weights``, ``time``,
-        ``method``, ``dual_objective`` and ``abs_gap``; raising ``StopIteration`` stops with
-        ``status=3``.
+        ``callback(intermediate_result)`` after each iteration (keys ``n_iter``,
+        ``objective``, ``gap``, ``criterion``, ``weights``, ``time``, ``method``,
+        ``dual_objective``, ``abs_gap``); raising ``StopIteration`` stops with ``status=3``.
     verbose : int, default=0
-        ``1``: a progress line on the first iteration, every 10 iterations and at the end;
-        ``>= 2``: every iteration.
+        ``1``: a progress line every 10 iterations; ``>= 2``: every iteration.
     check_input : bool, default=True
         Validate ``K`` (shape, symmetry, PSD) and ``y``.
     rank_tol : float, default=None
-        If given, replace each kernel by a pivoted-Cholesky factor whose neglected residual
-        has relative trace ``rank_tol`` (see :func:`factorize_kernels`); each iteration then
-        costs :math:`O(n\sum_jr_j)` instead of :math:`O(mn^2)`; all values (history
-        included) then refer to the factorised kernels (relative error ``rank_tol``).
-        ``None``: the exact dense stack.
+        Replace each kernel by a pivoted-Cholesky factor with neglected relative trace
+        ``rank_tol`` (:func:`factorize_kernels`): :math:`O(n\sum_jr_j)` per iteration, and
+        all values refer to the factorised kernels. ``None``: the exact dense stack.
     factors : KernelFactors, default=None
-        Precomputed :func:`factorize_kernels` ``(K)`` (overrides ``rank_tol``); reuse it
-        across a grid of ``lam``/``rho``.
+        Precomputed :func:`factorize_kernels` ``(K)`` (overrides ``rank_tol``).
     warm_start : tuple of (ndarray of shape (n, n_kernels), ndarray of shape (n,)), default=None
-        Starting point :math:`(A_0,\gamma_0)` instead of :math:`(0,0)`; ``bound`` then uses
-        :math:`\|f^*-f_0\|\le N(f^*)+N(f_0)` and :math:`\|\gamma-\gamma_0\|\le
-        \max\|\gamma\|+\|\gamma_0\|`.
+        Start :math:`(A_0,\gamma_0)`; ``bound`` then adds :math:`N(f_0)` and
+        :math:`\|\gamma_0\|` to the two radii of Theorem 2.
 
     Returns
     -------
     result : MKLResult
-        Core keys: ``weights`` (kernel weights :math:`u_j=\|f_j\|/N(f)` of the averaged
-        :math:`\hat f_T`), ``dual_coef`` (:math:`\hat\gamma\circ y/(n\lambda)`), ``intercept``
-        (0: no bias), ``objective`` (primal value :math:`P(\hat f_T)`), ``gap`` (relative
-        gap), ``n_iter``, ``success``, ``status``, ``message``, ``method="stpmkl"``,
-        ``history`` (one row per iteration: ``objective``, ``gap``, ``criterion`` (the
-        stopping value, relative or absolute gap), ``weights``, ``time``,
-        ``dual_objective``, ``abs_gap``, ``bound``: the Theorem-2 bound, NaN for VI).
-        ``mklcore.decision(result, K_test)`` evaluates ``coef`` (:func:`stpmkl_decision`).
-        Extras: ``coef`` (:math:`A`, shape (n, n_kernels)), ``gamma``
-        (:math:`\hat\gamma_T`), ``dual_objective``, ``abs_gap``, ``kernel_norms``
-        (:math:`\|f_j\|`), ``decision_train`` (:math:`\hat f_T(x_i)`), ``bound``
-        (Theorem 2), ``solver``, ``step`` (:math:`\tau`), ``eta0``, ``op_norm``
-        (:math:`\|M\|`), ``lam``, ``rho``, ``upper``, ``total_rank`` (factor mode),
-        ``noise_level``, ``delta``, ``criterion``, ``criterion_name``, ``tol``, ``time``.
+        ``weights`` (:math:`u_j=\|f_j\|/N(f)` of the averaged :math:`\hat f_T`),
+        ``dual_coef`` (:math:`\hat\gamma\circ y/(n\lambda)`), ``intercept`` (0),
+        ``objective`` (:math:`P(\hat f_T)`), ``gap`` (relative), ``method="stpmkl"``, the
+        status keys, ``history`` (``objective``, ``gap``, ``criterion``, ``weights``,
+        ``time``, ``dual_objective``, ``abs_gap``, ``bound``: Theorem 2, NaN for VI), and
+        ``coef`` (:math:`A`, evaluated by ``mklcore.decision``, :func:`stpmkl_decision`),
+        ``gamma`` (:math:`\hat\gamma_T`), ``dual_objective``, ``abs_gap``, ``kernel_norms``,
+        ``decision_train``, ``bound``, ``solver``, ``step`` (:math:`\tau`), ``eta0``,
+        ``op_norm`` (:math:`\|M\|`), ``lam``, ``rho``, ``upper``, ``total_rank``,
+        ``noise_level``, ``delta``.
 
     Raises
     ------
     ValueError
-        ``noise_level`` outside [0, 0.5), ``lam <= 0``, ``rho <= 0``, non-binary labels,
-        malformed kernels.
+        Invalid parameters, non-binary labels, malformed kernels.
 
     See Also
     --------
@@ -1128,14 +1115,13 @@ def stpmkl_solve(K, y, *, noise_level, lam, rho=None, solver="amp", max_iter=100
 
     Notes
     -----
-    Algorithm 1 (Section 3.3): from :math:`A_0=0,\gamma_0=0`,
-    :math:`\beta_t=\Pi_{Q'}(\gamma_{t-1}+\tau(1-y\circ f_{t-1}(X))/n)` (step 4, Lemma 2);
-    :math:`\hat A_{:,j}=A_{:,j}+\tau\,\beta_t\circ y/n` and the group soft-thresholding of
-    Lemma 3 with :math:`c=\tau\lambda` (step 5);
-    :math:`\gamma_t=\Pi_{Q'}(\gamma_{t-1}+\tau(1-y\circ f_t(X))/n)` (step 6). The output is
-    :math:`(\bar A_T,\bar\beta_T)`, the averages of the primal iterates and of the
-    extrapolated duals (step 7). Theorem 2: the gap of the output is at most
-    :math:`(\|f^*\|^2+\max_{Q'}\|\gamma\|^2)/(2\tau T)`.
+    Algorithm 1 (Section 3.3), from :math:`A_0=0,\gamma_0=0`: step 4,
+    :math:`\beta_t=\Pi_{Q'}(\gamma_{t-1}+\tau(1-y\circ f_{t-1}(X))/n)` (Lemma 2); step 5,
+    :math:`A_{:,j}\leftarrow A_{:,j}+\tau\,\beta_t\circ y/n` then the group
+    soft-thresholding of Lemma 3 with :math:`c=\tau\lambda`; step 6,
+    :math:`\gamma_t=\Pi_{Q'}(\gamma_{t-1}+\tau(1-y\circ f_t(X))/n)`; step 7, the output
+    :math:`(\bar A_T,\bar\beta_T)` averages the primal iterates and the extrapolated duals.
+    Theorem 2: its gap is at most :math:`(\|f^*\|^2+\max_{Q'}\|\gamma\|^2)/(2\tau T)`.
 
     References
     ----------
@@ -1144,12 +1130,8 @@ def stpmkl_solve(K, y, *, noise_level, lam, rho=None, solver="amp", max_iter=100
 
     Examples
     --------
-    >>> import numpy as np
+    {example_data}
     >>> from mklcore.stpmkl import stpmkl_solve
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 2)); y = np.sign(X[:, 0] + 0.1)
-    >>> K = np.stack([np.exp(-(X[:, None, 0] - X[None, :, 0]) ** 2),
-    ...               np.exp(-(X[:, None, 1] - X[None, :, 1]) ** 2)])
     >>> res = stpmkl_solve(K, y, noise_level=0.1, lam=0.1)
     >>> res.success, res.weights.round(2).tolist()
     (True, [1.0, 0.0])
@@ -1206,6 +1188,7 @@ def _scalar(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+@_fill_doc
 def stpmkl_grid(K, y, *, noise_level, lam, rho=None, solver="amp", eta0=None, max_iter=1000,
                 tol=1e-2, delta=0.1, upper=1.0, gap="relative", step=None, check_every=1,
                 verbose=0, check_input=True, rank_tol=None, factors=None, warm_start=None,
@@ -1221,10 +1204,7 @@ def stpmkl_grid(K, y, *, noise_level, lam, rho=None, solver="amp", eta0=None, ma
 
     Parameters
     ----------
-    K : ndarray of shape (n_kernels, n_samples, n_samples) or None
-        Training Gram matrices (None with ``factors``).
-    y : array-like of shape (n_samples,)
-        Binary labels.
+    {K_y}
     noise_level : float
         :math:`q\in[0,1/2)` (for the default ``rho``).
     lam : float or sequence of float
@@ -1251,12 +1231,8 @@ def stpmkl_grid(K, y, *, noise_level, lam, rho=None, solver="amp", eta0=None, ma
 
     Examples
     --------
-    >>> import numpy as np
+    {example_data}
     >>> from mklcore.stpmkl import stpmkl_grid
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 2)); y = np.sign(X[:, 0] + 0.1)
-    >>> K = np.stack([np.exp(-(X[:, None, 0] - X[None, :, 0]) ** 2),
-    ...               np.exp(-(X[:, None, 1] - X[None, :, 1]) ** 2)])
     >>> res = stpmkl_grid(K, y, noise_level=0.1, lam=[0.1, 1.0], rho=[30.0, 40.0])
     >>> [r.success for r in res]
     [True, True]
@@ -1268,9 +1244,7 @@ def stpmkl_grid(K, y, *, noise_level, lam, rho=None, solver="amp", eta0=None, ma
                       factors=factors, warm_start=warm_start, warn=warn)
 
 
-# ----------------------------------------------------------------------------------------
-# MiPMKL: best case over p (alternating minimisation)
-# ----------------------------------------------------------------------------------------
+# --- MiPMKL: best case over p (alternating minimisation) ---
 
 def _lowest_losses_weights(losses, kappa_n):
     """p in [0,1]^n with sum p = kappa_n on the smallest losses (fractional at the boundary)."""
@@ -1291,6 +1265,7 @@ _MIPMKL_CONSTRAINTS.update({
 })
 
 
+@_fill_doc
 def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", max_alt=50,
                  max_iter=1000, alt_max_iter=None, tol=1e-2, check_input=True, rank_tol=None,
                  factors=None, callback=None, verbose=0):
@@ -1302,8 +1277,8 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
 
     (the "robust hinge loss" baseline of Section 3.2 and Section 4, after Xu et al. 2006;
     minimising needs a *lower* budget: over the paper's :math:`Q`, an upper budget, the
-    minimum is :math:`p=0`). The problem is bilinear in :math:`(p,f)`, hence non-convex; it is solved
-    by alternating minimisation from :math:`p=1` (the l1-MKL solution without bias):
+    minimum is :math:`p=0`). The problem is bilinear in :math:`(p,f)`, hence non-convex; it is
+    solved by alternating minimisation from :math:`p=1` (the l1-MKL solution without bias):
     :math:`f` by AMP with box :math:`\gamma_i\in[0,p_i]` and no budget (exact for the
     weighted hinge loss), then :math:`p=1` on the :math:`\kappa n` smallest hinge losses
     (fractional at the boundary), until :math:`p` no longer changes. The result is a local
@@ -1311,10 +1286,7 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
 
     Parameters
     ----------
-    K : ndarray of shape (n_kernels, n_samples, n_samples) or None
-        Training Gram matrices (None with ``factors``).
-    y : array-like of shape (n_samples,)
-        Binary labels.
+    {K_y}
     noise_level : float
         :math:`q\in[0,1/2)`; gives the default ``kappa``.
     lam : float
@@ -1326,16 +1298,7 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
         Confidence level for the default ``kappa`` (and :math:`\eta` of ``variant="p+eta"``).
     variant : {"p", "p+eta"}, default="p"
         Loss weights :math:`p_i` or, mirroring StPMKL, :math:`(p_i+\eta)/(1+\eta)`.
-    max_alt : int, default=50
-        Maximum number of alternations.
-    max_iter : int, default=1000
-        AMP iterations of the first inner solve (the l1-MKL start).
-    alt_max_iter : int, default=None
-        AMP iterations of the later, warm-started inner solves (``None``: ``max_iter``).
-    tol : float or None, default=1e-2
-        Relative duality gap of each inner solve (``None``: every inner solve runs its
-        ``max_iter`` / ``alt_max_iter`` iterations). The alternation itself stops when
-        :math:`p` no longer changes (exactly).
+    {mipmkl_iterations}
     check_input : bool, default=True
         Validate ``K`` and ``y``.
     rank_tol : float, default=None
@@ -1364,12 +1327,8 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
 
     Examples
     --------
-    >>> import numpy as np
+    {example_data}
     >>> from mklcore.stpmkl import mipmkl_solve
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 2)); y = np.sign(X[:, 0] + 0.1)
-    >>> K = np.stack([np.exp(-(X[:, None, 0] - X[None, :, 0]) ** 2),
-    ...               np.exp(-(X[:, None, 1] - X[None, :, 1]) ** 2)])
     >>> res = mipmkl_solve(K, y, noise_level=0.1, lam=0.1)
     >>> res.method, round(float(res.p.sum()), 2)
     ('mipmkl', 28.26)
@@ -1432,18 +1391,21 @@ _MONITOR_KEYS = frozenset(("weights", "dual_coef", "intercept", "objective", "ga
                            "criterion_name", "tol", "time"))
 
 
-# ----------------------------------------------------------------------------------------
-# estimators
-# ----------------------------------------------------------------------------------------
+# --- estimators ---
 
 class _NoBiasMKLClassifier(BaseMKLClassifier):
     """Shared parts of StPMKL/MiPMKL: default bank "xu2010", per-kernel coefficients.
 
-    ``decision_function`` is the base class's: :func:`mklcore.decision` evaluates the
-    per-kernel coefficients ``coef`` (:func:`stpmkl_decision`), without bias.
+    ``_solve`` hands every parameter but ``kernels`` and ``normalize`` to ``_solver``;
+    ``decision_function`` is the base class's (:func:`stpmkl_decision`, no bias).
     """
 
     _default_kernels = "xu2010"
+
+    def _solve(self, K, y):
+        params = self.get_params(deep=False)
+        del params["kernels"], params["normalize"]
+        return self._solver(K, y, **params, check_input=False)
 
     def _set_fitted(self, result):
         super()._set_fitted(result)
@@ -1453,6 +1415,12 @@ class _NoBiasMKLClassifier(BaseMKLClassifier):
         self.dual_objective_ = float(result.dual_objective)
 
 
+def _estimator_constraints(solver_constraints, names):
+    return {**{k: solver_constraints[k] for k in names}, "kernels": [list, tuple, None],
+            "normalize": COMMON_CONSTRAINTS["normalize"]}
+
+
+@_fill_doc
 class StPMKLClassifier(_NoBiasMKLClassifier):
     r"""StPMKL classifier: MKL robust to label noise by stochastic programming (Yang et al.).
 
@@ -1480,8 +1448,7 @@ class StPMKLClassifier(_NoBiasMKLClassifier):
         Accelerated mirror prox (Algorithm 1) or gradient descent-ascent.
     delta : float, default=0.1
         Confidence level :math:`\delta`.
-    normalize : {"trace", "cosine"} or None, default=None
-        Kernel normalisation (none in the paper: Gaussian kernels have unit diagonal).
+    {normalize}
     max_iter : int, default=1000
         Maximum number of iterations.
     tol : float or None, default=1e-2
@@ -1493,26 +1460,10 @@ class StPMKLClassifier(_NoBiasMKLClassifier):
 
     Attributes
     ----------
-    weights_ : ndarray of shape (n_kernels,)
-        Kernel weights :math:`u_j=\|f_j\|/\sum_k\|f_k\|` (the paper's :math:`u`).
-    coef_ : ndarray of shape (n_samples, n_kernels)
-        Coefficients :math:`A` of :math:`f_j=\sum_iA_{ij}\kappa_j(x_i,\cdot)`.
+    {weights_coef}
     gamma_ : ndarray of shape (n_samples,)
         Averaged dual :math:`\hat\gamma` (small values: examples effectively ignored).
-    dual_coef_ : ndarray of shape (n_samples,)
-        :math:`\hat\gamma\circ y/(n\lambda)`, the l1-MKL dual.
-    intercept_ : float
-        Always 0 (no bias term).
-    support_ : ndarray
-        Indices of training points with a non-zero coefficient.
-    classes_ : ndarray of shape (2,)
-        Class labels; ``classes_[1]`` is the positive class.
-    X_fit_ : ndarray of shape (n_samples, n_features)
-        Training data.
-    n_features_in_ : int
-        Number of features.
-    n_iter_ : int
-        Iterations run.
+    {fitted}
     converged_ : bool
         Whether the relative gap fell below ``tol``.
     objective_ : float
@@ -1524,10 +1475,7 @@ class StPMKLClassifier(_NoBiasMKLClassifier):
     history_ : dict of ndarray
         Per-iteration ``objective``, ``gap``, ``criterion``, ``weights``, ``time``,
         ``dual_objective``, ``abs_gap``, ``bound``.
-    result_ : MKLResult
-        The full solver result.
-    kernel_bank_ : KernelBank
-        The fitted kernel bank.
+    {result_bank}
 
     See Also
     --------
@@ -1544,34 +1492,18 @@ class StPMKLClassifier(_NoBiasMKLClassifier):
     ((40,), 1.0, True)
     """
 
-    _parameter_constraints = {
-        **{k: _STPMKL_CONSTRAINTS[k] for k in ("noise_level", "lam", "rho", "solver", "delta",
-                                               "max_iter", "tol", "rank_tol", "verbose")},
-        "kernels": [list, tuple, None],
-        "normalize": COMMON_CONSTRAINTS["normalize"],
-    }
+    _solver = staticmethod(stpmkl_solve)
+    _parameter_constraints = _estimator_constraints(_STPMKL_CONSTRAINTS, (
+        "noise_level", "lam", "rho", "solver", "delta", "max_iter", "tol", "rank_tol",
+        "verbose"))
 
     def __init__(self, *, kernels=None, noise_level=0.0, lam=1e-2, rho=None, solver="amp",
                  delta=0.1, normalize=None, max_iter=1000, tol=1e-2, rank_tol=None, verbose=0):
-        self.kernels = kernels
-        self.noise_level = noise_level
-        self.lam = lam
-        self.rho = rho
-        self.solver = solver
-        self.delta = delta
-        self.normalize = normalize
-        self.max_iter = max_iter
-        self.tol = tol
-        self.rank_tol = rank_tol
-        self.verbose = verbose
-
-    def _solve(self, K, y):
-        return stpmkl_solve(K, y, noise_level=self.noise_level, lam=self.lam, rho=self.rho,
-                            solver=self.solver, delta=self.delta, max_iter=self.max_iter,
-                            tol=self.tol, rank_tol=self.rank_tol, verbose=self.verbose,
-                            check_input=False)
+        # store every argument unchanged (the outermost iterable is evaluated here)
+        vars(self).update({k: v for k, v in locals().items() if k != "self"})
 
 
+@_fill_doc
 class MiPMKLClassifier(_NoBiasMKLClassifier):
     r"""MiPMKL classifier: the best-case ("robust hinge") baseline of Yang et al. (2012).
 
@@ -1593,16 +1525,8 @@ class MiPMKLClassifier(_NoBiasMKLClassifier):
         Lower budget fraction; ``None``: :math:`1-q-\epsilon`.
     delta : float, default=0.1
         Confidence level.
-    normalize : {"trace", "cosine"} or None, default=None
-        Kernel normalisation.
-    max_alt : int, default=50
-        Maximum number of alternations.
-    max_iter : int, default=1000
-        AMP iterations of the first inner solve.
-    alt_max_iter : int, default=None
-        AMP iterations of the later, warm-started inner solves (``None``: ``max_iter``).
-    tol : float or None, default=1e-2
-        Relative gap of the inner solves (``None``: each runs its iteration budget).
+    {normalize}
+    {mipmkl_iterations}
     rank_tol : float, default=None
         Low-rank speed-up.
     verbose : int, default=0
@@ -1610,28 +1534,12 @@ class MiPMKLClassifier(_NoBiasMKLClassifier):
 
     Attributes
     ----------
-    weights_ : ndarray of shape (n_kernels,)
-        Kernel weights :math:`u_j=\|f_j\|/\sum_k\|f_k\|`.
-    coef_ : ndarray of shape (n_samples, n_kernels)
-        Coefficients :math:`A`.
+    {weights_coef}
     gamma_ : ndarray of shape (n_samples,)
         Dual of the last inner solve.
     p_ : ndarray of shape (n_samples,)
         Final example weights :math:`p`.
-    dual_coef_ : ndarray of shape (n_samples,)
-        :math:`\hat\gamma\circ y/(n\lambda)`.
-    intercept_ : float
-        Always 0.
-    support_ : ndarray
-        Training points with a non-zero coefficient.
-    classes_ : ndarray of shape (2,)
-        Class labels.
-    X_fit_ : ndarray of shape (n_samples, n_features)
-        Training data.
-    n_features_in_ : int
-        Number of features.
-    n_iter_ : int
-        Number of alternations.
+    {fitted}
     converged_ : bool
         Whether :math:`p` stopped changing.
     objective_ : float
@@ -1643,10 +1551,7 @@ class MiPMKLClassifier(_NoBiasMKLClassifier):
     history_ : dict of ndarray
         Per alternation ``objective``, ``gap``, ``criterion``, ``weights``, ``time``,
         ``n_inner``.
-    result_ : MKLResult
-        The full solver result.
-    kernel_bank_ : KernelBank
-        The fitted kernel bank.
+    {result_bank}
 
     See Also
     --------
@@ -1662,36 +1567,16 @@ class MiPMKLClassifier(_NoBiasMKLClassifier):
     (60,)
     """
 
-    _parameter_constraints = {
-        **{k: _MIPMKL_CONSTRAINTS[k] for k in ("noise_level", "lam", "kappa", "delta",
-                                               "max_alt", "max_iter", "alt_max_iter", "tol",
-                                               "rank_tol", "verbose")},
-        "kernels": [list, tuple, None],
-        "normalize": COMMON_CONSTRAINTS["normalize"],
-    }
+    _solver = staticmethod(mipmkl_solve)
+    _parameter_constraints = _estimator_constraints(_MIPMKL_CONSTRAINTS, (
+        "noise_level", "lam", "kappa", "delta", "max_alt", "max_iter", "alt_max_iter", "tol",
+        "rank_tol", "verbose"))
 
     def __init__(self, *, kernels=None, noise_level=0.0, lam=1e-2, kappa=None, delta=0.1,
                  normalize=None, max_alt=50, max_iter=1000, alt_max_iter=None, tol=1e-2,
                  rank_tol=None, verbose=0):
-        self.kernels = kernels
-        self.noise_level = noise_level
-        self.lam = lam
-        self.kappa = kappa
-        self.delta = delta
-        self.normalize = normalize
-        self.max_alt = max_alt
-        self.max_iter = max_iter
-        self.alt_max_iter = alt_max_iter
-        self.tol = tol
-        self.rank_tol = rank_tol
-        self.verbose = verbose
-
-    def _solve(self, K, y):
-        return mipmkl_solve(K, y, noise_level=self.noise_level, lam=self.lam, kappa=self.kappa,
-                            delta=self.delta, max_alt=self.max_alt, max_iter=self.max_iter,
-                            alt_max_iter=self.alt_max_iter,
-                            tol=self.tol, rank_tol=self.rank_tol, verbose=self.verbose,
-                            check_input=False)
+        # store every argument unchanged (the outermost iterable is evaluated here)
+        vars(self).update({k: v for k, v in locals().items() if k != "self"})
 
     def _set_fitted(self, result):
         super()._set_fitted(result)
