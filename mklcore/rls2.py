@@ -33,13 +33,13 @@ forms an :math:`\ell\times\ell` kernel per feature. Minimising over :math:`d` fo
 :math:`w` (Cauchy-Schwarz) shows it is the squared weighted Lasso
 :math:`\min_w\tfrac12\|y-Xw\|^2+\tfrac\lambda2(\sum_i|w_i|/\sqrt{s_i})^2`.
 
-Equation, problem, lemma and algorithm numbers refer to arXiv:1001.2709v1.
-
 References
 ----------
 .. [1] F. Dinuzzo. Kernel machines with two layers and multiple kernel learning.
-   arXiv:1001.2709, 2010.
+   arXiv:1001.2709, 2010. Equation, problem, lemma and algorithm numbers refer to its v1.
 """
+
+import re
 
 import numpy as np
 from scipy import linalg
@@ -138,15 +138,18 @@ _DOC = {
     "lam_kernel": r"""lam : float, default=0.01
         Regularisation parameter :math:`\lambda > 0` of Problem 5. With unit-trace kernels
         (the default scaling) the useful range is about :math:`10^{-6}` to :math:`10`.""",
-    "kernel_scaling": """scaling : {"trace", "centered_trace", "none"}, ndarray or None, default="trace"
+    "kernel_scaling": ('scaling : {"trace", "centered_trace", "none"}, ndarray or None, '
+                       """default="trace"
         Kernel scaling :math:`s_i` (an array has shape (n_kernels,)); ``"trace"`` is rule
-        (18) (see :func:`rls2_scaling`).""",
+        (18) (see :func:`rls2_scaling`)."""),
     "normalize": """normalize : {"trace", "cosine"} or None, default=None
         Normalisation of the kernels by :class:`~mklcore.kernels.KernelBank`, applied before
         the scaling (usually left at None: the scaling plays that role).""",
     "lam_linear": r"""lam : float, default=0.1
         Regularisation parameter :math:`\lambda > 0` (with unit-norm feature columns, rule
         (16), the prostate data select :math:`\lambda\approx0.09`).""",
+    "fisher_weighted": """fisher_weighted : bool, default=False
+        Class-size-weighted variant of rule (17).""",
     "fit_intercept": """fit_intercept : bool, default=True
         Use the mean training output as the fixed intercept :math:`b` (Sec. 5.2 of [1]_);
         False uses :math:`b=0`.""",
@@ -155,7 +158,9 @@ _DOC = {
         toolbox's 1/0 indicators.""",
     # fitted attributes of the estimators ({unit}: kernels or features; the other keys
     # give the shapes of the one-vs-all classifiers, see _estimator_doc)
-    "attributes": r"""weights_ : ndarray of shape (n_{unit},){rows}
+    "attributes": r"""Attributes
+    ----------
+    {classes}weights_ : ndarray of shape (n_{unit},){rows}
         Weights :math:`d` (on the simplex, sparse){ova}.
     effective_weights_ : ndarray, same shape as ``weights_``
         :math:`d\circ s`, the weights of the raw {unit}.
@@ -185,6 +190,8 @@ _DOC = {
         The full result of :func:`{solver}`.
     n_features_in_ : int
         Number of features.""",
+    "X_test": """X : array-like of shape (n_samples, n_features)
+        Inputs.""",
     "bank_attributes": """kernel_bank_ : KernelBank
         Fitted kernel bank.
     X_fit_ : ndarray of shape (n_samples, n_features)
@@ -196,12 +203,26 @@ _DOC["loop"] = "\n    ".join(_DOC[key] for key in (
 
 
 def _fill_doc(**extra):
-    """Decorator substituting the ``{key}`` sections of ``_DOC``, then of ``extra``."""
+    """Decorator substituting the shared sections of ``_DOC`` and ``extra`` into a docstring.
+
+    A line ``{key1, key2, ...}`` becomes those sections one after the other (written for a
+    docstring indented by 4 spaces, re-indented to the line's indentation); then any other
+    ``{key}`` is replaced by its text.
+    """
+    parts = {**_DOC, **extra}
+
+    def expand(match):
+        keys = [key.strip() for key in match.group(2).split(",")]
+        if not all(key in parts for key in keys):
+            return match.group(0)
+        text = "\n    ".join(parts[key] for key in keys)
+        return match.group(1) + text.replace("\n    ", "\n" + match.group(1))
 
     def fill(obj):
         doc = obj.__doc__
         if doc:  # python -OO strips docstrings
-            for key, text in {**_DOC, **extra}.items():
+            doc = re.sub(r"^( +)\{([A-Za-z_, ]+)\}$", expand, doc, flags=re.M)
+            for key, text in parts.items():
                 doc = doc.replace("{" + key + "}", text)
             obj.__doc__ = doc
         return obj
@@ -211,13 +232,23 @@ def _fill_doc(**extra):
 
 def _estimator_doc(unit, solver, ova):
     """``_fill_doc`` for an estimator over ``unit`` (kernels, features), one-vs-all or not."""
-    shapes = dict(rows=f" or (n_classes, n_{unit})",
+    shapes = dict(classes="classes_ : ndarray of shape (n_classes,)\n        Class labels.\n    ",
+                  rows=f" or (n_classes, n_{unit})",
                   ova=" (one row per one-vs-all machine for three or more classes)",
                   samples=" or (n_classes, n_samples)", each=" or ndarray of shape (n_classes,)",
                   dicts=" or list of dict", results=" or list of MKLResult")
     if not ova:
         shapes = dict.fromkeys(shapes, "")
-    return _fill_doc(**shapes, unit=unit, solver=solver)
+    task = _DOC["ova_coding" if ova else "fit_intercept"]
+    fill = _fill_doc(**shapes, unit=unit, solver=solver, task=task)
+
+    def decorate(cls):  # the References section goes before the Examples
+        if cls.__doc__:
+            cls.__doc__ = cls.__doc__.replace("\n    Examples\n",
+                                              "\n    {references}\n\n    Examples\n")
+        return fill(cls)
+
+    return decorate
 
 
 def rls2_decision(result, K_test):
@@ -1015,11 +1046,7 @@ def rls2_solve(K, y, *, lam, scaling=None, tol=1e-6, warm_start=None, transducti
     transductive_K : ndarray of shape (n_kernels, n_all, n_all) or (n_kernels, n_all), default=None
         Gram matrices (or their diagonals) over training and test inputs, for the transductive
         variant of the trace rule.
-    {intercept}
-    {residual_tol}
-    {max_iter}
-    {simplex_solver}
-    {linear_solver}
+    {intercept, residual_tol, max_iter, simplex_solver, linear_solver}
     accelerate : bool, default=True
         At every iteration also try a Newton step on :math:`G(d)`: Problem 7 with the exact
         Hessian :math:`\lambda V^\top(\mathbf K(d)+\lambda I)^{-1}V` instead of its upper
@@ -1028,8 +1055,7 @@ def rls2_solve(K, y, *, lam, scaling=None, tol=1e-6, warm_start=None, transducti
         guarantees (our addition: plain alternation needs thousands of iterations at small
         :math:`\lambda`). ``False`` runs the plain Algorithm 1 of the paper (with
         ``residual_tol=1e-4`` it reproduces the paper's iteration counts).
-    {callback}
-    {verbose}
+    {callback, verbose}
     check_input : bool, default=True
         Validate ``K`` (shape, finiteness, symmetry; no PSD check).
 
@@ -1105,14 +1131,7 @@ def rls2_path(K, y, *, lams, scaling=None, warm_start=True, transductive_K=None,
         the Lemma-5 vertex (the warm-start ablation).
     transductive_K : ndarray, default=None
         As in :func:`rls2_solve`.
-    {intercept}
-    {tol}
-    {residual_tol}
-    {max_iter}
-    {simplex_solver}
-    {linear_solver}
-    {accelerate}
-    {verbose}
+    {intercept, tol, residual_tol, max_iter, simplex_solver, linear_solver, accelerate, verbose}
     check_input : bool, default=True
         Validate ``K`` once.
 
@@ -1126,9 +1145,9 @@ def rls2_path(K, y, *, lams, scaling=None, warm_start=True, transductive_K=None,
     --------
     >>> import numpy as np
     >>> from mklcore.rls2 import rls2_path
-    >>> X = np.linspace(-1, 1, 20)[:, None]
-    >>> K = np.stack([X @ X.T, np.exp(-(X - X.T) ** 2)])
-    >>> path = rls2_path(K, X.ravel() ** 2, lams=[1e-3, 1e-1, 10.0], scaling="trace")
+    >>> x = np.linspace(-1, 1, 20)
+    >>> path = rls2_path(np.stack([np.outer(x, x), np.exp(-np.subtract.outer(x, x) ** 2)]),
+    ...                  x ** 2, lams=[1e-3, 1e-1, 10.0], scaling="trace")
     >>> [r.n_iter for r in path][0]
     1
 
@@ -1174,15 +1193,8 @@ def rls2_linear_solve(X, y, *, lam, scaling="norm", tol=1e-6, warm_start=None,
         Starting feature weights (and coefficients).
     transductive_X : array-like of shape (n_all, n_features), default=None
         Inputs (training and test) over which the norms of rule (16) are taken.
-    fisher_weighted : bool, default=False
-        Class-size-weighted variant of rule (17).
-    {intercept}
-    {residual_tol}
-    {max_iter}
-    {simplex_solver}
-    {accelerate}
-    {callback}
-    {verbose}
+    {fisher_weighted, intercept, residual_tol, max_iter}
+    {simplex_solver, accelerate, callback, verbose}
 
     Returns
     -------
@@ -1231,15 +1243,7 @@ def rls2_linear_path(X, y, *, lams, scaling="norm", warm_start=True, transductiv
         Start each :math:`\lambda` at the previous solution (else at the Lemma-5 vertex).
     transductive_X : array-like of shape (n_all, n_features), default=None
         Inputs for the transductive rule (16).
-    fisher_weighted : bool, default=False
-        Class-size-weighted variant of rule (17).
-    {intercept}
-    {tol}
-    {residual_tol}
-    {max_iter}
-    {simplex_solver}
-    {accelerate}
-    {verbose}
+    {fisher_weighted, intercept, tol, residual_tol, max_iter, simplex_solver, accelerate, verbose}
 
     Returns
     -------
@@ -1251,8 +1255,7 @@ def rls2_linear_path(X, y, *, lams, scaling="norm", warm_start=True, transductiv
     --------
     >>> import numpy as np
     >>> from mklcore.rls2 import rls2_linear_path
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.standard_normal((30, 5)); y = X[:, 0] - 2 * X[:, 1]
+    >>> X = np.random.default_rng(0).standard_normal((30, 5)); y = X[:, 0] - 2 * X[:, 1]
     >>> [r.n_selected for r in rls2_linear_path(X, y, lams=[100.0, 0.01])]
     [1, 2]
 
@@ -1393,10 +1396,10 @@ def _store_params(estimator, params):
 
 
 class _RLS2Estimator(BaseEstimator):
-    """The one ``fit`` of the RLS2 estimators (not for direct use).
+    """The one ``fit`` and ``predict`` of the RLS2 estimators (not for direct use).
 
     Hooks: the task mixin (:class:`_RegressionTask`, :class:`_ClassificationTask`) gives
-    ``_targets`` (the output vectors and the intercept rule) and the prediction methods; the
+    ``_targets`` (the output vectors and the intercept rule) and ``_predicted``; the
     model class (:class:`_KernelRLS2`, :class:`_LinearRLS2`) gives ``_fit_targets`` (one
     result of Algorithm 1 per output vector), ``_set_selection`` and ``_decision``.
     """
@@ -1408,13 +1411,14 @@ class _RLS2Estimator(BaseEstimator):
         validate_params(type(self).__name__, _ESTIMATOR_CONSTRAINTS,
                         self.get_params(deep=False))
 
+    @_fill_doc()
     def fit(self, X, y, *, X_unlabeled=None):
         """Fit one RLS2 machine (regression, two classes) or one per class (one-vs-all).
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Training inputs.
+            Training inputs (the kernels, or the linear kernel of each feature, act on them).
         y : array-like of shape (n_samples,)
             Real outputs (regressors; NaN or infinite values raise ``ValueError``) or class
             labels (classifiers; every class needs at least two samples).
@@ -1427,16 +1431,30 @@ class _RLS2Estimator(BaseEstimator):
         self : object
             The fitted estimator.
 
-        References
-        ----------
-        .. [1] F. Dinuzzo. Kernel machines with two layers and multiple kernel learning.
-           arXiv:1001.2709, 2010.
+        {references}
         """
         self._validate_params()
         X, targets, intercept = self._targets(X, y)
         self._set_results(self._fit_targets(X, targets, intercept, X_unlabeled))
         self._set_selection(X)
         return self
+
+    @_fill_doc()
+    def predict(self, X):
+        """Predicted outputs :math:`f(x)` (regressors) or labels (classifiers).
+
+        A classifier predicts by the sign of :math:`f` (two classes) or by the largest
+        one-vs-all output.
+
+        Parameters
+        ----------
+        {X_test}
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        return self._predicted(self._decision(X))
 
     def _solve(self, ops, y, intercept):
         """Algorithm 1 with the estimator's parameters on outputs already shifted by ``b``."""
@@ -1484,19 +1502,9 @@ class _RegressionTask(RegressorMixin):
         y = check_finite(np.asarray(y, dtype=float), "y")
         return X, [y], "mean" if self.fit_intercept else 0.0
 
-    def predict(self, X):
-        """Predicted outputs :math:`f(x)`.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Inputs.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        return self._decision(X)
+    @staticmethod
+    def _predicted(f):
+        return f
 
 
 class _ClassificationTask(ClassifierMixin):
@@ -1508,13 +1516,13 @@ class _ClassificationTask(ClassifierMixin):
         self.classes_ = _check_ova_classes(y, type(self).__name__)
         return X, _ova_targets(y, self.classes_, self.ova_coding), 0.0
 
+    @_fill_doc()
     def decision_function(self, X):
         """Outputs :math:`f(x)` (binary) or :math:`f_k(x)` of each one-vs-all machine.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Inputs.
+        {X_test}
 
         Returns
         -------
@@ -1523,19 +1531,8 @@ class _ClassificationTask(ClassifierMixin):
         """
         return self._decision(X)
 
-    def predict(self, X):
-        """Predicted labels: the sign (binary) or the largest one-vs-all output.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Inputs.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        f = self._decision(X)
+    def _predicted(self, f):
+        """Labels: the sign (binary) or the largest one-vs-all output."""
         if f.ndim == 1:
             return self.classes_[(f > 0).astype(int)]
         return self.classes_[np.argmax(f, axis=1)]
@@ -1635,15 +1632,8 @@ class RLS2Regressor(_RegressionTask, _KernelRLS2):
 
     Parameters
     ----------
-    {kernels}
-    {lam_kernel}
-    {kernel_scaling}
-    {normalize}
-    {fit_intercept}
-    {loop}
+    {kernels, lam_kernel, kernel_scaling, normalize, task, loop}
 
-    Attributes
-    ----------
     {attributes}
     selected_kernels_ : ndarray of int
         Indices of the kernels with :math:`d_i>0`.
@@ -1653,8 +1643,6 @@ class RLS2Regressor(_RegressionTask, _KernelRLS2):
     --------
     rls2_solve : the solver on precomputed Gram stacks.
     LinearRLS2Regressor : one linear kernel per feature.
-
-    {references}
 
     Examples
     --------
@@ -1684,32 +1672,21 @@ class RLS2Classifier(_ClassificationTask, _KernelRLS2):
 
     Parameters
     ----------
-    {kernels}
-    {lam_kernel}
-    {kernel_scaling}
-    {normalize}
-    {ova_coding}
-    {loop}
+    {kernels, lam_kernel, kernel_scaling, normalize, task, loop}
 
-    Attributes
-    ----------
-    classes_ : ndarray of shape (n_classes,)
-        Class labels.
     {attributes}
     selected_kernels_ : ndarray of int
         Kernels selected by at least one machine.
     {bank_attributes}
-
-    {references}
 
     Examples
     --------
     >>> import numpy as np
     >>> from mklcore.kernels import gaussian, linear
     >>> from mklcore.rls2 import RLS2Classifier
-    >>> X = np.linspace(-1, 1, 30)[:, None]
+    >>> X = np.linspace(-1, 1, 30)[:, None]; y = X.ravel() > 0
     >>> clf = RLS2Classifier(kernels=[linear(), gaussian(gamma=1.0)], lam=0.1)
-    >>> clf.fit(X, X.ravel() > 0).score(X, X.ravel() > 0)
+    >>> clf.fit(X, y).score(X, y)
     1.0
     """
 
@@ -1734,25 +1711,19 @@ class LinearRLS2Regressor(_RegressionTask, _LinearRLS2):
     {lam_linear}
     scaling : {"norm", "none"}, ndarray of shape (n_features,) or None, default="norm"
         Feature scaling: ``"norm"`` is rule (16), :math:`s_i=1/\|x^{(i)}\|^2`.
-    {fit_intercept}
-    {loop}
+    {task, loop}
 
-    Attributes
-    ----------
+    {attributes}
     coef_ : ndarray of shape (n_features,)
         Linear coefficients :math:`w` (eq. 12).
-    {attributes}
     selected_features_ : ndarray of int
         Features with :math:`w_i\neq0`.
-
-    {references}
 
     Examples
     --------
     >>> import numpy as np
     >>> from mklcore.rls2 import LinearRLS2Regressor
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.standard_normal((40, 6)); y = X[:, 0] - 2 * X[:, 3]
+    >>> X = np.random.default_rng(0).standard_normal((40, 6)); y = X[:, 0] - 2 * X[:, 3]
     >>> reg = LinearRLS2Regressor(lam=0.01, fit_intercept=False).fit(X, y)
     >>> reg.selected_features_.tolist(), reg.coef_.round(2).tolist()
     ([0, 3], [0.97, 0.0, 0.0, -1.98, 0.0, 0.0])
@@ -1779,22 +1750,13 @@ class LinearRLS2Classifier(_ClassificationTask, _LinearRLS2):
     scaling : {"norm", "fisher", "none"}, ndarray or None, default="norm"
         Feature scaling: rule (16) (``"norm"``) or rule (17) (``"fisher"``, within-class
         variances of each binary problem).
-    fisher_weighted : bool, default=False
-        Class-size-weighted variant of rule (17).
-    {ova_coding}
-    {loop}
+    {fisher_weighted, task, loop}
 
-    Attributes
-    ----------
-    classes_ : ndarray of shape (n_classes,)
-        Class labels.
+    {attributes}
     coef_ : ndarray of shape (n_features,) or (n_classes, n_features)
         Linear coefficients :math:`w` (eq. 12; one row per machine for three or more classes).
-    {attributes}
     selected_features_ : ndarray of int
         Features used by at least one machine ("selected genes" of the paper).
-
-    {references}
 
     Examples
     --------
