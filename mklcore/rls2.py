@@ -1,36 +1,31 @@
 r"""RLS2 and linear RLS2 (Dinuzzo, "Kernel machines with two layers and multiple kernel learning").
 
 RLS2 is multiple kernel learning with the square loss, written as a two-layer kernel machine.
-For training Gram matrices :math:`\mathbf K_1,\dots,\mathbf K_m`, positive scalings :math:`s_i`
-and outputs :math:`y` (already shifted by the fixed intercept :math:`b`) it solves Problem 5 of
-[1]_:
+For Gram matrices :math:`\mathbf K_1,\dots,\mathbf K_m`, scalings :math:`s_i\ge0` and outputs
+:math:`y` (already shifted by the fixed intercept :math:`b`) it solves Problem 5 of [1]_,
 
 .. math::
     \min_{c\in\mathbb R^\ell,\ d\in\Delta_m}\ F(c,d) =
     \tfrac12\|y-\mathbf K(d)c\|^2+\tfrac{\lambda}{2}c^\top\mathbf K(d)c,\qquad
     \mathbf K(d)=\sum_i d_i s_i\mathbf K_i,
 
-with :math:`\Delta_m` the standard simplex. The predictor is
-:math:`f(x) = b + \sum_j c_j \sum_i d_i s_i K_i(x_j, x)`.
-
-Algorithm 1 of [1]_ alternates the closed form (13) for :math:`c` with the
-simplex-constrained least-squares Problem 7 for :math:`d` (solved exactly by an active-set
-method, or by the paper's pairwise SMO); every outer iteration decreases :math:`F`. Plain
-alternation needs thousands of iterations at small :math:`\lambda`, so by default each
-iteration also tries a Newton step on the reduced objective :math:`G(d)` (Problem 7 with the
-exact Hessian) and keeps it only if it beats the alternation step (``accelerate=False`` runs
-the paper's algorithm unchanged). Convergence is certified by the duality gap of the reduced
-Problem 6: by the minimax theorem :math:`\min_{d\in\Delta_m}G(d)=\max_cD(c)` with
+over the standard simplex :math:`\Delta_m`; the predictor is
+:math:`f(x) = b + \sum_j c_j \sum_i d_i s_i K_i(x_j, x)`. Algorithm 1 alternates the closed
+form (13) for :math:`c` with the simplex-constrained least squares Problem 7 for :math:`d`
+(an exact active-set method, or the paper's pairwise SMO). Plain alternation needs thousands
+of iterations at small :math:`\lambda`, so by default each iteration also tries a Newton step
+on the reduced objective :math:`G(d)` and keeps it only if it beats the alternation step
+(``accelerate=False``: the paper's algorithm). The duality gap of Problem 6 certifies
+convergence: :math:`\min_{d\in\Delta_m}G(d)=\max_cD(c)` with
 :math:`D(c)=\lambda[y^\top c-\tfrac\lambda2\|c\|^2-\tfrac12\max_ic^\top s_i\mathbf K_ic]`, so with
 :math:`q_i=c^\top s_i\mathbf K_i c` at :math:`c=c(d)`,
-:math:`\mathrm{gap}=G(d)-D(c(d))=\tfrac\lambda2(\max_i q_i-\sum_i d_iq_i)`, reported relative
-to the objective :math:`G(d)=\tfrac\lambda2 y^\top c(d)`. The paper's own stopping rule (the
-normalised residual of (13), Sec. 5) is available as ``residual_tol``.
+:math:`G(d)-D(c(d))=\tfrac\lambda2(\max_i q_i-\sum_i d_iq_i)`, reported relative to
+:math:`G(d)=\tfrac\lambda2 y^\top c(d)`. The paper's stopping rule (Sec. 5) is ``residual_tol``.
 
-Linear RLS2 (Sec. 4.2 of [1]_) uses one linear kernel per feature; the learned predictor is
-linear, :math:`f(x)=b+w^\top x` with :math:`w_i=d_is_i\,x^{(i)\top}c` (eq. 12), and it never
-forms an :math:`\ell\times\ell` kernel per feature. Minimising over :math:`d` for fixed
-:math:`w` (Cauchy-Schwarz) shows it is the squared weighted Lasso
+Linear RLS2 (Sec. 4.2) has one linear kernel per feature and never forms an
+:math:`\ell\times\ell` kernel per feature: :math:`f(x)=b+w^\top x`,
+:math:`w_i=d_is_i\,x^{(i)\top}c` (eq. 12). Minimising over :math:`d` (Cauchy-Schwarz) shows
+it is the squared weighted Lasso
 :math:`\min_w\tfrac12\|y-Xw\|^2+\tfrac\lambda2(\sum_i|w_i|/\sqrt{s_i})^2`.
 
 References
@@ -88,9 +83,7 @@ _MAX_EXTRAPOLATIONS = 4
 #: cache G = V'V in SMO when there are at most this many kernels (O(m^2) memory)
 _SMO_GRAM_MAX = 2000
 
-# --------------------------------------------------------------------------------------
-# Shared docstring sections, substituted by ``_fill_doc`` (``{key}`` in a docstring)
-# --------------------------------------------------------------------------------------
+# --- Shared docstring sections, substituted by ``_fill_doc`` (``{key}`` in a docstring) ---
 _DOC = {
     "references": """References
     ----------
@@ -148,6 +141,12 @@ _DOC = {
     "lam_linear": r"""lam : float, default=0.1
         Regularisation parameter :math:`\lambda > 0` (with unit-norm feature columns, rule
         (16), the prostate data select :math:`\lambda\approx0.09`).""",
+    "lams": r"""lams : array-like of shape (n_lambdas,)
+        Values of :math:`\lambda > 0`, sorted here in decreasing order (e.g.
+        ``np.logspace(-6, 1, 30)`` for unit-trace kernels).""",
+    "path_warm_start": r"""warm_start : bool, default=True
+        Start each :math:`\lambda` at the previous solution; ``False`` starts every value at
+        the Lemma-5 vertex (the warm-start ablation).""",
     "fisher_weighted": """fisher_weighted : bool, default=False
         Class-size-weighted variant of rule (17).""",
     "fit_intercept": """fit_intercept : bool, default=True
@@ -282,9 +281,7 @@ def rls2_decision(result, K_test):
     return f + float(result["intercept"])
 
 
-# --------------------------------------------------------------------------------------
-# Scaling rules (Sec. 4.3: eqs 16, 17, 18)
-# --------------------------------------------------------------------------------------
+# --- Scaling rules (Sec. 4.3: eqs 16, 17, 18) -----------------------------------------
 def _safe_inverse(values):
     """1/values, with 0 where values is 0 (such kernels/features can never be selected)."""
     values = np.asarray(values, dtype=float)
@@ -419,9 +416,7 @@ def rls2_linear_scaling(X, rule="norm", *, y=None, transductive_X=None, fisher_w
     return _safe_inverse(var_p + var_m)
 
 
-# --------------------------------------------------------------------------------------
-# Problem 7: simplex-constrained least squares
-# --------------------------------------------------------------------------------------
+# --- Problem 7: simplex-constrained least squares -------------------------------------
 def _project_simplex(v):
     """Euclidean projection onto the standard simplex (sort-based, exact)."""
     u = np.sort(v)[::-1]
@@ -548,24 +543,11 @@ def _simplex_smo(V, z, d, tau, max_steps):
 
 
 def _simplex_lstsq(V, z, d0=None, *, method="active_set", tau=_SIMPLEX_TAU, max_iter=None):
-    r"""Solve Problem 7, :math:`\min_{d\in\Delta_m}\tfrac12\|Vd-z\|^2`, exactly.
+    r"""Solve Problem 7, :math:`\min_{d\in\Delta_m}\tfrac12\|Vd-z\|^2`; returns ``(d, n_steps)``.
 
-    Parameters
-    ----------
-    V : ndarray of shape (n_samples, n_kernels)
-    z : ndarray of shape (n_samples,)
-    d0 : ndarray of shape (n_kernels,), default=None
-        Warm start (projected onto the simplex if needed); the first vertex if None.
-    method : {"active_set", "smo"}
-        ``"active_set"``: primal active-set method (finite, exact up to round-off), finished
-        by SMO if it has to stop early (cycling in a degenerate case); ``"smo"``: pairwise SMO.
-    tau : float
-        KKT tolerance relative to :math:`\max_i|g_i|` at the start.
-
-    Returns
-    -------
-    d : ndarray of shape (n_kernels,)
-    n_steps : int
+    From ``d0`` (projected onto the simplex; the first vertex if None), by the active-set
+    method (finished by SMO if it stops early in a degenerate case) or by pairwise SMO, to the
+    KKT tolerance ``tau`` relative to :math:`\max_i|g_i|` at the start.
     """
     V = np.asarray(V, dtype=float)
     z = np.asarray(z, dtype=float)
@@ -580,9 +562,7 @@ def _simplex_lstsq(V, z, d0=None, *, method="active_set", tau=_SIMPLEX_TAU, max_
     return d, n_steps
 
 
-# --------------------------------------------------------------------------------------
-# Kernel and linear problem operators (what Algorithm 1 needs)
-# --------------------------------------------------------------------------------------
+# --- Kernel and linear problem operators (what Algorithm 1 needs) ---------------------
 def _cho_solver(A):
     """Return ``solve(B) = A^{-1} B`` for a symmetric positive definite ``A``."""
     try:
@@ -703,9 +683,7 @@ class _LinearOps:
         return {"coef": d * self.s * (self.X.T @ c)}  # eq. (12)
 
 
-# --------------------------------------------------------------------------------------
-# Algorithm 1
-# --------------------------------------------------------------------------------------
+# --- Algorithm 1 ----------------------------------------------------------------------
 def _warm_arrays(warm_start, m, n):
     """(d0, c0) from a warm start given as MKLResult/dict, (d, c) tuple or a weight array."""
     if warm_start is None:
@@ -739,11 +717,9 @@ class _State:
     def __init__(self, ops, d, y, lam, c0, linear_solver):
         self.ops, self.d, self.lam = ops, d, lam
         if linear_solver == "cg":
-            self.solve = None
             self.c = ops.solve_cg(d, lam, y, c0)
         else:
-            self.solve = ops.factor(d, lam)
-            self.c = self.solve(y)  # Alg. 1, line 4: eq. (13)
+            self.c = ops.factor(d, lam)(y)  # Alg. 1, line 4: eq. (13)
         self.objective = 0.5 * lam * float(y @ self.c)  # G(d) = F(c(d), d), Problem 6
         self._V = None
 
@@ -813,8 +789,7 @@ def _newton_step(ops, state, y, lam, bound, linear_solver, simplex_solver):
 
 
 def _alternate(ops, y, lam, *, intercept, d0, c0, tol, residual_tol, max_iter, simplex_solver,
-               linear_solver, accelerate, callback, verbose, owner, method, warn=True,
-               stacklevel=5):
+               linear_solver, accelerate, callback, verbose, owner, method, stacklevel=5):
     """Algorithm 1 of [1] on the outputs ``y`` (already shifted by ``intercept``).
 
     Row ``t`` of the history is the iterate at the start of outer iteration ``t`` (its
@@ -836,7 +811,7 @@ def _alternate(ops, y, lam, *, intercept, d0, c0, tol, residual_tol, max_iter, s
         # empty_ok: c = 0 is the exact solution when y = 0 or lambda = inf (Lemma 5)
         res = monitor.finish(
             weights=d, dual_coef=c, intercept=float(intercept), objective=objective, gap=gap,
-            empty_ok=True, warn=warn, stacklevel=stacklevel, lam=float(lam),
+            empty_ok=True, stacklevel=stacklevel, lam=float(lam),
             scaling=ops.s.copy(), effective_weights=d * ops.s, alignment=alignment,
             n_selected=int(np.count_nonzero(d)),
             df=0.0 if not np.isfinite(lam) else float(ops.df(d, lam)),
@@ -908,10 +883,7 @@ def _alternate(ops, y, lam, *, intercept, d0, c0, tol, residual_tol, max_iter, s
     return finish(state.d, state.c, state.objective, state.gap, residual, n_evals)
 
 
-
-# --------------------------------------------------------------------------------------
-# Public solver functions
-# --------------------------------------------------------------------------------------
+# --- Public solver functions ----------------------------------------------------------
 def _check_y(y, n, owner):
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
@@ -1021,10 +993,9 @@ def rls2_solve(K, y, *, lam, scaling=None, tol=1e-6, warm_start=None, transducti
         \min_{c\in\mathbb R^\ell,\ d\in\Delta_m}\ \tfrac12\|y-b\mathbf 1-\mathbf K(d)c\|^2
         + \tfrac{\lambda}{2}c^\top\mathbf K(d)c,\qquad \mathbf K(d)=\sum_i d_is_i\mathbf K_i .
 
-    Algorithm 1 alternates the closed form (13), :math:`c=(\mathbf K(d)+\lambda I)^{-1}y`, with
-    Problem 7 (:math:`\min_{d\in\Delta_m}\tfrac12\|Vd-z\|^2`, :math:`v_i=s_i\mathbf K_ic`,
-    :math:`z=y-\tfrac\lambda2c`), solved exactly by an active-set method (or the paper's
-    pairwise SMO). Without a warm start it starts at the vertex of the kernel with the largest
+    Algorithm 1 alternates (13), :math:`c=(\mathbf K(d)+\lambda I)^{-1}y`, with Problem 7,
+    :math:`\min_{d\in\Delta_m}\tfrac12\|Vd-z\|^2` (:math:`v_i=s_i\mathbf K_ic`,
+    :math:`z=y-\tfrac\lambda2c`). Without a warm start it starts at the vertex of the largest
     alignment :math:`a_i=s_iy^\top\mathbf K_iy` (Lemma 5).
 
     Parameters
@@ -1034,27 +1005,24 @@ def rls2_solve(K, y, *, lam, scaling=None, tol=1e-6, warm_start=None, transducti
     y : array-like of shape (n_samples,)
         Outputs (regression targets, or labels in {-1, +1} for classification).
     lam : float
-        Regularisation parameter :math:`\lambda > 0` (normalisation of Problem 5: halves, no
+        Regularisation parameter :math:`\lambda > 0` (Problem 5's normalisation: halves, no
         :math:`1/\ell`). ``np.inf`` returns the limit of Lemma 5 (:math:`c=0`).
     scaling : {"trace", "centered_trace", "none"}, ndarray or None, default=None
-        Scaling :math:`s_i` of the kernels (Sec. 4.3): ``"trace"`` is rule (18), unit trace (the
-        toolbox default for nonlinear RLS2); see :func:`rls2_scaling`. ``None``/``"none"``:
-        :math:`s_i=1`.
+        Kernel scaling :math:`s_i` (Sec. 4.3, see :func:`rls2_scaling`): ``"trace"`` is rule
+        (18), unit trace (the toolbox default); ``None``/``"none"``: :math:`s_i=1`.
     {tol}
     warm_start : MKLResult, tuple (d, c) or ndarray of shape (n_kernels,), default=None
         Starting kernel weights (and coefficients); the Lemma-5 vertex if None.
     transductive_K : ndarray of shape (n_kernels, n_all, n_all) or (n_kernels, n_all), default=None
         Gram matrices (or their diagonals) over training and test inputs, for the transductive
-        variant of the trace rule.
+        trace rule.
     {intercept, residual_tol, max_iter, simplex_solver, linear_solver}
     accelerate : bool, default=True
-        At every iteration also try a Newton step on :math:`G(d)`: Problem 7 with the exact
-        Hessian :math:`\lambda V^\top(\mathbf K(d)+\lambda I)^{-1}V` instead of its upper
-        bound :math:`V^\top V` (same solver, so it adds and drops kernels), extrapolated while
-        :math:`G` falls, and kept only if it ends below the objective Algorithm 1's own step
-        guarantees (our addition: plain alternation needs thousands of iterations at small
-        :math:`\lambda`). ``False`` runs the plain Algorithm 1 of the paper (with
-        ``residual_tol=1e-4`` it reproduces the paper's iteration counts).
+        Also try, at every iteration, a Newton step on :math:`G(d)`: Problem 7 with the exact
+        Hessian :math:`\lambda V^\top(\mathbf K(d)+\lambda I)^{-1}V` instead of its bound
+        :math:`V^\top V`, extrapolated while :math:`G` falls and kept only if it ends below the
+        value Algorithm 1's step guarantees (our addition). ``False``: the paper's Algorithm 1
+        (with ``residual_tol=1e-4`` it reproduces the paper's iteration counts).
     {callback, verbose}
     check_input : bool, default=True
         Validate ``K`` (shape, finiteness, symmetry; no PSD check).
@@ -1062,17 +1030,15 @@ def rls2_solve(K, y, *, lam, scaling=None, tol=1e-6, warm_start=None, transducti
     Returns
     -------
     result : MKLResult
-        An :class:`~mklcore._result.MKLResult`: ``weights`` = :math:`d`, ``dual_coef`` =
-        :math:`c`, ``intercept`` = :math:`b`, ``objective`` = :math:`G(d)=F(c,d)`, ``gap`` =
-        relative duality gap. Extras: ``lam``, ``scaling`` (:math:`s`), ``effective_weights``
-        (:math:`d\circ s`), ``alignment`` (:math:`a`), ``n_selected``, ``df`` (equivalent
-        degrees of freedom :math:`\ell-\lambda\,\mathrm{tr}((\mathbf K(d)+\lambda I)^{-1})`),
-        ``residual`` (last value of the residual criterion), ``n_evals`` (solves of (13)),
-        ``n_products`` (products :math:`\mathbf K_ic` with the whole stack, the dominant
-        cost), ``time``.
-        ``history`` also records ``residual``, ``n_selected`` and ``newton`` (whether the
-        accelerated step was taken) per iteration. ``mklcore.decision(result, K_test)`` (or
-        ``result.decision(K_test)``) evaluates the model, see :func:`rls2_decision`.
+        ``weights`` (:math:`d`), ``dual_coef`` (:math:`c`), ``intercept`` (:math:`b`),
+        ``objective`` (:math:`G(d)=F(c,d)`), ``gap`` (relative duality gap), ``lam``,
+        ``scaling`` (:math:`s`), ``effective_weights`` (:math:`d\circ s`), ``alignment``
+        (:math:`a`), ``n_selected``, ``df`` (eq. (15),
+        :math:`\ell-\lambda\,\mathrm{tr}((\mathbf K(d)+\lambda I)^{-1})`), ``residual`` (the
+        last residual criterion), ``n_evals`` (solves of (13)), ``n_products`` (products with
+        the whole stack, the dominant cost) and ``time``; ``history`` also records
+        ``residual``, ``n_selected`` and ``newton`` (accelerated step taken).
+        ``mklcore.decision(result, K_test)`` evaluates the model (:func:`rls2_decision`).
 
     Raises
     ------
@@ -1082,8 +1048,8 @@ def rls2_solve(K, y, *, lam, scaling=None, tol=1e-6, warm_start=None, transducti
     Warns
     -----
     ConvergenceWarning
-        If ``max_iter`` is reached before the gap falls below ``tol`` (status 1; not with
-        ``tol=None``), or if the weights stop changing above ``tol`` (status 2).
+        If ``max_iter`` is reached above ``tol`` (status 1; not with ``tol=None``), or if the
+        weights stop changing above ``tol`` (status 2).
 
     Examples
     --------
@@ -1111,10 +1077,8 @@ def rls2_path(K, y, *, lams, scaling=None, warm_start=True, transductive_K=None,
               linear_solver="cholesky", accelerate=True, verbose=0, check_input=True):
     r"""RLS2 regularisation path with warm starts (Sec. 5.2 of [1]_).
 
-    The values of ``lams`` are sorted in **decreasing** order (like
-    :func:`sklearn.linear_model.lasso_path`). The largest starts at the Lemma-5 vertex (where
-    one iteration usually suffices); each next value starts from the previous solution
-    (:math:`d` and :math:`c`).
+    The largest :math:`\lambda` starts at the Lemma-5 vertex (where one iteration usually
+    suffices), each next one at the previous solution (:math:`d` and :math:`c`).
 
     Parameters
     ----------
@@ -1122,13 +1086,10 @@ def rls2_path(K, y, *, lams, scaling=None, warm_start=True, transductive_K=None,
         Training Gram matrices.
     y : array-like of shape (n_samples,)
         Outputs.
-    lams : array-like of shape (n_lambdas,)
-        Values of :math:`\lambda > 0`, e.g. ``np.logspace(-6, 1, 30)`` for unit-trace kernels.
+    {lams}
     scaling : {"trace", "centered_trace", "none"}, ndarray or None, default=None
         As in :func:`rls2_solve`; computed once for the whole path.
-    warm_start : bool, default=True
-        Start each :math:`\lambda` from the previous solution; ``False`` starts every value at
-        the Lemma-5 vertex (the warm-start ablation).
+    {path_warm_start}
     transductive_K : ndarray, default=None
         As in :func:`rls2_solve`.
     {intercept, tol, residual_tol, max_iter, simplex_solver, linear_solver, accelerate, verbose}
@@ -1138,8 +1099,7 @@ def rls2_path(K, y, *, lams, scaling=None, warm_start=True, transductive_K=None,
     Returns
     -------
     results : list of MKLResult
-        One result per :math:`\lambda`, in decreasing order of :math:`\lambda`; each has
-        ``lam``, ``n_iter``, ``time``, ``n_selected`` and ``df``.
+        One result of :func:`rls2_solve` per :math:`\lambda`, in decreasing order.
 
     Examples
     --------
@@ -1169,13 +1129,11 @@ def rls2_linear_solve(X, y, *, lam, scaling="norm", tol=1e-6, warm_start=None,
                       accelerate=True, callback=None, verbose=0):
     r"""Solve linear RLS2 (Sec. 4.2 of [1]_: Problem 8, Lemma 6) at a fixed :math:`\lambda`.
 
-    RLS2 with one linear kernel per feature, :math:`K_i(x,x')=x_ix'_i` (eq. 10). The model is
-    linear, :math:`f(x)=b+w^\top x` with :math:`w_i=d_is_i\,x^{(i)\top}c` (eq. 12); for fixed
-    :math:`d` it is ridge regression on the scaled selected features
-    :math:`\tilde X=X_BD_B^{1/2}` (Lemma 6), and it is the squared weighted-:math:`\ell_1`
-    problem :math:`\min_w\tfrac12\|y-Xw\|^2+\tfrac\lambda2(\sum_i|w_i|/\sqrt{s_i})^2`.
-    Algorithm 1 runs without forming any :math:`\ell\times\ell` kernel per feature; (13) is
-    solved by the Woodbury identity when fewer features than samples are selected.
+    RLS2 with one linear kernel per feature, :math:`K_i(x,x')=x_ix'_i` (eq. 10); the model is
+    :math:`f(x)=b+w^\top x` with :math:`w_i=d_is_i\,x^{(i)\top}c` (eq. 12). For fixed
+    :math:`d` it is ridge regression on :math:`\tilde X=X_BD_B^{1/2}` (Lemma 6): Algorithm 1
+    forms no :math:`\ell\times\ell` kernel per feature and solves (13) by the Woodbury identity
+    when fewer features than samples are selected.
 
     Parameters
     ----------
@@ -1235,12 +1193,10 @@ def rls2_linear_path(X, y, *, lams, scaling="norm", warm_start=True, transductiv
         Training inputs.
     y : array-like of shape (n_samples,)
         Outputs.
-    lams : array-like of shape (n_lambdas,)
-        Values of :math:`\lambda > 0`, sorted decreasingly here.
+    {lams}
     scaling : {"norm", "fisher", "none"}, ndarray or None, default="norm"
         Feature scaling, see :func:`rls2_linear_solve`.
-    warm_start : bool, default=True
-        Start each :math:`\lambda` at the previous solution (else at the Lemma-5 vertex).
+    {path_warm_start}
     transductive_X : array-like of shape (n_all, n_features), default=None
         Inputs for the transductive rule (16).
     {fisher_weighted, intercept, tol, residual_tol, max_iter, simplex_solver, accelerate, verbose}
@@ -1248,8 +1204,7 @@ def rls2_linear_path(X, y, *, lams, scaling="norm", warm_start=True, transductiv
     Returns
     -------
     results : list of MKLResult
-        One per :math:`\lambda` in decreasing order, each with ``coef`` (:math:`w`) and ``df``
-        (eq. 15).
+        One result of :func:`rls2_linear_solve` per :math:`\lambda`, in decreasing order.
 
     Examples
     --------
@@ -1273,12 +1228,12 @@ def rls2_lambda_max(K, y, *, linear=False, scaling=None, intercept=0.0, rtol=0.0
                     check_input=True):
     r"""Threshold :math:`\lambda_1` of Lemma 5: above it the max-alignment vertex is optimal.
 
-    For :math:`\lambda\ge\lambda_1` the solution of RLS2 is :math:`d=e_{i^\star}`,
-    :math:`i^\star=\arg\max_is_iy^\top\mathbf K_iy`, exactly: the vertex
-    satisfies the optimality conditions of Problem 6 (zero duality gap),
-    :math:`q_{i^\star}\ge q_i` with :math:`c=(s_{i^\star}\mathbf K_{i^\star}+\lambda I)^{-1}y`.
-    Found by a bisection on :math:`\log\lambda` (one product with the kernel stack per step);
-    a path whose largest value is at least :math:`\lambda_1` needs one iteration there.
+    For :math:`\lambda\ge\lambda_1` the solution of RLS2 is exactly :math:`d=e_{i^\star}`,
+    :math:`i^\star=\arg\max_is_iy^\top\mathbf K_iy`: the vertex has zero duality gap
+    (Problem 6), :math:`q_{i^\star}\ge q_i` with
+    :math:`c=(s_{i^\star}\mathbf K_{i^\star}+\lambda I)^{-1}y`. Found by bisection on
+    :math:`\log\lambda` (one product with the kernel stack per step); a path whose largest
+    value is at least :math:`\lambda_1` needs one iteration there.
 
     Parameters
     ----------
@@ -1294,8 +1249,7 @@ def rls2_lambda_max(K, y, *, linear=False, scaling=None, intercept=0.0, rtol=0.0
     intercept : float or "mean", default=0.0
         Fixed intercept subtracted from ``y``.
     rtol : float, default=0.05
-        Relative accuracy of the returned value (it is an upper bound of :math:`\lambda_1`
-        within this factor).
+        Relative accuracy: the result is an upper bound of :math:`\lambda_1` within this factor.
     check_input : bool, default=True
         Validate ``K``.
 
@@ -1307,11 +1261,9 @@ def rls2_lambda_max(K, y, *, linear=False, scaling=None, intercept=0.0, rtol=0.0
     Examples
     --------
     >>> import numpy as np
-    >>> from mklcore.rls2 import rls2_lambda_max, rls2_solve
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.standard_normal((30, 4)); y = X @ [1.0, 0.5, 0.0, 0.0]
-    >>> lam1 = rls2_lambda_max(X, y, linear=True, scaling="norm")
-    >>> bool(0.1 < lam1 < 100)
+    >>> from mklcore.rls2 import rls2_lambda_max
+    >>> X = np.random.default_rng(0).standard_normal((30, 4)); y = X @ [1.0, 0.5, 0.0, 0.0]
+    >>> bool(0.1 < rls2_lambda_max(X, y, linear=True, scaling="norm") < 100)
     True
     """
     owner = "rls2_lambda_max"
@@ -1351,9 +1303,7 @@ def rls2_lambda_max(K, y, *, linear=False, scaling=None, intercept=0.0, rtol=0.0
     return float(hi)
 
 
-# --------------------------------------------------------------------------------------
-# Estimators
-# --------------------------------------------------------------------------------------
+# --- Estimators -----------------------------------------------------------------------
 _ESTIMATOR_CONSTRAINTS = dict(
     _SOLVER_CONSTRAINTS,
     normalize=[Options("trace", "cosine"), None],
@@ -1385,7 +1335,6 @@ def _ova_targets(y, classes, coding):
         return [np.where(y == classes[1], 1.0, -1.0)]
     neg = 0.0 if coding == "01" else -1.0
     return [np.where(y == k, 1.0, neg) for k in classes]
-
 
 
 def _store_params(estimator, params):
@@ -1474,21 +1423,15 @@ class _RLS2Estimator(BaseEstimator):
             values = [r[key] for r in results]
             return np.asarray(values[0] if one else values, dtype=dtype)
 
-        self.weights_ = pick("weights")
-        self.dual_coef_ = pick("dual_coef")
-        self.scaling_ = pick("scaling")
-        self.effective_weights_ = pick("effective_weights")
+        arrays = ("weights", "dual_coef", "scaling", "effective_weights", "coef")
+        for key in arrays[:5 if "coef" in results[0] else 4]:
+            setattr(self, key + "_", pick(key))
         self.df_ = pick("df")[()] if one else pick("df")
-        self.n_selected_ = int(results[0].n_selected) if one else pick("n_selected", int)
-        self.n_iter_ = int(results[0].n_iter) if one else pick("n_iter", int)
-        self.objective_ = float(results[0].objective) if one else pick("objective")
-        self.gap_ = float(results[0].gap) if one else pick("gap")
+        for key, kind in (("n_selected", int), ("n_iter", int), ("objective", float),
+                          ("gap", float), ("intercept", float)):
+            setattr(self, key + "_", kind(results[0][key]) if one else pick(key, kind))
         self.converged_ = bool(all(r.success for r in results))
         self.history_ = results[0].history if one else [r.history for r in results]
-        if "coef" in results[0]:
-            self.coef_ = pick("coef")
-        intercept = pick("intercept")
-        self.intercept_ = float(intercept) if one else intercept
 
 
 class _RegressionTask(RegressorMixin):
