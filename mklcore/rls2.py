@@ -1204,7 +1204,8 @@ def rls2_linear_path(X, y, *, lams, scaling="norm", warm_start=True, transductiv
     Returns
     -------
     results : list of MKLResult
-        One result of :func:`rls2_linear_solve` per :math:`\lambda`, in decreasing order.
+        The results of :func:`rls2_linear_solve` (with ``coef``, :math:`w`), one per
+        :math:`\lambda` in decreasing order.
 
     Examples
     --------
