@@ -1,46 +1,40 @@
 r"""RLS2 and linear RLS2 (Dinuzzo, "Kernel machines with two layers and multiple kernel learning").
 
 RLS2 is multiple kernel learning with the square loss, written as a two-layer kernel machine.
-For training Gram matrices :math:`\mathbf K_1,\dots,\mathbf K_m`, positive scalings :math:`s_i`
-and outputs :math:`y` (already shifted by the fixed intercept :math:`b`) it solves Problem 5 of
-[1]_:
+For Gram matrices :math:`\mathbf K_1,\dots,\mathbf K_m`, scalings :math:`s_i\ge0` and outputs
+:math:`y` (already shifted by the fixed intercept :math:`b`) it solves Problem 5 of [1]_,
 
 .. math::
     \min_{c\in\mathbb R^\ell,\ d\in\Delta_m}\ F(c,d) =
     \tfrac12\|y-\mathbf K(d)c\|^2+\tfrac{\lambda}{2}c^\top\mathbf K(d)c,\qquad
     \mathbf K(d)=\sum_i d_i s_i\mathbf K_i,
 
-with :math:`\Delta_m` the standard simplex. The predictor is
-:math:`f(x) = b + \sum_j c_j \sum_i d_i s_i K_i(x_j, x)`.
-
-Algorithm 1 of [1]_ alternates the closed form (13) for :math:`c` with the
-simplex-constrained least-squares Problem 7 for :math:`d` (solved exactly by an active-set
-method, or by the paper's pairwise SMO); every outer iteration decreases :math:`F`. Plain
-alternation needs thousands of iterations at small :math:`\lambda`, so by default each
-iteration also tries a Newton step on the reduced objective :math:`G(d)` (Problem 7 with the
-exact Hessian, same solver) and keeps it only if it beats the alternation step
-(``accelerate=False`` runs the paper's algorithm unchanged). Convergence is certified by the
-duality gap of the reduced Problem 6: by the minimax theorem
-:math:`\min_{d\in\Delta_m}G(d)=\max_cD(c)` with
+over the standard simplex :math:`\Delta_m`; the predictor is
+:math:`f(x) = b + \sum_j c_j \sum_i d_i s_i K_i(x_j, x)`. Algorithm 1 alternates the closed
+form (13) for :math:`c` with the simplex-constrained least squares Problem 7 for :math:`d`
+(an exact active-set method, or the paper's pairwise SMO). Plain alternation needs thousands
+of iterations at small :math:`\lambda`, so by default each iteration also tries a Newton step
+on the reduced objective :math:`G(d)` and keeps it only if it beats the alternation step
+(``accelerate=False``: the paper's algorithm). The duality gap of Problem 6 certifies
+convergence: :math:`\min_{d\in\Delta_m}G(d)=\max_cD(c)` with
 :math:`D(c)=\lambda[y^\top c-\tfrac\lambda2\|c\|^2-\tfrac12\max_ic^\top s_i\mathbf K_ic]`, so with
 :math:`q_i=c^\top s_i\mathbf K_i c` at :math:`c=c(d)`,
-:math:`\mathrm{gap}=G(d)-D(c(d))=\tfrac\lambda2(\max_i q_i-\sum_i d_iq_i)`, reported relative
-to the objective :math:`G(d)=\tfrac\lambda2 y^\top c(d)`. The paper's own stopping rule (the
-test on the normalised residual of (13), Sec. 5) is available as ``residual_tol``.
+:math:`G(d)-D(c(d))=\tfrac\lambda2(\max_i q_i-\sum_i d_iq_i)`, reported relative to
+:math:`G(d)=\tfrac\lambda2 y^\top c(d)`. The paper's stopping rule (Sec. 5) is ``residual_tol``.
 
-Linear RLS2 (Sec. 4.2 of [1]_) uses one linear kernel per feature; the learned predictor is
-linear, :math:`f(x)=b+w^\top x` with :math:`w_i=d_is_i\,x^{(i)\top}c` (eq. 12), and it never
-forms an :math:`\ell\times\ell` kernel per feature. It is exactly a weighted Lasso with a
-squared penalty: minimising over :math:`d` for fixed :math:`w` (Cauchy-Schwarz) gives
+Linear RLS2 (Sec. 4.2) has one linear kernel per feature and never forms an
+:math:`\ell\times\ell` kernel per feature: :math:`f(x)=b+w^\top x`,
+:math:`w_i=d_is_i\,x^{(i)\top}c` (eq. 12). Minimising over :math:`d` (Cauchy-Schwarz) shows
+it is the squared weighted Lasso
 :math:`\min_w\tfrac12\|y-Xw\|^2+\tfrac\lambda2(\sum_i|w_i|/\sqrt{s_i})^2`.
-
-Equation, problem, lemma and algorithm numbers refer to arXiv:1001.2709v1.
 
 References
 ----------
 .. [1] F. Dinuzzo. Kernel machines with two layers and multiple kernel learning.
-   arXiv:1001.2709, 2010.
+   arXiv:1001.2709, 2010. Equation, problem, lemma and algorithm numbers refer to its v1.
 """
+
+import re
 
 import numpy as np
 from scipy import linalg
@@ -89,6 +83,172 @@ _MAX_EXTRAPOLATIONS = 4
 #: cache G = V'V in SMO when there are at most this many kernels (O(m^2) memory)
 _SMO_GRAM_MAX = 2000
 
+# --- Shared docstring sections, substituted by ``_fill_doc`` (``{key}`` in a docstring) ---
+_DOC = {
+    "references": """References
+    ----------
+    .. [1] F. Dinuzzo. Kernel machines with two layers and multiple kernel learning.
+       arXiv:1001.2709, 2010.""",
+    "tol": r"""tol : float or None, default=1e-6
+        Stop at the first iterate whose relative duality gap of Problem 6,
+        :math:`\tfrac\lambda2(\max_iq_i-\sum_id_iq_i)/G(d)` with
+        :math:`q_i=c^\top s_i\mathbf K_ic` (see the module docstring), is at most ``tol``; this
+        certifies the global optimum. ``None``: no stopping test, run ``max_iter`` iterations
+        (status 1, no warning).""",
+    "residual_tol": r"""residual_tol : float, default=None
+        Also stop when the paper's criterion (Sec. 5 of [1]_, the normalised residual of (13)),
+        :math:`\|y-(\mathbf K(d)+\lambda I)c\|^2/\|y\|^2` after a :math:`d`-update, is below it
+        (the author's toolbox uses 1e-4). It does not certify optimality; use it only to
+        reproduce the paper's iteration counts.""",
+    "max_iter": r"""max_iter : int, default=10000
+        Maximum number of outer iterations of Algorithm 1 (per :math:`\lambda` of a path, per
+        machine of a one-vs-all classifier).""",
+    "simplex_solver": """simplex_solver : {"active_set", "smo"}, default="active_set"
+        Solver of Problem 7: exact primal active-set method, or pairwise SMO (the paper's).""",
+    "linear_solver": r"""linear_solver : {"cholesky", "cg"}, default="cholesky"
+        Solver of the linear system (13): dense Cholesky, or conjugate gradient warm-started at
+        the previous :math:`c` (the toolbox's choice).""",
+    "accelerate": r"""accelerate : bool, default=True
+        Also try a Newton step on :math:`G(d)` at every iteration (see :func:`rls2_solve`);
+        ``False`` runs the plain Algorithm 1 of the paper.""",
+    "callback": """callback : callable, default=None
+        Called as ``callback(intermediate_result)`` once per outer iteration with an
+        :class:`~mklcore._result.MKLResult` of the iteration's iterate (the history row):
+        ``n_iter``, ``objective``, ``gap``, ``criterion``, ``weights``, ``time``, ``method``,
+        ``dual_coef`` and ``residual``; raising ``StopIteration`` stops with ``status=3``.""",
+    "verbose": """verbose : int, default=0
+        ``1``: a progress line at the first iteration, every 10 and at the end; ``>= 2``:
+        every iteration.""",
+    "intercept": """intercept : float or "mean", default=0.0
+        Fixed intercept :math:`b` (never optimised); ``"mean"`` uses the mean of ``y``, as
+        Sec. 5.2 of [1]_ does for regression.""",
+    # parameters of the estimators
+    "kernels": r"""kernels : list, default=None
+        Kernel bank (Kernel objects, ``(name, params[, columns])`` tuples or callables, see
+        :func:`mklcore.kernels.kernel_bank`). None uses ``kernel_bank("rls2_default")``:
+        polynomial degrees 1-3 and 10 Gaussian widths on all and on each single feature
+        (:math:`13(N+1)` kernels, the bank of Sec. 5.2 and Table 2 of [1]_).""",
+    "lam_kernel": r"""lam : float, default=0.01
+        Regularisation parameter :math:`\lambda > 0` of Problem 5. With unit-trace kernels
+        (the default scaling) the useful range is about :math:`10^{-6}` to :math:`10`.""",
+    "kernel_scaling": ('scaling : {"trace", "centered_trace", "none"}, ndarray or None, '
+                       """default="trace"
+        Kernel scaling :math:`s_i` (an array has shape (n_kernels,)); ``"trace"`` is rule
+        (18) (see :func:`rls2_scaling`)."""),
+    "normalize": """normalize : {"trace", "cosine"} or None, default=None
+        Normalisation of the kernels by :class:`~mklcore.kernels.KernelBank`, applied before
+        the scaling (usually left at None: the scaling plays that role).""",
+    "lam_linear": r"""lam : float, default=0.1
+        Regularisation parameter :math:`\lambda > 0` (with unit-norm feature columns, rule
+        (16), the prostate data select :math:`\lambda\approx0.09`).""",
+    "lams": r"""lams : array-like of shape (n_lambdas,)
+        Values of :math:`\lambda > 0`, sorted here in decreasing order (e.g.
+        ``np.logspace(-6, 1, 30)`` for unit-trace kernels).""",
+    "path_warm_start": r"""warm_start : bool, default=True
+        Start each :math:`\lambda` at the previous solution; ``False`` starts every value at
+        the Lemma-5 vertex (the warm-start ablation).""",
+    "fisher_weighted": """fisher_weighted : bool, default=False
+        Class-size-weighted variant of rule (17).""",
+    "fit_intercept": """fit_intercept : bool, default=True
+        Use the mean training output as the fixed intercept :math:`b` (Sec. 5.2 of [1]_);
+        False uses :math:`b=0`.""",
+    "ova_coding": """ova_coding : {"pm1", "01"}, default="pm1"
+        Output coding of the one-vs-all machines (three or more classes): +1/-1, or the
+        toolbox's 1/0 indicators.""",
+    # fitted attributes of the estimators ({unit}: kernels or features; the other keys
+    # give the shapes of the one-vs-all classifiers, see _estimator_doc)
+    "attributes": r"""Attributes
+    ----------
+    {classes}weights_ : ndarray of shape (n_{unit},){rows}
+        Weights :math:`d` (on the simplex, sparse){ova}.
+    effective_weights_ : ndarray, same shape as ``weights_``
+        :math:`d\circ s`, the weights of the raw {unit}.
+    scaling_ : ndarray, same shape as ``weights_``
+        Scaling :math:`s` used.
+    dual_coef_ : ndarray of shape (n_samples,){samples}
+        Coefficients :math:`c`.
+    intercept_ : float{each}
+        Intercept :math:`b` (zero for the classifiers).
+    df_ : float{each}
+        Equivalent degrees of freedom, eq. (15):
+        :math:`\ell-\lambda\,\mathrm{tr}((\mathbf K(d)+\lambda I)^{-1})`.
+    n_selected_ : int{each}
+        Number of {unit} with :math:`d_i>0`.
+    n_iter_ : int{each}
+        Outer iterations of Algorithm 1.
+    converged_ : bool
+        Whether the relative gap fell below ``tol`` (for every machine).
+    objective_ : float{each}
+        Objective :math:`F` of Problem 5.
+    gap_ : float{each}
+        Relative duality gap.
+    history_ : dict of ndarray{dicts}
+        Per-iteration ``objective``, ``gap``, ``weights``, ``time``, ``residual``,
+        ``n_selected`` and ``newton``.
+    result_ : MKLResult{results}
+        The full result of :func:`{solver}`.
+    n_features_in_ : int
+        Number of features.""",
+    "X_test": """X : array-like of shape (n_samples, n_features)
+        Inputs.""",
+    "bank_attributes": """kernel_bank_ : KernelBank
+        Fitted kernel bank.
+    X_fit_ : ndarray of shape (n_samples, n_features)
+        Training inputs.""",
+}
+#: the loop parameters every estimator takes, in the order of their signatures
+_DOC["loop"] = "\n    ".join(_DOC[key] for key in (
+    "tol", "residual_tol", "max_iter", "simplex_solver", "accelerate", "verbose"))
+
+
+def _fill_doc(**extra):
+    """Decorator substituting the shared sections of ``_DOC`` and ``extra`` into a docstring.
+
+    A line ``{key1, key2, ...}`` becomes those sections one after the other (written for a
+    docstring indented by 4 spaces, re-indented to the line's indentation); then any other
+    ``{key}`` is replaced by its text.
+    """
+    parts = {**_DOC, **extra}
+
+    def expand(match):
+        keys = [key.strip() for key in match.group(2).split(",")]
+        if not all(key in parts for key in keys):
+            return match.group(0)
+        text = "\n    ".join(parts[key] for key in keys)
+        return match.group(1) + text.replace("\n    ", "\n" + match.group(1))
+
+    def fill(obj):
+        doc = obj.__doc__
+        if doc:  # python -OO strips docstrings
+            doc = re.sub(r"^( +)\{([A-Za-z_, ]+)\}$", expand, doc, flags=re.M)
+            for key, text in parts.items():
+                doc = doc.replace("{" + key + "}", text)
+            obj.__doc__ = doc
+        return obj
+
+    return fill
+
+
+def _estimator_doc(unit, solver, ova):
+    """``_fill_doc`` for an estimator over ``unit`` (kernels, features), one-vs-all or not."""
+    shapes = dict(classes="classes_ : ndarray of shape (n_classes,)\n        Class labels.\n    ",
+                  rows=f" or (n_classes, n_{unit})",
+                  ova=" (one row per one-vs-all machine for three or more classes)",
+                  samples=" or (n_classes, n_samples)", each=" or ndarray of shape (n_classes,)",
+                  dicts=" or list of dict", results=" or list of MKLResult")
+    if not ova:
+        shapes = dict.fromkeys(shapes, "")
+    task = _DOC["ova_coding" if ova else "fit_intercept"]
+    fill = _fill_doc(**shapes, unit=unit, solver=solver, task=task)
+
+    def decorate(cls):  # the References section goes before the Examples
+        if cls.__doc__:
+            cls.__doc__ = cls.__doc__.replace("\n    Examples\n",
+                                              "\n    {references}\n\n    Examples\n")
+        return fill(cls)
+
+    return decorate
+
 
 def rls2_decision(result, K_test):
     """Evaluate an RLS2 model, :math:`f = b + \\sum_i d_i s_i \\mathbf K^{\\rm test}_i c`.
@@ -121,9 +281,7 @@ def rls2_decision(result, K_test):
     return f + float(result["intercept"])
 
 
-# --------------------------------------------------------------------------------------
-# Scaling rules (Sec. 4.3: eqs 16, 17, 18)
-# --------------------------------------------------------------------------------------
+# --- Scaling rules (Sec. 4.3: eqs 16, 17, 18) -----------------------------------------
 def _safe_inverse(values):
     """1/values, with 0 where values is 0 (such kernels/features can never be selected)."""
     values = np.asarray(values, dtype=float)
@@ -140,13 +298,19 @@ def _scaling_error(owner, scaling, rules, m, what):
         f"non-negative finite floats. Got {scaling!r} instead.")
 
 
-def _check_scaling_array(owner, scaling, rules, m, what):
+def _resolve_scaling(owner, scaling, rules, m, what, rule_scaling):
+    """The scaling ``s``: ``rule_scaling(scaling)`` for a rule name (or None), else the array."""
+    if isinstance(scaling, str) or scaling is None:
+        if scaling is not None and scaling not in rules:
+            raise _scaling_error(owner, scaling, rules, m, what)
+        return rule_scaling(scaling)
     s = np.asarray(scaling, dtype=float)
     if s.shape != (m,) or not np.all(np.isfinite(s)) or np.any(s < 0):
         raise _scaling_error(owner, scaling, rules, m, what)
     return s
 
 
+@_fill_doc()
 def rls2_scaling(K, rule="trace", *, transductive_K=None):
     r"""Kernel scaling coefficients :math:`s_i` of RLS2, rule (18) of [1]_.
 
@@ -169,10 +333,7 @@ def rls2_scaling(K, rule="trace", *, transductive_K=None):
     -------
     s : ndarray of shape (n_kernels,)
 
-    References
-    ----------
-    .. [1] F. Dinuzzo. Kernel machines with two layers and multiple kernel learning.
-       arXiv:1001.2709, 2010.
+    {references}
     """
     K = np.asarray(K, dtype=float)
     if K.ndim == 2:
@@ -197,6 +358,7 @@ def rls2_scaling(K, rule="trace", *, transductive_K=None):
     return _safe_inverse(traces)
 
 
+@_fill_doc()
 def rls2_linear_scaling(X, rule="norm", *, y=None, transductive_X=None, fisher_weighted=False):
     r"""Feature scaling coefficients :math:`s_i` of linear RLS2, rules (16) and (17) of [1]_.
 
@@ -225,10 +387,7 @@ def rls2_linear_scaling(X, rule="norm", *, y=None, transductive_X=None, fisher_w
     -------
     s : ndarray of shape (n_features,)
 
-    References
-    ----------
-    .. [1] F. Dinuzzo. Kernel machines with two layers and multiple kernel learning.
-       arXiv:1001.2709, 2010.
+    {references}
     """
     X = np.asarray(X, dtype=float)
     n = X.shape[1]
@@ -257,9 +416,7 @@ def rls2_linear_scaling(X, rule="norm", *, y=None, transductive_X=None, fisher_w
     return _safe_inverse(var_p + var_m)
 
 
-# --------------------------------------------------------------------------------------
-# Problem 7: simplex-constrained least squares
-# --------------------------------------------------------------------------------------
+# --- Problem 7: simplex-constrained least squares -------------------------------------
 def _project_simplex(v):
     """Euclidean projection onto the standard simplex (sort-based, exact)."""
     u = np.sort(v)[::-1]
@@ -386,24 +543,11 @@ def _simplex_smo(V, z, d, tau, max_steps):
 
 
 def _simplex_lstsq(V, z, d0=None, *, method="active_set", tau=_SIMPLEX_TAU, max_iter=None):
-    r"""Solve Problem 7, :math:`\min_{d\in\Delta_m}\tfrac12\|Vd-z\|^2`, exactly.
+    r"""Solve Problem 7, :math:`\min_{d\in\Delta_m}\tfrac12\|Vd-z\|^2`; returns ``(d, n_steps)``.
 
-    Parameters
-    ----------
-    V : ndarray of shape (n_samples, n_kernels)
-    z : ndarray of shape (n_samples,)
-    d0 : ndarray of shape (n_kernels,), default=None
-        Warm start (projected onto the simplex if needed); the first vertex if None.
-    method : {"active_set", "smo"}
-        ``"active_set"``: primal active-set method (finite, exact up to round-off), finished
-        by SMO if it has to stop early (cycling in a degenerate case); ``"smo"``: pairwise SMO.
-    tau : float
-        KKT tolerance relative to :math:`\max_i|g_i|` at the start.
-
-    Returns
-    -------
-    d : ndarray of shape (n_kernels,)
-    n_steps : int
+    From ``d0`` (projected onto the simplex; the first vertex if None), by the active-set
+    method (finished by SMO if it stops early in a degenerate case) or by pairwise SMO, to the
+    KKT tolerance ``tau`` relative to :math:`\max_i|g_i|` at the start.
     """
     V = np.asarray(V, dtype=float)
     z = np.asarray(z, dtype=float)
@@ -418,9 +562,7 @@ def _simplex_lstsq(V, z, d0=None, *, method="active_set", tau=_SIMPLEX_TAU, max_
     return d, n_steps
 
 
-# --------------------------------------------------------------------------------------
-# Kernel and linear problem operators (what Algorithm 1 needs)
-# --------------------------------------------------------------------------------------
+# --- Kernel and linear problem operators (what Algorithm 1 needs) ---------------------
 def _cho_solver(A):
     """Return ``solve(B) = A^{-1} B`` for a symmetric positive definite ``A``."""
     try:
@@ -429,6 +571,18 @@ def _cho_solver(A):
     except linalg.LinAlgError:  # numerically indefinite kernel: symmetric LU
         lu = linalg.lu_factor(A, check_finite=False)
         return lambda B: linalg.lu_solve(lu, B, check_finite=False)
+
+
+def _plus_lam(A, lam):
+    """``A + lam I``, in place."""
+    A.flat[:: A.shape[0] + 1] += lam
+    return A
+
+
+def _dof(A, lam):
+    """Eq. (15), :math:`p-\\lambda\\,\\mathrm{tr}(A^{-1})`, for ``A = M + lam I`` of size p."""
+    p = A.shape[0]
+    return p - lam * float(np.trace(_cho_solver(A)(np.eye(p))))
 
 
 class _KernelOps:
@@ -455,9 +609,7 @@ class _KernelOps:
 
     def _system(self, d, lam):
         idx = np.flatnonzero(d)
-        A = np.tensordot(d[idx] * self.s[idx], self.K[idx], axes=1)
-        A.flat[:: self.n + 1] += lam
-        return A
+        return _plus_lam(np.tensordot(d[idx] * self.s[idx], self.K[idx], axes=1), lam)
 
     def factor(self, d, lam):
         """``solve(B) = (K(d) + lam I)^{-1} B`` (Cholesky); eq. (13) is ``solve(y)``."""
@@ -476,14 +628,17 @@ class _KernelOps:
 
     def df(self, d, lam):
         """Degrees of freedom, eq. (15) with K(d): l - lam tr((K(d) + lam I)^{-1})."""
-        return self.n - lam * float(np.trace(self.factor(d, lam)(np.eye(self.n))))
+        return _dof(self._system(d, lam), lam)
 
     def extras(self, d, c):
         return {}
 
 
 class _LinearOps:
-    """Operations of Algorithm 1 for linear RLS2 (Sec. 4.2); no l x l kernel per feature."""
+    """Operations of Algorithm 1 for linear RLS2 (Sec. 4.2); no l x l kernel per feature.
+
+    ``Xt = X_B D_B^{1/2}`` (eq. 14, the scaled selected features) gives ``K(d) = Xt Xt'``.
+    """
 
     def __init__(self, X, s):
         self.X = np.asarray(X, dtype=float)
@@ -507,47 +662,28 @@ class _LinearOps:
     def factor(self, d, lam):
         """``solve(B) = (Xt Xt' + lam I)^{-1} B``, by Woodbury when n_d < l."""
         Xt = self._xtilde(d)
-        k = Xt.shape[1]
-        if k < self.n:
-            A = Xt.T @ Xt
-            A.flat[:: k + 1] += lam
-            inner = _cho_solver(A)
+        if Xt.shape[1] < self.n:
+            inner = _cho_solver(_plus_lam(Xt.T @ Xt, lam))
             return lambda B: (B - Xt @ inner(Xt.T @ B)) / lam
-        A = Xt @ Xt.T
-        A.flat[:: self.n + 1] += lam
-        return _cho_solver(A)
+        return _cho_solver(_plus_lam(Xt @ Xt.T, lam))
 
     def chol(self, d, lam):
         """Lower Cholesky factor of Xt Xt' + lam I (l x l)."""
         Xt = self._xtilde(d)
-        A = Xt @ Xt.T
-        A.flat[:: self.n + 1] += lam
-        return linalg.cholesky(A, lower=True, check_finite=False)
-
-    def solve_cg(self, d, lam, y, c0):  # pragma: no cover - linear RLS2 always factorises
-        return self.factor(d, lam)(y)
+        return linalg.cholesky(_plus_lam(Xt @ Xt.T, lam), lower=True, check_finite=False)
 
     def df(self, d, lam):
         """Eq. (15), with the smaller of the two trace formulas."""
         Xt = self._xtilde(d)
-        k = Xt.shape[1]
-        if k == 0:
+        if Xt.shape[1] == 0:
             return 0.0
-        if k <= self.n:
-            A = Xt.T @ Xt
-            A.flat[:: k + 1] += lam
-            return k - lam * float(np.trace(_cho_solver(A)(np.eye(k))))
-        A = Xt @ Xt.T
-        A.flat[:: self.n + 1] += lam
-        return self.n - lam * float(np.trace(_cho_solver(A)(np.eye(self.n))))
+        return _dof(_plus_lam(Xt.T @ Xt if Xt.shape[1] <= self.n else Xt @ Xt.T, lam), lam)
 
     def extras(self, d, c):
         return {"coef": d * self.s * (self.X.T @ c)}  # eq. (12)
 
 
-# --------------------------------------------------------------------------------------
-# Algorithm 1
-# --------------------------------------------------------------------------------------
+# --- Algorithm 1 ----------------------------------------------------------------------
 def _warm_arrays(warm_start, m, n):
     """(d0, c0) from a warm start given as MKLResult/dict, (d, c) tuple or a weight array."""
     if warm_start is None:
@@ -581,11 +717,9 @@ class _State:
     def __init__(self, ops, d, y, lam, c0, linear_solver):
         self.ops, self.d, self.lam = ops, d, lam
         if linear_solver == "cg":
-            self.solve = None
             self.c = ops.solve_cg(d, lam, y, c0)
         else:
-            self.solve = ops.factor(d, lam)
-            self.c = self.solve(y)  # Alg. 1, line 4: eq. (13)
+            self.c = ops.factor(d, lam)(y)  # Alg. 1, line 4: eq. (13)
         self.objective = 0.5 * lam * float(y @ self.c)  # G(d) = F(c(d), d), Problem 6
         self._V = None
 
@@ -593,15 +727,10 @@ class _State:
     def V(self):
         if self._V is None:
             self._V = self.ops.V(self.c)  # line 5: v_i = s_i K_i c
-            self._q = self._V.T @ self.c  # q_i = c' K~_i c
-            gap = 0.5 * self.lam * max(float(self._q.max() - self.d @ self._q), 0.0)  # G - D
+            q = self._V.T @ self.c  # q_i = c' K~_i c
+            gap = 0.5 * self.lam * max(float(q.max() - self.d @ q), 0.0)  # G - D
             self._gap = gap / self.objective if self.objective > 0 else 0.0
         return self._V
-
-    @property
-    def q(self):
-        self.V
-        return self._q
 
     @property
     def gap(self):
@@ -660,8 +789,7 @@ def _newton_step(ops, state, y, lam, bound, linear_solver, simplex_solver):
 
 
 def _alternate(ops, y, lam, *, intercept, d0, c0, tol, residual_tol, max_iter, simplex_solver,
-               linear_solver, accelerate, callback, verbose, owner, method, warn=True,
-               stacklevel=5):
+               linear_solver, accelerate, callback, verbose, owner, method, stacklevel=5):
     """Algorithm 1 of [1] on the outputs ``y`` (already shifted by ``intercept``).
 
     Row ``t`` of the history is the iterate at the start of outer iteration ``t`` (its
@@ -683,7 +811,7 @@ def _alternate(ops, y, lam, *, intercept, d0, c0, tol, residual_tol, max_iter, s
         # empty_ok: c = 0 is the exact solution when y = 0 or lambda = inf (Lemma 5)
         res = monitor.finish(
             weights=d, dual_coef=c, intercept=float(intercept), objective=objective, gap=gap,
-            empty_ok=True, warn=warn, stacklevel=stacklevel, lam=float(lam),
+            empty_ok=True, stacklevel=stacklevel, lam=float(lam),
             scaling=ops.s.copy(), effective_weights=d * ops.s, alignment=alignment,
             n_selected=int(np.count_nonzero(d)),
             df=0.0 if not np.isfinite(lam) else float(ops.df(d, lam)),
@@ -755,9 +883,7 @@ def _alternate(ops, y, lam, *, intercept, d0, c0, tol, residual_tol, max_iter, s
     return finish(state.d, state.c, state.objective, state.gap, residual, n_evals)
 
 
-# --------------------------------------------------------------------------------------
-# Public solver functions
-# --------------------------------------------------------------------------------------
+# --- Public solver functions ----------------------------------------------------------
 def _check_y(y, n, owner):
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
@@ -796,24 +922,21 @@ def _check_lams(lams, owner):
 
 
 def _kernel_setup(K, y, scaling, transductive_K, intercept, check_input, owner):
+    """(operators, outputs minus b, b) of RLS2 on the Gram stack ``K``."""
     if check_input:
         K = check_kernel_stack(K, check_psd_=False)
     else:
         K = np.asarray(K, dtype=float)
         K = K[None] if K.ndim == 2 else K
     y = _check_y(y, K.shape[1], owner)
-    m = K.shape[0]
-    if isinstance(scaling, str) or scaling is None:
-        if scaling is not None and scaling not in _KERNEL_RULES:
-            raise _scaling_error(owner, scaling, _KERNEL_RULES, m, "n_kernels")
-        s = rls2_scaling(K, scaling, transductive_K=transductive_K)
-    else:
-        s = _check_scaling_array(owner, scaling, _KERNEL_RULES, m, "n_kernels")
+    s = _resolve_scaling(owner, scaling, _KERNEL_RULES, K.shape[0], "n_kernels",
+                         lambda rule: rls2_scaling(K, rule, transductive_K=transductive_K))
     b = _resolve_intercept(intercept, y, owner)
     return _KernelOps(K, s), y - b, b
 
 
 def _linear_setup(X, y, scaling, transductive_X, fisher_weighted, intercept, owner):
+    """(operators, outputs minus b, b) of linear RLS2 on the inputs ``X``."""
     X = np.asarray(X)
     if X.ndim != 2:
         raise ValueError(f"X must have shape (n_samples, n_features); got {X.shape}.")
@@ -821,30 +944,45 @@ def _linear_setup(X, y, scaling, transductive_X, fisher_weighted, intercept, own
         raise ValueError(f"{owner} needs numeric inputs X; got dtype {X.dtype}.")
     X = check_finite(X.astype(float), "X")
     y = _check_y(y, X.shape[0], owner)
-    m = X.shape[1]
-    if isinstance(scaling, str) or scaling is None:
-        if scaling is not None and scaling not in _LINEAR_RULES:
-            raise _scaling_error(owner, scaling, _LINEAR_RULES, m, "n_features")
-        s = rls2_linear_scaling(X, scaling, y=y, transductive_X=transductive_X,
-                                fisher_weighted=fisher_weighted)
-    else:
-        s = _check_scaling_array(owner, scaling, _LINEAR_RULES, m, "n_features")
+    s = _resolve_scaling(owner, scaling, _LINEAR_RULES, X.shape[1], "n_features",
+                         lambda rule: rls2_linear_scaling(X, rule, y=y,
+                                                          transductive_X=transductive_X,
+                                                          fisher_weighted=fisher_weighted))
     b = _resolve_intercept(intercept, y, owner)
     return _LinearOps(X, s), y - b, b
 
 
-def _run_path(ops, y, b, lams, warm_start, kw, owner, method):
+def _run(owner, setup, setup_args, params, *, lam=None, lams=None, warm_start=None,
+         callback=None):
+    """The four public solvers: validate ``params``, set up, run Algorithm 1.
+
+    At one ``lam`` (``warm_start``: a starting point) or along ``lams`` (``warm_start``:
+    whether each value starts at the previous solution, Sec. 5.2 of [1]).
+    """
+    validate_params(owner, _SOLVER_CONSTRAINTS, params)
+    if lams is not None:
+        lams = _check_lams(lams, owner)
+    ops, y, b = setup(*setup_args, owner)
+    loop = dict(tol=params["tol"], residual_tol=params["residual_tol"],
+                max_iter=params["max_iter"], simplex_solver=params["simplex_solver"],
+                linear_solver=params.get("linear_solver", "cholesky"),
+                accelerate=params["accelerate"], callback=callback, verbose=params["verbose"],
+                intercept=b, owner=owner, stacklevel=6,
+                method="linear_rls2" if setup is _linear_setup else "rls2")
+    if lams is None:
+        d0, c0 = _warm_arrays(warm_start, ops.m, ops.n)
+        return _alternate(ops, y, float(lam), d0=d0, c0=c0, **loop)
     results = []
     d0 = c0 = None
-    for lam in lams:
-        res = _alternate(ops, y, lam, intercept=b, d0=d0, c0=c0, owner=owner, method=method,
-                         stacklevel=6, **kw)
+    for value in lams:
+        res = _alternate(ops, y, value, d0=d0, c0=c0, **loop)
         results.append(res)
         if warm_start:  # Sec. 5.2: start the next lambda at this solution
             d0, c0 = res.weights, res.dual_coef
     return results
 
 
+@_fill_doc()
 def rls2_solve(K, y, *, lam, scaling=None, tol=1e-6, warm_start=None, transductive_K=None,
                intercept=0.0, residual_tol=None, max_iter=10_000, simplex_solver="active_set",
                linear_solver="cholesky", accelerate=True, callback=None, verbose=0,
@@ -855,10 +993,9 @@ def rls2_solve(K, y, *, lam, scaling=None, tol=1e-6, warm_start=None, transducti
         \min_{c\in\mathbb R^\ell,\ d\in\Delta_m}\ \tfrac12\|y-b\mathbf 1-\mathbf K(d)c\|^2
         + \tfrac{\lambda}{2}c^\top\mathbf K(d)c,\qquad \mathbf K(d)=\sum_i d_is_i\mathbf K_i .
 
-    Algorithm 1 alternates the closed form (13), :math:`c=(\mathbf K(d)+\lambda I)^{-1}y`, with
-    Problem 7 (:math:`\min_{d\in\Delta_m}\tfrac12\|Vd-z\|^2`, :math:`v_i=s_i\mathbf K_ic`,
-    :math:`z=y-\tfrac\lambda2c`), solved exactly by an active-set method (or the paper's
-    pairwise SMO). Without a warm start it starts at the vertex of the kernel with the largest
+    Algorithm 1 alternates (13), :math:`c=(\mathbf K(d)+\lambda I)^{-1}y`, with Problem 7,
+    :math:`\min_{d\in\Delta_m}\tfrac12\|Vd-z\|^2` (:math:`v_i=s_i\mathbf K_ic`,
+    :math:`z=y-\tfrac\lambda2c`). Without a warm start it starts at the vertex of the largest
     alignment :math:`a_i=s_iy^\top\mathbf K_iy` (Lemma 5).
 
     Parameters
@@ -868,72 +1005,40 @@ def rls2_solve(K, y, *, lam, scaling=None, tol=1e-6, warm_start=None, transducti
     y : array-like of shape (n_samples,)
         Outputs (regression targets, or labels in {-1, +1} for classification).
     lam : float
-        Regularisation parameter :math:`\lambda > 0` (normalisation of Problem 5: halves, no
+        Regularisation parameter :math:`\lambda > 0` (Problem 5's normalisation: halves, no
         :math:`1/\ell`). ``np.inf`` returns the limit of Lemma 5 (:math:`c=0`).
     scaling : {"trace", "centered_trace", "none"}, ndarray or None, default=None
-        Scaling :math:`s_i` of the kernels (Sec. 4.3): ``"trace"`` is rule (18), unit trace (the
-        toolbox default for nonlinear RLS2); see :func:`rls2_scaling`. ``None``/``"none"``:
-        :math:`s_i=1`.
-    tol : float or None, default=1e-6
-        Stop when the relative duality gap of Problem 6,
-        :math:`\tfrac\lambda2(\max_iq_i-\sum_id_iq_i)/G(d)` with :math:`q_i=c^\top s_i\mathbf K_ic`,
-        is below ``tol`` (the duality gap of Problem 6, see the module docstring). It certifies
-        the global optimum. ``None``: no stopping test, run ``max_iter`` iterations (status 1,
-        no warning).
+        Kernel scaling :math:`s_i` (Sec. 4.3, see :func:`rls2_scaling`): ``"trace"`` is rule
+        (18), unit trace (the toolbox default); ``None``/``"none"``: :math:`s_i=1`.
+    {tol}
     warm_start : MKLResult, tuple (d, c) or ndarray of shape (n_kernels,), default=None
         Starting kernel weights (and coefficients); the Lemma-5 vertex if None.
     transductive_K : ndarray of shape (n_kernels, n_all, n_all) or (n_kernels, n_all), default=None
         Gram matrices (or their diagonals) over training and test inputs, for the transductive
-        variant of the trace rule.
-    intercept : float or "mean", default=0.0
-        Fixed intercept :math:`b` (never optimised; Sec. 5.2 of [1]_ uses the mean output for
-        regression); ``"mean"`` uses the
-        mean of ``y`` (regression).
-    residual_tol : float, default=None
-        Also stop when the paper's criterion (Sec. 5 of [1]_, the normalised residual of (13)),
-        :math:`\|y-(\mathbf K(d)+\lambda I)c\|^2/\|y\|^2` after a :math:`d`-update, is below it
-        (the author's toolbox uses 1e-4). It does not certify optimality; use it only to
-        reproduce the paper's iteration counts.
-    max_iter : int, default=10000
-        Maximum number of outer iterations of Algorithm 1.
-    simplex_solver : {"active_set", "smo"}, default="active_set"
-        Solver of Problem 7: exact primal active-set method, or pairwise SMO (the paper's).
-    linear_solver : {"cholesky", "cg"}, default="cholesky"
-        Solver of the linear system (13): dense Cholesky, or conjugate gradient warm-started at
-        the previous :math:`c` (the toolbox's choice).
+        trace rule.
+    {intercept, residual_tol, max_iter, simplex_solver, linear_solver}
     accelerate : bool, default=True
-        At every iteration also try a Newton step on :math:`G(d)`: Problem 7 with the exact
-        Hessian :math:`\lambda V^\top(\mathbf K(d)+\lambda I)^{-1}V` instead of its upper
-        bound :math:`V^\top V` (same solver, so it adds and drops kernels), extrapolated while
-        :math:`G` falls, and kept only if it ends below the objective Algorithm 1's own step
-        guarantees (our addition: plain alternation needs thousands of iterations at small
-        :math:`\lambda`). ``False`` runs the plain Algorithm 1 of the paper (with
-        ``residual_tol=1e-4`` it reproduces the paper's iteration counts).
-    callback : callable, default=None
-        Called as ``callback(intermediate_result)`` once per outer iteration with an
-        :class:`~mklcore._result.MKLResult` of the iteration's iterate (the history row):
-        ``n_iter``, ``objective``, ``gap``, ``criterion``, ``weights``, ``time``, ``method``,
-        ``dual_coef`` and ``residual``; raising ``StopIteration`` stops with ``status=3``.
-    verbose : int, default=0
-        ``1``: a progress line at the first iteration, every 10 and at the end; ``>= 2``:
-        every iteration.
+        Also try, at every iteration, a Newton step on :math:`G(d)`: Problem 7 with the exact
+        Hessian :math:`\lambda V^\top(\mathbf K(d)+\lambda I)^{-1}V` instead of its bound
+        :math:`V^\top V`, extrapolated while :math:`G` falls and kept only if it ends below the
+        value Algorithm 1's step guarantees (our addition). ``False``: the paper's Algorithm 1
+        (with ``residual_tol=1e-4`` it reproduces the paper's iteration counts).
+    {callback, verbose}
     check_input : bool, default=True
         Validate ``K`` (shape, finiteness, symmetry; no PSD check).
 
     Returns
     -------
     result : MKLResult
-        An :class:`~mklcore._result.MKLResult`: ``weights`` = :math:`d`, ``dual_coef`` =
-        :math:`c`, ``intercept`` = :math:`b`, ``objective`` = :math:`G(d)=F(c,d)`, ``gap`` =
-        relative duality gap. Extras: ``lam``, ``scaling`` (:math:`s`), ``effective_weights``
-        (:math:`d\circ s`), ``alignment`` (:math:`a`), ``n_selected``, ``df`` (equivalent
-        degrees of freedom :math:`\ell-\lambda\,\mathrm{tr}((\mathbf K(d)+\lambda I)^{-1})`),
-        ``residual`` (last value of the residual criterion), ``n_evals`` (solves of (13)),
-        ``n_products`` (products :math:`\mathbf K_ic` with the whole stack, the dominant
-        cost), ``time``.
-        ``history`` also records ``residual``, ``n_selected`` and ``newton`` (whether the
-        accelerated step was taken) per iteration. ``mklcore.decision(result, K_test)`` (or
-        ``result.decision(K_test)``) evaluates the model, see :func:`rls2_decision`.
+        ``weights`` (:math:`d`), ``dual_coef`` (:math:`c`), ``intercept`` (:math:`b`),
+        ``objective`` (:math:`G(d)=F(c,d)`), ``gap`` (relative duality gap), ``lam``,
+        ``scaling`` (:math:`s`), ``effective_weights`` (:math:`d\circ s`), ``alignment``
+        (:math:`a`), ``n_selected``, ``df`` (eq. (15),
+        :math:`\ell-\lambda\,\mathrm{tr}((\mathbf K(d)+\lambda I)^{-1})`), ``residual`` (the
+        last residual criterion), ``n_evals`` (solves of (13)), ``n_products`` (products with
+        the whole stack, the dominant cost) and ``time``; ``history`` also records
+        ``residual``, ``n_selected`` and ``newton`` (accelerated step taken).
+        ``mklcore.decision(result, K_test)`` evaluates the model (:func:`rls2_decision`).
 
     Raises
     ------
@@ -943,8 +1048,8 @@ def rls2_solve(K, y, *, lam, scaling=None, tol=1e-6, warm_start=None, transducti
     Warns
     -----
     ConvergenceWarning
-        If ``max_iter`` is reached before the gap falls below ``tol`` (status 1; not with
-        ``tol=None``), or if the weights stop changing above ``tol`` (status 2).
+        If ``max_iter`` is reached above ``tol`` (status 1; not with ``tol=None``), or if the
+        weights stop changing above ``tol`` (status 2).
 
     Examples
     --------
@@ -956,34 +1061,24 @@ def rls2_solve(K, y, *, lam, scaling=None, tol=1e-6, warm_start=None, transducti
     >>> res.weights.round(3).tolist(), res.success
     ([1.0, 0.0], True)
 
-    References
-    ----------
-    .. [1] F. Dinuzzo. Kernel machines with two layers and multiple kernel learning.
-       arXiv:1001.2709, 2010.
+    {references}
     """
-    owner = "rls2_solve"
-    validate_params(owner, _SOLVER_CONSTRAINTS, dict(
-        lam=lam, tol=tol, residual_tol=residual_tol, max_iter=max_iter,
-        simplex_solver=simplex_solver, linear_solver=linear_solver, verbose=verbose,
-        check_input=check_input, accelerate=accelerate))
-    ops, yc, b = _kernel_setup(K, y, scaling, transductive_K, intercept, check_input, owner)
-    d0, c0 = _warm_arrays(warm_start, ops.m, ops.n)
-    return _alternate(ops, yc, float(lam), intercept=b, d0=d0, c0=c0, tol=tol,
-                      residual_tol=residual_tol, max_iter=max_iter,
-                      simplex_solver=simplex_solver, linear_solver=linear_solver,
-                      accelerate=accelerate, callback=callback, verbose=verbose, owner=owner,
-                      method="rls2")
+    return _run("rls2_solve", _kernel_setup, (K, y, scaling, transductive_K, intercept,
+                                               check_input),
+                dict(lam=lam, tol=tol, residual_tol=residual_tol, max_iter=max_iter,
+                     simplex_solver=simplex_solver, linear_solver=linear_solver,
+                     verbose=verbose, check_input=check_input, accelerate=accelerate),
+                lam=lam, warm_start=warm_start, callback=callback)
 
 
+@_fill_doc()
 def rls2_path(K, y, *, lams, scaling=None, warm_start=True, transductive_K=None, intercept=0.0,
               tol=1e-6, residual_tol=None, max_iter=10_000, simplex_solver="active_set",
               linear_solver="cholesky", accelerate=True, verbose=0, check_input=True):
     r"""RLS2 regularisation path with warm starts (Sec. 5.2 of [1]_).
 
-    The values of ``lams`` are sorted in **decreasing** order (like
-    :func:`sklearn.linear_model.lasso_path`). The largest starts at the Lemma-5 vertex (where
-    one iteration usually suffices); each next value starts from the previous solution
-    (:math:`d` and :math:`c`).
+    The largest :math:`\lambda` starts at the Lemma-5 vertex (where one iteration usually
+    suffices), each next one at the previous solution (:math:`d` and :math:`c`).
 
     Parameters
     ----------
@@ -991,82 +1086,54 @@ def rls2_path(K, y, *, lams, scaling=None, warm_start=True, transductive_K=None,
         Training Gram matrices.
     y : array-like of shape (n_samples,)
         Outputs.
-    lams : array-like of shape (n_lambdas,)
-        Values of :math:`\lambda > 0`, e.g. ``np.logspace(-6, 1, 30)`` for unit-trace kernels.
+    {lams}
     scaling : {"trace", "centered_trace", "none"}, ndarray or None, default=None
         As in :func:`rls2_solve`; computed once for the whole path.
-    warm_start : bool, default=True
-        Start each :math:`\lambda` from the previous solution; ``False`` starts every value at
-        the Lemma-5 vertex (the warm-start ablation).
+    {path_warm_start}
     transductive_K : ndarray, default=None
         As in :func:`rls2_solve`.
-    intercept : float or "mean", default=0.0
-        Fixed intercept :math:`b`.
-    tol : float or None, default=1e-6
-        Relative duality gap at which each :math:`\lambda` stops (``None``: run ``max_iter``
-        iterations, see :func:`rls2_solve`).
-    residual_tol : float, default=None
-        The paper's residual stopping rule, see :func:`rls2_solve`.
-    max_iter : int, default=10000
-        Maximum outer iterations per :math:`\lambda`.
-    simplex_solver : {"active_set", "smo"}, default="active_set"
-        Solver of Problem 7.
-    linear_solver : {"cholesky", "cg"}, default="cholesky"
-        Solver of (13).
-    accelerate : bool, default=True
-        Also try a Newton step on :math:`G(d)` at every iteration, see :func:`rls2_solve`;
-        ``False`` runs the plain Algorithm 1 of the paper.
-    verbose : int, default=0
-        ``1``: a progress line at the first iteration, every 10 and at the end; ``>= 2``:
-        every iteration.
+    {intercept, tol, residual_tol, max_iter, simplex_solver, linear_solver, accelerate, verbose}
     check_input : bool, default=True
         Validate ``K`` once.
 
     Returns
     -------
     results : list of MKLResult
-        One result per :math:`\lambda`, in decreasing order of :math:`\lambda`; each has
-        ``lam``, ``n_iter``, ``time``, ``n_selected`` and ``df``.
+        One result of :func:`rls2_solve` per :math:`\lambda`, in decreasing order.
 
     Examples
     --------
     >>> import numpy as np
     >>> from mklcore.rls2 import rls2_path
-    >>> X = np.linspace(-1, 1, 20)[:, None]
-    >>> K = np.stack([X @ X.T, np.exp(-(X - X.T) ** 2)])
-    >>> path = rls2_path(K, X.ravel() ** 2, lams=[1e-3, 1e-1, 10.0], scaling="trace")
+    >>> x = np.linspace(-1, 1, 20)
+    >>> path = rls2_path(np.stack([np.outer(x, x), np.exp(-np.subtract.outer(x, x) ** 2)]),
+    ...                  x ** 2, lams=[1e-3, 1e-1, 10.0], scaling="trace")
     >>> [r.n_iter for r in path][0]
     1
+
+    {references}
     """
-    owner = "rls2_path"
-    validate_params(owner, _SOLVER_CONSTRAINTS, dict(
-        tol=tol, residual_tol=residual_tol, max_iter=max_iter, simplex_solver=simplex_solver,
-        linear_solver=linear_solver, verbose=verbose, warm_start=warm_start,
-        check_input=check_input, accelerate=accelerate))
-    lams = _check_lams(lams, owner)
-    ops, yc, b = _kernel_setup(K, y, scaling, transductive_K, intercept, check_input, owner)
-    kw = dict(tol=tol, residual_tol=residual_tol, max_iter=max_iter,
-              simplex_solver=simplex_solver, linear_solver=linear_solver,
-              accelerate=accelerate, callback=None,
-              verbose=verbose)
-    return _run_path(ops, yc, b, lams, warm_start, kw, owner, "rls2")
+    return _run("rls2_path", _kernel_setup, (K, y, scaling, transductive_K, intercept,
+                                              check_input),
+                dict(tol=tol, residual_tol=residual_tol, max_iter=max_iter,
+                     simplex_solver=simplex_solver, linear_solver=linear_solver,
+                     verbose=verbose, warm_start=warm_start, check_input=check_input,
+                     accelerate=accelerate),
+                lams=lams, warm_start=warm_start)
 
 
+@_fill_doc()
 def rls2_linear_solve(X, y, *, lam, scaling="norm", tol=1e-6, warm_start=None,
                       transductive_X=None, fisher_weighted=False, intercept=0.0,
                       residual_tol=None, max_iter=10_000, simplex_solver="active_set",
                       accelerate=True, callback=None, verbose=0):
     r"""Solve linear RLS2 (Sec. 4.2 of [1]_: Problem 8, Lemma 6) at a fixed :math:`\lambda`.
 
-    RLS2 with one linear kernel per feature, :math:`K_i(x,x')=x_ix'_i` (eq. 10). The model is
-    linear, :math:`f(x)=b+w^\top x` with :math:`w_i=d_is_i\,x^{(i)\top}c` (eq. 12); for fixed
-    :math:`d` it is ridge regression on the scaled selected features
-    :math:`\tilde X=X_BD_B^{1/2}` (Lemma 6). Equivalently (minimising over :math:`d` for fixed
-    :math:`w`) it is the squared weighted-:math:`\ell_1` problem
-    :math:`\min_w\tfrac12\|y-Xw\|^2+\tfrac\lambda2(\sum_i|w_i|/\sqrt{s_i})^2`.
-
-    Algorithm 1 runs without forming any :math:`\ell\times\ell` kernel per feature; (13) is
-    solved by the Woodbury identity when fewer features than samples are selected.
+    RLS2 with one linear kernel per feature, :math:`K_i(x,x')=x_ix'_i` (eq. 10); the model is
+    :math:`f(x)=b+w^\top x` with :math:`w_i=d_is_i\,x^{(i)\top}c` (eq. 12). For fixed
+    :math:`d` it is ridge regression on :math:`\tilde X=X_BD_B^{1/2}` (Lemma 6): Algorithm 1
+    forms no :math:`\ell\times\ell` kernel per feature and solves (13) by the Woodbury identity
+    when fewer features than samples are selected.
 
     Parameters
     ----------
@@ -1079,32 +1146,13 @@ def rls2_linear_solve(X, y, *, lam, scaling="norm", tol=1e-6, warm_start=None,
     scaling : {"norm", "fisher", "none"}, ndarray of shape (n_features,) or None, default="norm"
         Feature scaling :math:`s_i` (Sec. 4.3): ``"norm"`` is rule (16), ``"fisher"`` rule (17);
         see :func:`rls2_linear_scaling`.
-    tol : float or None, default=1e-6
-        Relative duality gap at which Algorithm 1 stops (``None``: run ``max_iter``
-        iterations, see :func:`rls2_solve`).
+    {tol}
     warm_start : MKLResult, tuple (d, c) or ndarray of shape (n_features,), default=None
         Starting feature weights (and coefficients).
     transductive_X : array-like of shape (n_all, n_features), default=None
         Inputs (training and test) over which the norms of rule (16) are taken.
-    fisher_weighted : bool, default=False
-        Class-size-weighted variant of rule (17).
-    intercept : float or "mean", default=0.0
-        Fixed intercept :math:`b`.
-    residual_tol : float, default=None
-        The paper's residual stopping rule (Sec. 5), see :func:`rls2_solve`.
-    max_iter : int, default=10000
-        Maximum outer iterations.
-    simplex_solver : {"active_set", "smo"}, default="active_set"
-        Solver of Problem 7: active-set method or the paper's SMO.
-    accelerate : bool, default=True
-        Also try a Newton step on :math:`G(d)` at every iteration, see :func:`rls2_solve`;
-        ``False`` runs the plain Algorithm 1 of the paper.
-    callback : callable, default=None
-        Called once per outer iteration as in :func:`rls2_solve`; ``StopIteration`` stops
-        with ``status=3``.
-    verbose : int, default=0
-        ``1``: a progress line at the first iteration, every 10 and at the end; ``>= 2``:
-        every iteration.
+    {fisher_weighted, intercept, residual_tol, max_iter}
+    {simplex_solver, accelerate, callback, verbose}
 
     Returns
     -------
@@ -1122,25 +1170,17 @@ def rls2_linear_solve(X, y, *, lam, scaling="norm", tol=1e-6, warm_start=None,
     >>> np.flatnonzero(res.coef).tolist()
     [0, 1]
 
-    References
-    ----------
-    .. [1] F. Dinuzzo. Kernel machines with two layers and multiple kernel learning.
-       arXiv:1001.2709, 2010.
+    {references}
     """
-    owner = "rls2_linear_solve"
-    validate_params(owner, _SOLVER_CONSTRAINTS, dict(
-        lam=lam, tol=tol, residual_tol=residual_tol, max_iter=max_iter,
-        simplex_solver=simplex_solver, verbose=verbose, fisher_weighted=fisher_weighted,
-        accelerate=accelerate))
-    ops, yc, b = _linear_setup(X, y, scaling, transductive_X, fisher_weighted, intercept, owner)
-    d0, c0 = _warm_arrays(warm_start, ops.m, ops.n)
-    return _alternate(ops, yc, float(lam), intercept=b, d0=d0, c0=c0, tol=tol,
-                      residual_tol=residual_tol, max_iter=max_iter,
-                      simplex_solver=simplex_solver, linear_solver="cholesky",
-                      accelerate=accelerate, callback=callback, verbose=verbose, owner=owner,
-                      method="linear_rls2")
+    return _run("rls2_linear_solve", _linear_setup,
+                (X, y, scaling, transductive_X, fisher_weighted, intercept),
+                dict(lam=lam, tol=tol, residual_tol=residual_tol, max_iter=max_iter,
+                     simplex_solver=simplex_solver, verbose=verbose,
+                     fisher_weighted=fisher_weighted, accelerate=accelerate),
+                lam=lam, warm_start=warm_start, callback=callback)
 
 
+@_fill_doc()
 def rls2_linear_path(X, y, *, lams, scaling="norm", warm_start=True, transductive_X=None,
                      fisher_weighted=False, intercept=0.0, tol=1e-6, residual_tol=None,
                      max_iter=10_000, simplex_solver="active_set", accelerate=True,
@@ -1153,73 +1193,48 @@ def rls2_linear_path(X, y, *, lams, scaling="norm", warm_start=True, transductiv
         Training inputs.
     y : array-like of shape (n_samples,)
         Outputs.
-    lams : array-like of shape (n_lambdas,)
-        Values of :math:`\lambda > 0`, sorted decreasingly here.
+    {lams}
     scaling : {"norm", "fisher", "none"}, ndarray or None, default="norm"
         Feature scaling, see :func:`rls2_linear_solve`.
-    warm_start : bool, default=True
-        Start each :math:`\lambda` at the previous solution (else at the Lemma-5 vertex).
+    {path_warm_start}
     transductive_X : array-like of shape (n_all, n_features), default=None
         Inputs for the transductive rule (16).
-    fisher_weighted : bool, default=False
-        Class-size-weighted variant of rule (17).
-    intercept : float or "mean", default=0.0
-        Fixed intercept :math:`b`.
-    tol : float or None, default=1e-6
-        Relative duality gap at which each :math:`\lambda` stops (``None``: run ``max_iter``
-        iterations, see :func:`rls2_path`).
-    residual_tol : float, default=None
-        The paper's residual stopping rule, see :func:`rls2_solve`.
-    max_iter : int, default=10000
-        Maximum outer iterations per :math:`\lambda`.
-    simplex_solver : {"active_set", "smo"}, default="active_set"
-        Solver of Problem 7 (see :func:`rls2_linear_solve`).
-    accelerate : bool, default=True
-        Also try a Newton step on :math:`G(d)` at every iteration, see :func:`rls2_solve`;
-        ``False`` runs the plain Algorithm 1 of the paper.
-    verbose : int, default=0
-        ``1``: a progress line at the first iteration, every 10 and at the end; ``>= 2``:
-        every iteration.
+    {fisher_weighted, intercept, tol, residual_tol, max_iter, simplex_solver, accelerate, verbose}
 
     Returns
     -------
     results : list of MKLResult
-        One per :math:`\lambda` in decreasing order, each with ``coef`` (:math:`w`) and ``df``
-        (eq. 15).
+        The results of :func:`rls2_linear_solve` (with ``coef``, :math:`w`), one per
+        :math:`\lambda` in decreasing order.
 
     Examples
     --------
     >>> import numpy as np
     >>> from mklcore.rls2 import rls2_linear_path
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.standard_normal((30, 5)); y = X[:, 0] - 2 * X[:, 1]
+    >>> X = np.random.default_rng(0).standard_normal((30, 5)); y = X[:, 0] - 2 * X[:, 1]
     >>> [r.n_selected for r in rls2_linear_path(X, y, lams=[100.0, 0.01])]
     [1, 2]
+
+    {references}
     """
-    owner = "rls2_linear_path"
-    validate_params(owner, _SOLVER_CONSTRAINTS, dict(
-        tol=tol, residual_tol=residual_tol, max_iter=max_iter, simplex_solver=simplex_solver,
-        verbose=verbose, warm_start=warm_start, fisher_weighted=fisher_weighted,
-        accelerate=accelerate))
-    lams = _check_lams(lams, owner)
-    ops, yc, b = _linear_setup(X, y, scaling, transductive_X, fisher_weighted, intercept, owner)
-    kw = dict(tol=tol, residual_tol=residual_tol, max_iter=max_iter,
-              simplex_solver=simplex_solver, linear_solver="cholesky",
-              accelerate=accelerate, callback=None,
-              verbose=verbose)
-    return _run_path(ops, yc, b, lams, warm_start, kw, owner, "linear_rls2")
+    return _run("rls2_linear_path", _linear_setup,
+                (X, y, scaling, transductive_X, fisher_weighted, intercept),
+                dict(tol=tol, residual_tol=residual_tol, max_iter=max_iter,
+                     simplex_solver=simplex_solver, verbose=verbose, warm_start=warm_start,
+                     fisher_weighted=fisher_weighted, accelerate=accelerate),
+                lams=lams, warm_start=warm_start)
 
 
 def rls2_lambda_max(K, y, *, linear=False, scaling=None, intercept=0.0, rtol=0.05,
                     check_input=True):
     r"""Threshold :math:`\lambda_1` of Lemma 5: above it the max-alignment vertex is optimal.
 
-    For :math:`\lambda\ge\lambda_1` the solution of RLS2 is :math:`d=e_{i^\star}`,
-    :math:`i^\star=\arg\max_is_iy^\top\mathbf K_iy`, exactly: the vertex
-    satisfies the optimality conditions of Problem 6 (zero duality gap),
-    :math:`q_{i^\star}\ge q_i` with :math:`c=(s_{i^\star}\mathbf K_{i^\star}+\lambda I)^{-1}y`.
-    Found by a bisection on :math:`\log\lambda` (one product with the kernel stack per step);
-    a path whose largest value is at least :math:`\lambda_1` needs one iteration there.
+    For :math:`\lambda\ge\lambda_1` the solution of RLS2 is exactly :math:`d=e_{i^\star}`,
+    :math:`i^\star=\arg\max_is_iy^\top\mathbf K_iy`: the vertex has zero duality gap
+    (Problem 6), :math:`q_{i^\star}\ge q_i` with
+    :math:`c=(s_{i^\star}\mathbf K_{i^\star}+\lambda I)^{-1}y`. Found by bisection on
+    :math:`\log\lambda` (one product with the kernel stack per step); a path whose largest
+    value is at least :math:`\lambda_1` needs one iteration there.
 
     Parameters
     ----------
@@ -1235,8 +1250,7 @@ def rls2_lambda_max(K, y, *, linear=False, scaling=None, intercept=0.0, rtol=0.0
     intercept : float or "mean", default=0.0
         Fixed intercept subtracted from ``y``.
     rtol : float, default=0.05
-        Relative accuracy of the returned value (it is an upper bound of :math:`\lambda_1`
-        within this factor).
+        Relative accuracy: the result is an upper bound of :math:`\lambda_1` within this factor.
     check_input : bool, default=True
         Validate ``K``.
 
@@ -1248,11 +1262,9 @@ def rls2_lambda_max(K, y, *, linear=False, scaling=None, intercept=0.0, rtol=0.0
     Examples
     --------
     >>> import numpy as np
-    >>> from mklcore.rls2 import rls2_lambda_max, rls2_solve
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.standard_normal((30, 4)); y = X @ [1.0, 0.5, 0.0, 0.0]
-    >>> lam1 = rls2_lambda_max(X, y, linear=True, scaling="norm")
-    >>> bool(0.1 < lam1 < 100)
+    >>> from mklcore.rls2 import rls2_lambda_max
+    >>> X = np.random.default_rng(0).standard_normal((30, 4)); y = X @ [1.0, 0.5, 0.0, 0.0]
+    >>> bool(0.1 < rls2_lambda_max(X, y, linear=True, scaling="norm") < 100)
     True
     """
     owner = "rls2_lambda_max"
@@ -1292,9 +1304,7 @@ def rls2_lambda_max(K, y, *, linear=False, scaling=None, intercept=0.0, rtol=0.0
     return float(hi)
 
 
-# --------------------------------------------------------------------------------------
-# Estimators
-# --------------------------------------------------------------------------------------
+# --- Estimators -----------------------------------------------------------------------
 _ESTIMATOR_CONSTRAINTS = dict(
     _SOLVER_CONSTRAINTS,
     normalize=[Options("trace", "cosine"), None],
@@ -1328,11 +1338,18 @@ def _ova_targets(y, classes, coding):
     return [np.where(y == k, 1.0, neg) for k in classes]
 
 
+def _store_params(estimator, params):
+    """Store the ``__init__`` arguments ``params`` (its ``locals()``) unchanged on ``estimator``."""
+    for name, value in params.items():
+        if name != "self":
+            setattr(estimator, name, value)
+
+
 class _RLS2Estimator(BaseEstimator):
-    """The one ``fit`` of the RLS2 estimators (not for direct use).
+    """The one ``fit`` and ``predict`` of the RLS2 estimators (not for direct use).
 
     Hooks: the task mixin (:class:`_RegressionTask`, :class:`_ClassificationTask`) gives
-    ``_targets`` (the output vectors and the intercept rule) and the prediction methods; the
+    ``_targets`` (the output vectors and the intercept rule) and ``_predicted``; the
     model class (:class:`_KernelRLS2`, :class:`_LinearRLS2`) gives ``_fit_targets`` (one
     result of Algorithm 1 per output vector), ``_set_selection`` and ``_decision``.
     """
@@ -1344,13 +1361,14 @@ class _RLS2Estimator(BaseEstimator):
         validate_params(type(self).__name__, _ESTIMATOR_CONSTRAINTS,
                         self.get_params(deep=False))
 
+    @_fill_doc()
     def fit(self, X, y, *, X_unlabeled=None):
         """Fit one RLS2 machine (regression, two classes) or one per class (one-vs-all).
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-            Training inputs.
+            Training inputs (the kernels, or the linear kernel of each feature, act on them).
         y : array-like of shape (n_samples,)
             Real outputs (regressors; NaN or infinite values raise ``ValueError``) or class
             labels (classifiers; every class needs at least two samples).
@@ -1363,16 +1381,30 @@ class _RLS2Estimator(BaseEstimator):
         self : object
             The fitted estimator.
 
-        References
-        ----------
-        .. [1] F. Dinuzzo. Kernel machines with two layers and multiple kernel learning.
-           arXiv:1001.2709, 2010.
+        {references}
         """
         self._validate_params()
         X, targets, intercept = self._targets(X, y)
         self._set_results(self._fit_targets(X, targets, intercept, X_unlabeled))
         self._set_selection(X)
         return self
+
+    @_fill_doc()
+    def predict(self, X):
+        """Predicted outputs :math:`f(x)` (regressors) or labels (classifiers).
+
+        A classifier predicts by the sign of :math:`f` (two classes) or by the largest
+        one-vs-all output.
+
+        Parameters
+        ----------
+        {X_test}
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        return self._predicted(self._decision(X))
 
     def _solve(self, ops, y, intercept):
         """Algorithm 1 with the estimator's parameters on outputs already shifted by ``b``."""
@@ -1392,21 +1424,15 @@ class _RLS2Estimator(BaseEstimator):
             values = [r[key] for r in results]
             return np.asarray(values[0] if one else values, dtype=dtype)
 
-        self.weights_ = pick("weights")
-        self.dual_coef_ = pick("dual_coef")
-        self.scaling_ = pick("scaling")
-        self.effective_weights_ = pick("effective_weights")
+        arrays = ("weights", "dual_coef", "scaling", "effective_weights", "coef")
+        for key in arrays[:5 if "coef" in results[0] else 4]:
+            setattr(self, key + "_", pick(key))
         self.df_ = pick("df")[()] if one else pick("df")
-        self.n_selected_ = int(results[0].n_selected) if one else pick("n_selected", int)
-        self.n_iter_ = int(results[0].n_iter) if one else pick("n_iter", int)
-        self.objective_ = float(results[0].objective) if one else pick("objective")
-        self.gap_ = float(results[0].gap) if one else pick("gap")
+        for key, kind in (("n_selected", int), ("n_iter", int), ("objective", float),
+                          ("gap", float), ("intercept", float)):
+            setattr(self, key + "_", kind(results[0][key]) if one else pick(key, kind))
         self.converged_ = bool(all(r.success for r in results))
         self.history_ = results[0].history if one else [r.history for r in results]
-        if "coef" in results[0]:
-            self.coef_ = pick("coef")
-        intercept = pick("intercept")
-        self.intercept_ = float(intercept) if one else intercept
 
 
 class _RegressionTask(RegressorMixin):
@@ -1420,19 +1446,9 @@ class _RegressionTask(RegressorMixin):
         y = check_finite(np.asarray(y, dtype=float), "y")
         return X, [y], "mean" if self.fit_intercept else 0.0
 
-    def predict(self, X):
-        """Predicted outputs :math:`f(x)`.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Inputs.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        return self._decision(X)
+    @staticmethod
+    def _predicted(f):
+        return f
 
 
 class _ClassificationTask(ClassifierMixin):
@@ -1444,13 +1460,13 @@ class _ClassificationTask(ClassifierMixin):
         self.classes_ = _check_ova_classes(y, type(self).__name__)
         return X, _ova_targets(y, self.classes_, self.ova_coding), 0.0
 
+    @_fill_doc()
     def decision_function(self, X):
         """Outputs :math:`f(x)` (binary) or :math:`f_k(x)` of each one-vs-all machine.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
-            Inputs.
+        {X_test}
 
         Returns
         -------
@@ -1459,19 +1475,8 @@ class _ClassificationTask(ClassifierMixin):
         """
         return self._decision(X)
 
-    def predict(self, X):
-        """Predicted labels: the sign (binary) or the largest one-vs-all output.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Inputs.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-        """
-        f = self._decision(X)
+    def _predicted(self, f):
+        """Labels: the sign (binary) or the largest one-vs-all output."""
         if f.ndim == 1:
             return self.classes_[(f > 0).astype(int)]
         return self.classes_[np.argmax(f, axis=1)]
@@ -1482,37 +1487,34 @@ class _KernelRLS2(KernelBankMixin, _RLS2Estimator):
 
     _default_kernels = "rls2_default"
 
-    def _scaling_for(self, K, X_unlabeled):
-        scaling = self.scaling
-        if isinstance(scaling, str) or scaling is None:
-            if scaling is not None and scaling not in _KERNEL_RULES:
-                raise _scaling_error(type(self).__name__, scaling, _KERNEL_RULES, K.shape[0],
-                                     "n_kernels")
-            if X_unlabeled is None or scaling in (None, "none"):
-                return rls2_scaling(K, scaling)
-            if scaling != "trace":
-                raise ValueError("X_unlabeled (transductive scaling) supports scaling='trace' "
-                                 f"only; got scaling={scaling!r}.")
-            X_unlabeled = validate_data(self, X_unlabeled, reset=False)
-            bank = self.kernel_bank_
-            extra = np.stack([k.diag(X_unlabeled) for k in bank.kernels_])
-            if self.normalize == "trace":
-                extra = extra * bank.trace_factors_[:, None]
-            elif self.normalize == "cosine":
-                extra = np.ones_like(extra)
-            diag = np.concatenate([np.diagonal(K, axis1=1, axis2=2), extra], axis=1)
-            return rls2_scaling(K, "trace", transductive_K=diag)
-        return _check_scaling_array(type(self).__name__, scaling, _KERNEL_RULES, K.shape[0],
-                                    "n_kernels")
+    def _rule_scaling(self, K, rule, X_unlabeled):
+        """Scaling by ``rule``, transductive (rule (18) over X_unlabeled too) if it is given."""
+        if X_unlabeled is None or rule in (None, "none"):
+            return rls2_scaling(K, rule)
+        if rule != "trace":
+            raise ValueError("X_unlabeled (transductive scaling) supports scaling='trace' "
+                             f"only; got scaling={rule!r}.")
+        X_unlabeled = validate_data(self, X_unlabeled, reset=False)
+        bank = self.kernel_bank_
+        extra = np.stack([k.diag(X_unlabeled) for k in bank.kernels_])
+        if self.normalize == "trace":
+            extra = extra * bank.trace_factors_[:, None]
+        elif self.normalize == "cosine":
+            extra = np.ones_like(extra)
+        diag = np.concatenate([np.diagonal(K, axis1=1, axis2=2), extra], axis=1)
+        return rls2_scaling(K, "trace", transductive_K=diag)
 
     def _fit_targets(self, X, targets, intercept, X_unlabeled):
         self.kernel_bank_ = self._build_bank()
         K = self.kernel_bank_.fit_transform(X)
         K = check_kernel_stack(K, check_psd_=False)
-        ops = _KernelOps(K, self._scaling_for(K, X_unlabeled))  # one scaling for all machines
+        owner = type(self).__name__
+        s = _resolve_scaling(owner, self.scaling, _KERNEL_RULES, K.shape[0], "n_kernels",
+                             lambda rule: self._rule_scaling(K, rule, X_unlabeled))
+        ops = _KernelOps(K, s)  # one scaling for all machines
         results = []
         for t in targets:
-            b = _resolve_intercept(intercept, t, type(self).__name__)
+            b = _resolve_intercept(intercept, t, owner)
             results.append(self._solve(ops, t - b, b))
         return results
 
@@ -1565,6 +1567,7 @@ class _LinearRLS2(_RLS2Estimator):
         return X @ self.coef_.T + self.intercept_
 
 
+@_estimator_doc("kernels", "rls2_solve", ova=False)
 class RLS2Regressor(_RegressionTask, _KernelRLS2):
     r"""RLS2 regression: multiple kernel learning with the square loss (Problem 5 of [1]_).
 
@@ -1573,86 +1576,17 @@ class RLS2Regressor(_RegressionTask, _KernelRLS2):
 
     Parameters
     ----------
-    kernels : list, default=None
-        Kernel bank (Kernel objects, ``(name, params[, columns])`` tuples or callables, see
-        :func:`mklcore.kernels.kernel_bank`). None uses ``kernel_bank("rls2_default")``:
-        polynomial degrees 1-3 and 10 Gaussian widths on all and on each single feature
-        (:math:`13(N+1)` kernels, the bank of Sec. 5.2 and Table 2 of [1]_).
-    lam : float, default=0.01
-        Regularisation parameter :math:`\lambda > 0` of Problem 5. With unit-trace kernels
-        (the default scaling) the useful range is about :math:`10^{-6}` to :math:`10`.
-    scaling : {"trace", "centered_trace", "none"}, ndarray or None, default="trace"
-        Kernel scaling :math:`s_i` (an array has shape (n_kernels,)); ``"trace"`` is rule
-        (18) (see :func:`rls2_scaling`).
-    normalize : {"trace", "cosine"} or None, default=None
-        Normalisation of the kernels by :class:`~mklcore.kernels.KernelBank`, applied before
-        the scaling (usually left at None: the scaling plays that role).
-    fit_intercept : bool, default=True
-        Use the mean training output as the fixed intercept :math:`b` (Sec. 5.2 of [1]_);
-        False uses :math:`b=0`.
-    tol : float or None, default=1e-6
-        Relative duality gap at which Algorithm 1 stops (``None``: run ``max_iter``
-        iterations, see :func:`rls2_solve`).
-    residual_tol : float, default=None
-        The paper's residual stopping rule, see :func:`rls2_solve`.
-    max_iter : int, default=10000
-        Maximum outer iterations.
-    simplex_solver : {"active_set", "smo"}, default="active_set"
-        Solver of Problem 7.
-    accelerate : bool, default=True
-        Newton steps on the current face of the simplex (see :func:`rls2_solve`).
-    verbose : int, default=0
-        ``1``: a progress line at the first iteration, every 10 and at the end; ``>= 2``:
-        every iteration.
+    {kernels, lam_kernel, kernel_scaling, normalize, task, loop}
 
-    Attributes
-    ----------
-    weights_ : ndarray of shape (n_kernels,)
-        Kernel weights :math:`d` (on the simplex, sparse).
-    effective_weights_ : ndarray of shape (n_kernels,)
-        :math:`d\circ s`, the weights of the raw kernels.
-    scaling_ : ndarray of shape (n_kernels,)
-        Scaling :math:`s` used.
+    {attributes}
     selected_kernels_ : ndarray of int
         Indices of the kernels with :math:`d_i>0`.
-    dual_coef_ : ndarray of shape (n_samples,)
-        Coefficients :math:`c`.
-    intercept_ : float
-        Intercept :math:`b`.
-    df_ : float
-        Equivalent degrees of freedom
-        :math:`\ell-\lambda\,\mathrm{tr}((\mathbf K(d)+\lambda I)^{-1})`.
-    n_selected_ : int
-        Number of selected kernels.
-    n_iter_ : int
-        Outer iterations of Algorithm 1.
-    converged_ : bool
-        Whether the relative gap fell below ``tol``.
-    objective_ : float
-        Objective :math:`F` of Problem 5.
-    gap_ : float
-        Relative duality gap.
-    history_ : dict of ndarray
-        Per-iteration ``objective``, ``gap``, ``weights``, ``time``, ``residual``,
-        ``n_selected``, ``newton``.
-    result_ : MKLResult
-        The full result of :func:`rls2_solve`.
-    kernel_bank_ : KernelBank
-        Fitted kernel bank.
-    X_fit_ : ndarray of shape (n_samples, n_features)
-        Training inputs.
-    n_features_in_ : int
-        Number of features.
+    {bank_attributes}
 
     See Also
     --------
     rls2_solve : the solver on precomputed Gram stacks.
     LinearRLS2Regressor : one linear kernel per feature.
-
-    References
-    ----------
-    .. [1] F. Dinuzzo. Kernel machines with two layers and multiple kernel learning.
-       arXiv:1001.2709, 2010.
 
     Examples
     --------
@@ -1668,19 +1602,10 @@ class RLS2Regressor(_RegressionTask, _KernelRLS2):
     def __init__(self, *, kernels=None, lam=0.01, scaling="trace", normalize=None,
                  fit_intercept=True, tol=1e-6, residual_tol=None, max_iter=10_000,
                  simplex_solver="active_set", accelerate=True, verbose=0):
-        self.kernels = kernels
-        self.lam = lam
-        self.scaling = scaling
-        self.normalize = normalize
-        self.fit_intercept = fit_intercept
-        self.tol = tol
-        self.residual_tol = residual_tol
-        self.max_iter = max_iter
-        self.simplex_solver = simplex_solver
-        self.accelerate = accelerate
-        self.verbose = verbose
+        _store_params(self, locals())
 
 
+@_estimator_doc("kernels", "rls2_solve", ova=True)
 class RLS2Classifier(_ClassificationTask, _KernelRLS2):
     r"""RLS2 classification: square-loss MKL on labels, one-vs-all for several classes.
 
@@ -1691,184 +1616,58 @@ class RLS2Classifier(_ClassificationTask, _KernelRLS2):
 
     Parameters
     ----------
-    kernels : list, default=None
-        Kernel bank; None uses ``kernel_bank("rls2_default")``.
-    lam : float, default=0.01
-        Regularisation parameter :math:`\lambda > 0` (useful range about :math:`10^{-6}` to
-        :math:`10` with unit-trace kernels).
-    scaling : {"trace", "centered_trace", "none"}, ndarray or None, default="trace"
-        Kernel scaling (rule (18) by default).
-    normalize : {"trace", "cosine"} or None, default=None
-        Normalisation of the kernels by the kernel bank.
-    ova_coding : {"pm1", "01"}, default="pm1"
-        Output coding of the one-vs-all machines (three or more classes): +1/-1, or the
-        toolbox's 1/0 indicators.
-    tol : float or None, default=1e-6
-        Relative duality gap at which Algorithm 1 stops (``None``: run ``max_iter``
-        iterations, see :func:`rls2_solve`).
-    residual_tol : float, default=None
-        The paper's residual stopping rule, see :func:`rls2_solve`.
-    max_iter : int, default=10000
-        Maximum outer iterations per machine.
-    simplex_solver : {"active_set", "smo"}, default="active_set"
-        Solver of Problem 7.
-    accelerate : bool, default=True
-        Also try Newton steps on :math:`G(d)` (see :func:`rls2_solve`).
-    verbose : int, default=0
-        ``1``: a progress line at the first iteration, every 10 and at the end; ``>= 2``:
-        every iteration.
+    {kernels, lam_kernel, kernel_scaling, normalize, task, loop}
 
-    Attributes
-    ----------
-    classes_ : ndarray of shape (n_classes,)
-        Class labels.
-    weights_ : ndarray of shape (n_kernels,) or (n_classes, n_kernels)
-        Kernel weights :math:`d` (one row per one-vs-all machine for three or more classes).
-    effective_weights_ : ndarray, same shape as ``weights_``
-        :math:`d\circ s`.
-    scaling_ : ndarray, same shape as ``weights_``
-        Scaling :math:`s`.
+    {attributes}
     selected_kernels_ : ndarray of int
         Kernels selected by at least one machine.
-    dual_coef_ : ndarray of shape (n_samples,) or (n_classes, n_samples)
-        Coefficients :math:`c`.
-    intercept_ : float or ndarray of shape (n_classes,)
-        Intercepts (zero).
-    df_ : float or ndarray of shape (n_classes,)
-        Equivalent degrees of freedom.
-    n_selected_ : int or ndarray of shape (n_classes,)
-        Number of selected kernels per machine.
-    n_iter_ : int or ndarray of shape (n_classes,)
-        Outer iterations per machine.
-    converged_ : bool
-        Whether every machine converged.
-    objective_ : float or ndarray of shape (n_classes,)
-        Objective per machine.
-    gap_ : float or ndarray of shape (n_classes,)
-        Relative duality gap per machine.
-    history_ : dict or list of dict
-        Per-iteration records (one dict per machine).
-    result_ : MKLResult or list of MKLResult
-        Full results.
-    kernel_bank_ : KernelBank
-        Fitted kernel bank.
-    X_fit_ : ndarray of shape (n_samples, n_features)
-        Training inputs.
-    n_features_in_ : int
-        Number of features.
-
-    References
-    ----------
-    .. [1] F. Dinuzzo. Kernel machines with two layers and multiple kernel learning.
-       arXiv:1001.2709, 2010.
+    {bank_attributes}
 
     Examples
     --------
     >>> import numpy as np
     >>> from mklcore.kernels import gaussian, linear
     >>> from mklcore.rls2 import RLS2Classifier
-    >>> X = np.linspace(-1, 1, 30)[:, None]
+    >>> X = np.linspace(-1, 1, 30)[:, None]; y = X.ravel() > 0
     >>> clf = RLS2Classifier(kernels=[linear(), gaussian(gamma=1.0)], lam=0.1)
-    >>> clf.fit(X, X.ravel() > 0).score(X, X.ravel() > 0)
+    >>> clf.fit(X, y).score(X, y)
     1.0
     """
 
     def __init__(self, *, kernels=None, lam=0.01, scaling="trace", normalize=None,
                  ova_coding="pm1", tol=1e-6, residual_tol=None, max_iter=10_000,
                  simplex_solver="active_set", accelerate=True, verbose=0):
-        self.kernels = kernels
-        self.lam = lam
-        self.scaling = scaling
-        self.normalize = normalize
-        self.ova_coding = ova_coding
-        self.tol = tol
-        self.residual_tol = residual_tol
-        self.max_iter = max_iter
-        self.simplex_solver = simplex_solver
-        self.accelerate = accelerate
-        self.verbose = verbose
+        _store_params(self, locals())
 
 
+@_estimator_doc("features", "rls2_linear_solve", ova=False)
 class LinearRLS2Regressor(_RegressionTask, _LinearRLS2):
     r"""Linear RLS2 regression: embedded feature selection (Sec. 4.2 of [1]_).
 
     RLS2 with one linear kernel per feature; the model is :math:`f(x)=b+w^\top x` with
-    :math:`w_i=d_is_i\,x^{(i)\top}c` (eq. 12), sparse because :math:`d` is. Equivalently the
-    squared weighted-:math:`\ell_1` problem
-    :math:`\min_w\tfrac12\|y-Xw\|^2+\tfrac\lambda2(\sum_i|w_i|/\sqrt{s_i})^2` (minimising over
-    :math:`d` for fixed :math:`w`).
+    :math:`w_i=d_is_i\,x^{(i)\top}c` (eq. 12), sparse because :math:`d` is: the squared
+    weighted-:math:`\ell_1` problem
+    :math:`\min_w\tfrac12\|y-Xw\|^2+\tfrac\lambda2(\sum_i|w_i|/\sqrt{s_i})^2`.
     See :func:`rls2_linear_solve`.
 
     Parameters
     ----------
-    lam : float, default=0.1
-        Regularisation parameter :math:`\lambda > 0` (with unit-norm feature columns, rule
-        (16), the prostate data select :math:`\lambda\approx0.09`).
+    {lam_linear}
     scaling : {"norm", "none"}, ndarray of shape (n_features,) or None, default="norm"
         Feature scaling: ``"norm"`` is rule (16), :math:`s_i=1/\|x^{(i)}\|^2`.
-    fit_intercept : bool, default=True
-        Use the mean training output as the fixed intercept (False: :math:`b=0`).
-    tol : float or None, default=1e-6
-        Relative duality gap at which Algorithm 1 stops (``None``: run ``max_iter``
-        iterations, see :func:`rls2_solve`).
-    residual_tol : float, default=None
-        The paper's residual stopping rule, see :func:`rls2_linear_solve`.
-    max_iter : int, default=10000
-        Maximum outer iterations.
-    simplex_solver : {"active_set", "smo"}, default="active_set"
-        Solver of Problem 7 (see :func:`rls2_linear_solve`).
-    accelerate : bool, default=True
-        Also try Newton steps on :math:`G(d)` (see :func:`rls2_solve`).
-    verbose : int, default=0
-        ``1``: a progress line at the first iteration, every 10 and at the end; ``>= 2``:
-        every iteration.
+    {task, loop}
 
-    Attributes
-    ----------
+    {attributes}
     coef_ : ndarray of shape (n_features,)
         Linear coefficients :math:`w` (eq. 12).
-    intercept_ : float
-        Intercept :math:`b`.
-    weights_ : ndarray of shape (n_features,)
-        Feature weights :math:`d` on the simplex.
-    effective_weights_ : ndarray of shape (n_features,)
-        :math:`d\circ s`.
-    scaling_ : ndarray of shape (n_features,)
-        Scaling :math:`s`.
     selected_features_ : ndarray of int
         Features with :math:`w_i\neq0`.
-    dual_coef_ : ndarray of shape (n_samples,)
-        Coefficients :math:`c`.
-    df_ : float
-        Degrees of freedom, eq. (15).
-    n_selected_ : int
-        Number of features with :math:`d_i>0`.
-    n_iter_ : int
-        Outer iterations.
-    converged_ : bool
-        Whether the relative gap fell below ``tol``.
-    objective_ : float
-        Objective of Problem 5.
-    gap_ : float
-        Relative duality gap.
-    history_ : dict of ndarray
-        Per-iteration records.
-    result_ : MKLResult
-        Full result of :func:`rls2_linear_solve`.
-    n_features_in_ : int
-        Number of features.
-
-    References
-    ----------
-    .. [1] F. Dinuzzo. Kernel machines with two layers and multiple kernel learning.
-       arXiv:1001.2709, 2010.
 
     Examples
     --------
     >>> import numpy as np
     >>> from mklcore.rls2 import LinearRLS2Regressor
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.standard_normal((40, 6)); y = X[:, 0] - 2 * X[:, 3]
+    >>> X = np.random.default_rng(0).standard_normal((40, 6)); y = X[:, 0] - 2 * X[:, 3]
     >>> reg = LinearRLS2Regressor(lam=0.01, fit_intercept=False).fit(X, y)
     >>> reg.selected_features_.tolist(), reg.coef_.round(2).tolist()
     ([0, 3], [0.97, 0.0, 0.0, -1.98, 0.0, 0.0])
@@ -1877,17 +1676,10 @@ class LinearRLS2Regressor(_RegressionTask, _LinearRLS2):
     def __init__(self, *, lam=0.1, scaling="norm", fit_intercept=True, tol=1e-6,
                  residual_tol=None, max_iter=10_000, simplex_solver="active_set",
                  accelerate=True, verbose=0):
-        self.lam = lam
-        self.scaling = scaling
-        self.fit_intercept = fit_intercept
-        self.tol = tol
-        self.residual_tol = residual_tol
-        self.max_iter = max_iter
-        self.simplex_solver = simplex_solver
-        self.accelerate = accelerate
-        self.verbose = verbose
+        _store_params(self, locals())
 
 
+@_estimator_doc("features", "rls2_linear_solve", ova=True)
 class LinearRLS2Classifier(_ClassificationTask, _LinearRLS2):
     r"""Linear RLS2 classification with feature selection; one-vs-all for several classes.
 
@@ -1898,72 +1690,17 @@ class LinearRLS2Classifier(_ClassificationTask, _LinearRLS2):
 
     Parameters
     ----------
-    lam : float, default=0.1
-        Regularisation parameter :math:`\lambda > 0` (with unit-norm feature columns, rule
-        (16), the prostate data select :math:`\lambda\approx0.09`).
+    {lam_linear}
     scaling : {"norm", "fisher", "none"}, ndarray or None, default="norm"
         Feature scaling: rule (16) (``"norm"``) or rule (17) (``"fisher"``, within-class
         variances of each binary problem).
-    fisher_weighted : bool, default=False
-        Class-size-weighted variant of rule (17).
-    ova_coding : {"pm1", "01"}, default="pm1"
-        Output coding of the one-vs-all machines (three or more classes).
-    tol : float or None, default=1e-6
-        Relative duality gap at which each machine stops (``None``: run ``max_iter``
-        iterations, see :func:`rls2_linear_solve`).
-    residual_tol : float, default=None
-        The paper's residual stopping rule, see :func:`rls2_linear_solve`.
-    max_iter : int, default=10000
-        Maximum outer iterations per machine.
-    simplex_solver : {"active_set", "smo"}, default="active_set"
-        Solver of Problem 7 (see :func:`rls2_linear_solve`).
-    accelerate : bool, default=True
-        Also try Newton steps on :math:`G(d)` (see :func:`rls2_solve`).
-    verbose : int, default=0
-        ``1``: a progress line at the first iteration, every 10 and at the end; ``>= 2``:
-        every iteration.
+    {fisher_weighted, task, loop}
 
-    Attributes
-    ----------
-    classes_ : ndarray of shape (n_classes,)
-        Class labels.
+    {attributes}
     coef_ : ndarray of shape (n_features,) or (n_classes, n_features)
-        Linear coefficients :math:`w` (one row per machine for three or more classes).
-    intercept_ : float or ndarray of shape (n_classes,)
-        Intercepts (zero).
-    weights_ : ndarray, same shape as ``coef_``
-        Feature weights :math:`d`.
-    effective_weights_ : ndarray, same shape as ``coef_``
-        :math:`d\circ s`.
-    scaling_ : ndarray, same shape as ``coef_``
-        Scaling :math:`s` of each machine.
+        Linear coefficients :math:`w` (eq. 12; one row per machine for three or more classes).
     selected_features_ : ndarray of int
         Features used by at least one machine ("selected genes" of the paper).
-    dual_coef_ : ndarray of shape (n_samples,) or (n_classes, n_samples)
-        Coefficients :math:`c`.
-    df_ : float or ndarray of shape (n_classes,)
-        Degrees of freedom, eq. (15).
-    n_selected_ : int or ndarray of shape (n_classes,)
-        Selected features per machine.
-    n_iter_ : int or ndarray of shape (n_classes,)
-        Outer iterations of Algorithm 1 per machine.
-    converged_ : bool
-        Whether every machine converged.
-    objective_ : float or ndarray of shape (n_classes,)
-        Objective per machine.
-    gap_ : float or ndarray of shape (n_classes,)
-        Relative duality gap per machine.
-    history_ : dict or list of dict
-        Per-iteration records.
-    result_ : MKLResult or list of MKLResult
-        Full results.
-    n_features_in_ : int
-        Number of features.
-
-    References
-    ----------
-    .. [1] F. Dinuzzo. Kernel machines with two layers and multiple kernel learning.
-       arXiv:1001.2709, 2010.
 
     Examples
     --------
@@ -1979,13 +1716,4 @@ class LinearRLS2Classifier(_ClassificationTask, _LinearRLS2):
     def __init__(self, *, lam=0.1, scaling="norm", fisher_weighted=False, ova_coding="pm1",
                  tol=1e-6, residual_tol=None, max_iter=10_000, simplex_solver="active_set",
                  accelerate=True, verbose=0):
-        self.lam = lam
-        self.scaling = scaling
-        self.fisher_weighted = fisher_weighted
-        self.ova_coding = ova_coding
-        self.tol = tol
-        self.residual_tol = residual_tol
-        self.max_iter = max_iter
-        self.simplex_solver = simplex_solver
-        self.accelerate = accelerate
-        self.verbose = verbose
+        _store_params(self, locals())
