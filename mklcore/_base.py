@@ -1,18 +1,19 @@
-"""Shared estimator machinery: kernel building, label handling, fit bookkeeping.
+"""Shared estimator machinery: kernel building, label handling, fit bookkeeping, docs.
 
 Every MKL classifier of mklcore is a thin layer over a ``*_solve`` function that works on a
 precomputed Gram stack. :class:`BaseMKLClassifier` does the rest once: it validates the
 parameters, maps the labels to {-1, +1}, builds the training stack with
-:class:`mklcore.kernels.KernelBank` (through :class:`KernelBankMixin`, which any estimator
-with ``kernels`` and ``normalize`` parameters can use), calls the subclass's ``_solve`` and
-copies the :class:`~mklcore._result.MKLResult` into the fitted attributes (``weights_``,
-``dual_coef_``, ``history_``...). Prediction builds only the test kernels between new points
-and the training points.
+:class:`mklcore.kernels.KernelBank` (through :class:`KernelBankMixin`), calls the subclass's
+``_solve`` and copies the :class:`~mklcore._result.MKLResult` into the fitted attributes.
+Prediction builds only the test kernels between new points and the training points.
 
 Hooks for subclasses: ``_default_kernels`` (the bank used when ``kernels=None``),
-``_bank_params()`` (the ``kernels`` and ``normalize`` handed to the bank), ``_fit_inputs(X)``
-(what ``_solve`` receives instead of the kernel stack, e.g. the features themselves) and
-``_set_fitted(result)`` (extra fitted attributes).
+``_bank_params()`` (the ``kernels`` and ``normalize`` handed to the bank), ``_fit_inputs``
+(what ``_solve`` receives instead of the kernel stack), ``_solve_inputs`` (extra keyword
+arguments of ``_solve``) and ``_set_fitted(result)`` (extra fitted attributes).
+
+The parameter and attribute descriptions that the solvers and estimators share live once in
+:data:`DOC_PARAMS`; :func:`fill_doc` substitutes them into docstrings.
 """
 
 import numpy as np
@@ -24,17 +25,106 @@ from ._result import decision
 from ._validation import (Interval, Options, check_binary_labels, check_kernel_stack,
                           validate_params)
 
-__all__ = ["BaseMKLClassifier", "KernelBankMixin", "COMMON_CONSTRAINTS"]
+__all__ = ["BaseMKLClassifier", "KernelBankMixin", "COMMON_CONSTRAINTS", "common_constraints",
+           "DOC_PARAMS", "fill_doc"]
 
-#: constraints shared by the estimators (each class adds its own)
+#: constraints shared by the solvers and estimators (each adds its own)
 COMMON_CONSTRAINTS = {
+    "kernels": [list, tuple, None],
     "C": [Interval("real", 0, None, closed="neither")],
     "normalize": [Options("trace", "cosine"), None],
     "tol": [Interval("real", 0, None, closed="neither")],
     "max_iter": [Interval("int", 1, None)],
     "svm_tol": [Interval("real", 0, None, closed="neither")],
     "verbose": [Interval("int", 0, None), bool],
+    "callback": [callable, None],
 }
+
+
+def common_constraints(*names):
+    """The :data:`COMMON_CONSTRAINTS` of ``names``, as a new dict.
+
+    Parameters
+    ----------
+    *names : str
+        Keys of :data:`COMMON_CONSTRAINTS`.
+
+    Returns
+    -------
+    constraints : dict
+        ``{name: COMMON_CONSTRAINTS[name]}`` in the order given.
+    """
+    return {name: COMMON_CONSTRAINTS[name] for name in names}
+
+
+#: numpydoc texts shared by the docstrings of the solvers and estimators, substituted for
+#: ``{key}`` by :func:`fill_doc` (parameters with their usual default, and the fitted
+#: attributes every :class:`BaseMKLClassifier` has)
+DOC_PARAMS = {
+    "K": """K : ndarray of shape (n_kernels, n_samples, n_samples)
+        Training Gram matrices (unweighted, PSD).""",
+    "y": """y : array-like of shape (n_samples,)
+        Binary labels; mapped to {-1, +1} (larger label = +1).""",
+    "kernels": """kernels : list, default=None
+        Kernel bank: Kernel objects, ``(name, params)`` / ``(name, params, columns)`` tuples or
+        callables (see :func:`mklcore.kernels.kernel_bank`). ``None`` uses a linear and a
+        Gaussian kernel.""",
+    "C": """C : float, default=1.0
+        Misclassification penalty. Must be > 0.""",
+    "normalize": """normalize : {"trace", "cosine"} or None, default=None
+        Normalisation of each kernel, fitted on the training data.""",
+    "max_iter": """max_iter : int, default=1000
+        Maximum number of outer iterations.""",
+    "svm_tol": """svm_tol : float, default=1e-3
+        KKT tolerance of each SVM solve.""",
+    "callback": """callback : callable, default=None
+        ``callback(intermediate_result)`` after each outer iteration, with an
+        :class:`~mklcore._result.MKLResult` holding ``weights``, ``objective``, ``gap``,
+        ``criterion``, ``n_iter``...; raising ``StopIteration`` stops with ``status=3``.""",
+    "verbose": """verbose : int, default=0
+        ``1`` prints a line every 10 iterations, ``2`` every iteration.""",
+    "check_input": """check_input : bool, default=True
+        Validate ``K`` and ``y`` (shapes, finiteness, symmetry, PSD).""",
+    "fitted_model": r"""dual_coef_ : ndarray of shape (n_samples,)
+        Signed dual coefficients :math:`\alpha\circ y` (zero for non-support vectors).
+    intercept_ : float
+        Bias :math:`b`.
+    support_ : ndarray of shape (n_support,)
+        Indices of the support vectors.
+    classes_ : ndarray of shape (2,)
+        Class labels; ``classes_[1]`` is the positive class.
+    X_fit_ : ndarray of shape (n_samples, n_features)
+        Training data, used to build test kernels.
+    n_features_in_ : int
+        Number of features seen in ``fit``.""",
+    "fitted_run": """history_ : dict of ndarray
+        Per-iteration ``objective``, ``gap``, ``weights``, ``time`` and the solver's extras.
+    result_ : MKLResult
+        The full solver result.
+    kernel_bank_ : KernelBank
+        The fitted kernel bank.""",
+}
+
+
+def fill_doc(obj):
+    """Substitute the shared texts of :data:`DOC_PARAMS` for ``{key}`` in a docstring.
+
+    Parameters
+    ----------
+    obj : function or class
+        Its ``__doc__`` is rewritten in place (nothing happens under ``python -OO``).
+
+    Returns
+    -------
+    obj : function or class
+        The same object, so that ``fill_doc`` can be used as a decorator.
+    """
+    doc = obj.__doc__
+    if doc:
+        for key, text in DOC_PARAMS.items():
+            doc = doc.replace("{" + key + "}", text)
+        obj.__doc__ = doc
+    return obj
 
 
 class KernelBankMixin:
@@ -108,6 +198,16 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
         (localized MKL: the gating inputs ``X_gate``).
         """
         return {}
+
+    def _store_params(self, params):
+        """Store the ``__init__`` arguments (``params``: its ``locals()``) unchanged."""
+        for name in self._get_param_names():
+            setattr(self, name, params[name])
+
+    def _solver_params(self):
+        """The parameters handed on to the solver: all but ``kernels`` and ``normalize``."""
+        params = self.get_params(deep=False)
+        return {k: v for k, v in params.items() if k not in ("kernels", "normalize")}
 
     def _validate_params(self):
         validate_params(type(self).__name__, self._parameter_constraints, self.get_params(deep=False))

@@ -24,9 +24,8 @@ import warnings
 import numpy as np
 from scipy.special import logsumexp
 
-from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
-from ._validation import (Interval, Options, check_binary_labels, check_kernel_stack,
-                          validate_params)
+from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier, common_constraints, fill_doc
+from ._validation import Interval, Options, check_solver_inputs, validate_params
 from .wrapper import (THETA_FLOOR, Cuts, FixedWeights, NumericalFailure, SIPWeightStep,
                        WeightStep, dual_norm, lp_master, normalize_pnorm, run_wrapper,
                        uniform_weights)
@@ -34,6 +33,7 @@ from .wrapper import (THETA_FLOOR, Cuts, FixedWeights, NumericalFailure, SIPWeig
 __all__ = ["sum_kernel_svm_solve", "SumKernelSVC", "lpmkl_solve", "LpMKLClassifier"]
 
 
+@fill_doc
 def sum_kernel_svm_solve(K, y, *, C=1.0, svm_tol=1e-3, check_input=True):
     r"""Train the SVM on the unweighted sum of the kernels (the l-infinity MKL baseline).
 
@@ -44,16 +44,11 @@ def sum_kernel_svm_solve(K, y, *, C=1.0, svm_tol=1e-3, check_input=True):
 
     Parameters
     ----------
-    K : ndarray of shape (n_kernels, n_samples, n_samples)
-        Training Gram matrices.
-    y : array-like of shape (n_samples,)
-        Labels in {-1, +1}.
-    C : float, default=1.0
-        Box constraint of the SVM. Must be > 0.
-    svm_tol : float, default=1e-3
-        KKT tolerance of the SVM solver.
-    check_input : bool, default=True
-        Validate K and y (shapes, finiteness, symmetry, PSD).
+    {K}
+    {y}
+    {C}
+    {svm_tol}
+    {check_input}
 
     Returns
     -------
@@ -77,38 +72,22 @@ def sum_kernel_svm_solve(K, y, *, C=1.0, svm_tol=1e-3, check_input=True):
     return lpmkl_solve(K, y, p=np.inf, C=C, svm_tol=svm_tol, check_input=check_input)
 
 
+@fill_doc
 class SumKernelSVC(BaseMKLClassifier):
     """SVM on the unweighted sum of a bank of kernels (the uniform-sum MKL baseline).
 
     Parameters
     ----------
-    kernels : list, default=None
-        Kernel bank: Kernel objects, ``(name, params)`` / ``(name, params, columns)`` tuples or
-        callables (see :func:`mklcore.kernels.kernel_bank`). ``None`` uses a linear and a
-        Gaussian kernel.
-    C : float, default=1.0
-        Box constraint of the SVM. Must be > 0.
-    normalize : {"trace", "cosine"} or None, default=None
-        Normalisation of each kernel, fitted on the training data.
-    svm_tol : float, default=1e-3
-        KKT tolerance of the SVM solver.
+    {kernels}
+    {C}
+    {normalize}
+    {svm_tol}
 
     Attributes
     ----------
     weights_ : ndarray of shape (n_kernels,)
         All ones (the sum kernel).
-    dual_coef_ : ndarray of shape (n_samples,)
-        Signed dual coefficients ``alpha * y`` (zero for non-support vectors).
-    intercept_ : float
-        Bias ``b``.
-    support_ : ndarray of shape (n_support,)
-        Indices of the support vectors.
-    classes_ : ndarray of shape (2,)
-        Class labels; ``classes_[1]`` is the positive class.
-    X_fit_ : ndarray of shape (n_samples, n_features)
-        Training data, used to build test kernels.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
+    {fitted_model}
     n_iter_ : int
         Always 1.
     converged_ : bool
@@ -117,12 +96,7 @@ class SumKernelSVC(BaseMKLClassifier):
         SVM dual objective at the solution (see :func:`sum_kernel_svm_solve`).
     gap_ : float
         Relative MKL duality gap (0: the weights are fixed).
-    history_ : dict of ndarray
-        One-row history (``objective``, ``gap``, ``weights``, ``time``...).
-    result_ : MKLResult
-        The full solver result.
-    kernel_bank_ : KernelBank
-        The fitted kernel bank.
+    {fitted_run}
 
     Examples
     --------
@@ -134,17 +108,13 @@ class SumKernelSVC(BaseMKLClassifier):
     [1.0, 1.0]
     """
 
-    _parameter_constraints = {k: COMMON_CONSTRAINTS[k] for k in ("C", "normalize", "svm_tol")}
-    _parameter_constraints["kernels"] = [list, tuple, None]
+    _parameter_constraints = common_constraints("kernels", "C", "normalize", "svm_tol")
 
     def __init__(self, *, kernels=None, C=1.0, normalize=None, svm_tol=1e-3):
-        self.kernels = kernels
-        self.C = C
-        self.normalize = normalize
-        self.svm_tol = svm_tol
+        self._store_params(locals())
 
     def _solve(self, K, y):
-        return sum_kernel_svm_solve(K, y, C=self.C, svm_tol=self.svm_tol, check_input=False)
+        return sum_kernel_svm_solve(K, y, **self._solver_params(), check_input=False)
 
 
 # ======================================================================================
@@ -399,12 +369,7 @@ _COMMON_OPTIONS = {"svm_backend": [str],
 _LPMKL_CONSTRAINTS = {
     "p": [Interval("real", 1, np.inf, closed="both")],
     "solver": [Options("newton", "cutting_plane", "analytic")],
-    "C": COMMON_CONSTRAINTS["C"],
-    "tol": COMMON_CONSTRAINTS["tol"],
-    "max_iter": COMMON_CONSTRAINTS["max_iter"],
-    "svm_tol": COMMON_CONSTRAINTS["svm_tol"],
-    "verbose": COMMON_CONSTRAINTS["verbose"],
-    "callback": [callable, None],
+    **common_constraints("C", "tol", "max_iter", "svm_tol", "verbose", "callback"),
 }
 
 
@@ -549,9 +514,7 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
     >>> round(float(np.linalg.norm(res.weights)), 6)
     1.0
     """
-    validate_params("lpmkl_solve", _LPMKL_CONSTRAINTS, {
-        "p": p, "solver": solver, "C": C, "tol": tol, "max_iter": max_iter, "svm_tol": svm_tol,
-        "verbose": verbose, "callback": callback})
+    validate_params("lpmkl_solve", _LPMKL_CONSTRAINTS, locals())
     p = float(p)
     if solver == "newton" and p == 1.0:
         raise ValueError(
@@ -559,11 +522,7 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
             "(2009, Sec. 2.4.1) is undefined for p = 1. Use solver='analytic' (with "
             "stabilize=True), solver='cutting_plane', or simplemkl_solve / silp_solve.")
     own, common = _split_options("lpmkl_solve", solver, solver_options, _SOLVER_OPTIONS[solver])
-    if check_input:
-        K = check_kernel_stack(K, y)
-    else:
-        K = np.asarray(K)
-    y_pm, _ = check_binary_labels(y, "lpmkl_solve")
+    K, y_pm = check_solver_inputs(K, y, "lpmkl_solve", check_input)
     extras = {"p": p, "solver": solver}
     if np.isinf(p):  # the sum kernel, theta = 1 (Kloft et al. 2009, Sec. 2)
         step = FixedWeights(np.ones(K.shape[0]), p=np.inf, method="lpmkl",
@@ -582,6 +541,7 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
                        mkl_every=common.get("mkl_every"))
 
 
+@fill_doc
 class LpMKLClassifier(BaseMKLClassifier):
     r"""lp-norm multiple kernel learning classifier (Kloft et al., NIPS 2009).
 
@@ -591,44 +551,25 @@ class LpMKLClassifier(BaseMKLClassifier):
 
     Parameters
     ----------
-    kernels : list, default=None
-        Kernel bank: Kernel objects, ``(name, params)`` / ``(name, params, columns)`` tuples or
-        callables (see :func:`mklcore.kernels.kernel_bank`). ``None`` uses a linear and a
-        Gaussian kernel.
+    {kernels}
     p : float, default=2.0
         Norm of the weight constraint in (5), ``1 <= p <= inf``.
-    C : float, default=1.0
-        Misclassification penalty of (6). Must be > 0.
+    {C}
     solver : {"newton", "cutting_plane", "analytic"}, default="newton"
         Weight update (see :func:`lpmkl_solve`); ``"newton"`` needs p > 1.
-    normalize : {"trace", "cosine"} or None, default=None
-        Normalisation of each kernel, fitted on the training data.
+    {normalize}
     tol : float, default=1e-5
-        Relative duality gap :math:`\Delta_{rel}` at which every solver stops (the cutting plane at p = 1
-        may also use its LP bound; see :func:`lpmkl_solve`).
-    max_iter : int, default=1000
-        Maximum number of outer iterations.
-    svm_tol : float, default=1e-3
-        KKT tolerance of each SVM solve.
-    verbose : int, default=0
-        Progress lines (``1``: every 10 iterations).
+        Relative duality gap :math:`\Delta_{rel}` at which every solver stops (the cutting
+        plane at p = 1 may also use its LP bound; see :func:`lpmkl_solve`).
+    {max_iter}
+    {svm_tol}
+    {verbose}
 
     Attributes
     ----------
     weights_ : ndarray of shape (n_kernels,)
         Kernel weights :math:`\theta` of [1]_ (:math:`\|\theta\|_p=1`).
-    dual_coef_ : ndarray of shape (n_samples,)
-        Signed dual coefficients :math:`\alpha\circ y`.
-    intercept_ : float
-        Bias :math:`b`.
-    support_ : ndarray of shape (n_support,)
-        Indices of the support vectors.
-    classes_ : ndarray of shape (2,)
-        Class labels; ``classes_[1]`` is the positive class.
-    X_fit_ : ndarray of shape (n_samples, n_features)
-        Training data, used to build test kernels.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
+    {fitted_model}
     n_iter_ : int
         Number of outer iterations.
     converged_ : bool
@@ -637,12 +578,7 @@ class LpMKLClassifier(BaseMKLClassifier):
         Final objective :math:`J(\theta)` of (6).
     gap_ : float
         Final relative duality gap :math:`\Delta_{rel}`.
-    history_ : dict of ndarray
-        Per-iteration ``objective``, ``gap``, ``weights``, ``time`` and more.
-    result_ : MKLResult
-        The full solver result.
-    kernel_bank_ : KernelBank
-        The fitted kernel bank.
+    {fitted_run}
 
     See Also
     --------
@@ -665,25 +601,14 @@ class LpMKLClassifier(BaseMKLClassifier):
     ((2,), 1.0)
     """
 
-    _parameter_constraints = {k: COMMON_CONSTRAINTS[k] for k in
-                              ("C", "normalize", "tol", "max_iter", "svm_tol", "verbose")}
-    _parameter_constraints["kernels"] = [list, tuple, None]
-    _parameter_constraints["p"] = _LPMKL_CONSTRAINTS["p"]
-    _parameter_constraints["solver"] = _LPMKL_CONSTRAINTS["solver"]
+    _parameter_constraints = {
+        **common_constraints("kernels", "C", "normalize", "tol", "max_iter", "svm_tol",
+                             "verbose"),
+        "p": _LPMKL_CONSTRAINTS["p"], "solver": _LPMKL_CONSTRAINTS["solver"]}
 
     def __init__(self, *, kernels=None, p=2.0, C=1.0, solver="newton", normalize=None, tol=1e-5,
                  max_iter=1000, svm_tol=1e-3, verbose=0):
-        self.kernels = kernels
-        self.p = p
-        self.C = C
-        self.solver = solver
-        self.normalize = normalize
-        self.tol = tol
-        self.max_iter = max_iter
-        self.svm_tol = svm_tol
-        self.verbose = verbose
+        self._store_params(locals())
 
     def _solve(self, K, y):
-        return lpmkl_solve(K, y, p=self.p, C=self.C, solver=self.solver, tol=self.tol,
-                           max_iter=self.max_iter, svm_tol=self.svm_tol, verbose=self.verbose,
-                           check_input=False)
+        return lpmkl_solve(K, y, **self._solver_params(), check_input=False)
