@@ -26,7 +26,7 @@ from ._validation import (Interval, Options, check_binary_labels, check_kernel_s
                           validate_params)
 
 __all__ = ["BaseMKLClassifier", "KernelBankMixin", "COMMON_CONSTRAINTS", "common_constraints",
-           "DOC_PARAMS", "fill_doc"]
+           "WRAPPER_PARAMS", "DOC_PARAMS", "fill_doc"]
 
 #: constraints shared by the solvers and estimators (each adds its own)
 COMMON_CONSTRAINTS = {
@@ -39,6 +39,10 @@ COMMON_CONSTRAINTS = {
     "verbose": [Interval("int", 0, None), bool],
     "callback": [callable, None],
 }
+
+
+#: the parameters of the wrapper-family estimators (lp-norm, SimpleMKL, SILP...)
+WRAPPER_PARAMS = ("kernels", "C", "normalize", "tol", "max_iter", "svm_tol", "verbose")
 
 
 def common_constraints(*names):
@@ -177,9 +181,11 @@ class KernelBankMixin:
 class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
     """Base class of the binary MKL classifiers (not for direct use).
 
-    Subclasses define ``__init__`` (storing every argument unchanged), a
-    ``_parameter_constraints`` dict and ``_solve(K, y)`` returning an ``MKLResult``
-    whose ``dual_coef`` are the signed coefficients of
+    Subclasses define ``__init__`` (storing every argument unchanged, e.g. with
+    ``self._store_params(locals())``), a ``_parameter_constraints`` dict and either a
+    ``_solver`` (a ``*_solve(K, y, **params, check_input=False)`` function that takes every
+    parameter but ``kernels`` and ``normalize``) or their own ``_solve(K, y)``. The solver
+    returns an ``MKLResult`` whose ``dual_coef`` are the signed coefficients of
     ``f(x) = sum_m weights[m] k_m(x, X_fit) @ dual_coef + intercept``. ``K`` is what
     ``_fit_inputs`` returns: by default the validated training stack of the kernel bank.
     """
@@ -187,9 +193,11 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
     _parameter_constraints = {}
     #: whether to run the (Lanczos) PSD check on the training kernels
     _check_psd = True
+    #: the ``*_solve`` function called by the default ``_solve`` (a staticmethod)
+    _solver = None
 
-    def _solve(self, K, y):  # pragma: no cover - abstract
-        raise NotImplementedError
+    def _solve(self, K, y):
+        return self._solver(K, y, **self._solver_params(), check_input=False)
 
     def _solve_inputs(self, X):
         """Extra keyword arguments of ``_solve`` computed from the training features ``X``.

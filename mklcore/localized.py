@@ -1,39 +1,22 @@
 r"""Localized multiple kernel learning with a softmax gating model (Gönen & Alpaydın, 2008).
 
-LMKL replaces the global kernel weights of canonical MKL by a *gating model*
-:math:`\eta_m(x)\ge 0` that chooses, for every input, how much each feature space is used.
-The discriminant is Eq. (4) of [1]_
+LMKL replaces the global kernel weights of canonical MKL by a gating model
+:math:`\eta_m(x)\ge 0`, the discriminant being Eq. (4) of [1]_,
+:math:`f(x) = \sum_m \eta_m(x)\,\langle w_m, \Phi_m(x)\rangle + b`. For a fixed gating the
+learning problem (5) is a canonical SVM (dual (7)) on the locally combined kernel
+:math:`K_\eta(x_i, x_j) = \sum_m \eta_m(x_i)\, K_m(x_i, x_j)\, \eta_m(x_j)`. The gating is a
+softmax of linear functions of a gating representation :math:`z` (by default the standardised
+inputs; the linear gating model of Sec. 2 of [1]_),
+:math:`\eta_m(z) \propto \exp(\langle v_m, z\rangle + v_{m0})`, and Algorithm 1 of [1]_
+alternates an SVM solve for fixed gating with a gradient step on the gating parameters
+:math:`V` (the gradient of the SVM dual value :math:`J(V)` of Sec. 2 of [1]_, exact by
+Danskin's theorem) with a line search that needs extra SVM solves (Sec. 3.1).
 
-.. math::
-    f(x) = \sum_{m=1}^P \eta_m(x)\,\langle w_m, \Phi_m(x)\rangle + b,
-
-and for a fixed gating the learning problem (5) is a canonical SVM (dual (7)) on the
-*locally combined kernel*
-
-.. math::
-    K_\eta(x_i, x_j) = \sum_{m=1}^P \eta_m(x_i)\, K_m(x_i, x_j)\, \eta_m(x_j).
-
-The gating is a softmax of linear functions of a gating representation :math:`z` (by default
-the standardised inputs; the linear gating model of Sec. 2 of [1]_),
-
-.. math::
-    \eta_m(z) = \frac{\exp(\langle v_m, z\rangle + v_{m0})}
-                     {\sum_{h=1}^P \exp(\langle v_h, z\rangle + v_{h0})},
-
-and Algorithm 1 of [1]_ alternates an SVM solve for fixed gating with a gradient step on the
-gating parameters :math:`V` (the gradient of the SVM dual value :math:`J(V)` given in Sec. 2 of
-[1]_ is exact by Danskin's theorem), with a line search that needs extra SVM solves (Sec. 3.1).
-
-Two layers, as everywhere in mklcore:
-
-* :func:`lmkl_solve` works on a precomputed Gram stack ``K`` and a gating representation
-  ``X_gate``; :func:`lmkl_decision` evaluates the gated discriminant (eq. 8) on a test stack.
-* :class:`LMKLClassifier` works on features: it builds the kernels, standardises the gating
-  inputs, and at prediction time evaluates kernel ``m`` only between the test points and
-  support vectors whose gates for ``m`` are both non-zero.
-
-Helpers used by the tests and the notebook: :func:`softmax_gating`, :func:`lmkl_gates`,
-:func:`locally_combined_kernel`, :func:`lmkl_gradient`, :func:`lmkl_objective`.
+:func:`lmkl_solve` works on a precomputed Gram stack ``K`` and a gating representation
+``X_gate``, :func:`lmkl_decision` evaluates the gated discriminant (eq. 8) on a test stack,
+and :class:`LMKLClassifier` works on features (it builds the kernels, standardises the gating
+inputs, and at prediction time evaluates kernel ``m`` only between the test points and
+support vectors whose gates for ``m`` are both non-zero).
 
 References
 ----------
@@ -48,7 +31,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
+from ._base import BaseMKLClassifier, common_constraints, fill_doc
 from ._result import MKLResult, Monitor
 from ._validation import (Interval, Options, check_finite, check_kernel_stack,
                           validate_params)
@@ -64,8 +47,7 @@ __all__ = [
 _MAX_EXPANSIONS = 40
 
 _SOLVE_CONSTRAINTS = {
-    "C": [Interval("real", 0, None, closed="neither")],
-    "max_iter": [Interval("int", 1, None)],
+    **common_constraints("C", "max_iter", "svm_tol", "verbose", "callback"),
     "n_iter": [Interval("int", 1, None), None],
     "tol": [Interval("real", 0, None), None],
     "gating": [Options("softmax", "fixed")],
@@ -74,9 +56,6 @@ _SOLVE_CONSTRAINTS = {
     "ls_min_step": [Interval("real", 0, None, closed="neither")],
     "gate_threshold": [Interval("real", 0, 0.5, closed="left")],
     "sv_tol": [Interval("real", 0, 0.5, closed="left")],
-    "svm_tol": [Interval("real", 0, None, closed="neither")],
-    "verbose": [Interval("int", 0, None), bool],
-    "callback": [callable, None],
     "svm_backend": [str],
 }
 
@@ -423,9 +402,7 @@ def lmkl_objective(K, y, X_gate, coef, *, C=1.0, gating="softmax", gate_threshol
     ----------
     .. [1] M. Gönen and E. Alpaydın. Localized multiple kernel learning. ICML 2008.
     """
-    validate_params("lmkl_objective", _SOLVE_CONSTRAINTS,
-                    {"C": C, "gating": gating, "gate_threshold": gate_threshold,
-                     "svm_tol": svm_tol, "svm_backend": svm_backend})
+    validate_params("lmkl_objective", _SOLVE_CONSTRAINTS, locals())
     K, y, X_gate = _check_inputs(K, y, X_gate, gating, "lmkl_objective")
     Z_aug = _augment(X_gate, K.shape[1], gating)
     coef = np.asarray(coef, dtype=float)
@@ -450,6 +427,7 @@ def _deprecated_n_iter(n_iter, max_iter, owner):
     return n_iter
 
 
+@fill_doc
 def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=50, random_state=None, gating="softmax",
                tol=None, init_scale=0.01, init_coef=None, line_search="expand_backtrack",
                ls_min_step=1e-3, gate_threshold=0.0, sv_tol=1e-3, svm_tol=1e-3,
@@ -523,23 +501,17 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=50, random_state=None, gating="s
         over free support vectors (the LIBSVM midpoint rule if there is none). 0 keeps
         LIBSVM's solution and bias.
     svm_tol : float, default=1e-3
-        KKT tolerance of the inner SVM solver (LIBSVM's default, also used by Gönen's code).
-        Must be > 0. Tighter tolerances make :math:`J` and its gradient more exact but can
-        make LIBSVM very slow (x100) when :math:`K_\eta` is nearly rank-deficient and
-        :math:`C` large, e.g. copies of a linear kernel with crisp gates.
+        KKT tolerance of the inner SVM solver (LIBSVM's default, also Gönen's). Tighter
+        tolerances make :math:`J` and its gradient more exact but can make LIBSVM very slow
+        (x100) when :math:`K_\eta` is nearly rank-deficient and :math:`C` large.
     svm_backend : str, default="auto"
-        SVM backend of :func:`mklcore.svm.svm_solve`. ``"auto"`` uses
-        :func:`mklcore.svm.default_backend`: ``"libsvm_lean"`` (LIBSVM called without
-        scikit-learn's per-call input validation; same solution as ``"libsvm"``, several
-        times faster for small n) when the installed scikit-learn provides its binding, and
-        ``"libsvm"`` otherwise.
+        SVM backend of :func:`mklcore.svm.svm_solve`; ``"auto"`` is
+        :func:`mklcore.svm.default_backend` (``"libsvm_lean"``, the same solution as
+        ``"libsvm"`` without scikit-learn's per-call input checks, where available).
     callback : callable, default=None
-        ``callback(intermediate_result)`` after each gating update with an
-        :class:`MKLResult` holding ``n_iter``, ``objective``, ``gap`` (nan), ``criterion``,
-        ``weights``, ``time``, ``method`` and ``gating_coef``; raising ``StopIteration``
-        stops with ``status=3``.
-    verbose : int, default=0
-        Print progress (every 10 updates if 1, every update if >= 2).
+        ``callback(intermediate_result)`` after each gating update (the payload adds
+        ``gating_coef``; ``gap`` is nan); raising ``StopIteration`` stops with ``status=3``.
+    {verbose}
     check_input : bool, default=True
         Validate ``K`` (shape, finiteness, symmetry).
     n_iter : int, default=None
@@ -548,27 +520,22 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=50, random_state=None, gating="s
     Returns
     -------
     result : MKLResult
-        ``method="lmkl"``; evaluate it on test kernels with :func:`mklcore.decision`
-        ``(result, K_test, X_gate=X_gate_test)`` (or :func:`lmkl_decision`). Core fields:
-        ``weights`` (mean gating output of each kernel over the training set, shape
-        (n_kernels,)), ``dual_coef`` (:math:`\alpha\circ y` after the clean-up),
-        ``intercept``, ``objective`` (final :math:`J`), ``gap`` (``nan``: the problem is
-        non-convex and has no certificate), ``n_iter`` (accepted gating updates),
-        ``success``, ``status``, ``message`` and ``history`` with one row per accepted
-        update: ``objective``, ``gap`` (nan), ``criterion`` (relative decrease of :math:`J`),
-        ``weights`` (mean gates), ``time``, plus ``grad_norm`` (gradient norm at the new
-        iterate), ``step`` (accepted step length), ``n_svm_calls`` (cumulative),
-        ``svm_gap`` (relative duality gap of that SVM solve), ``max_gate`` (mean over samples
-        of :math:`\max_m\eta_m(x_i)`, 1 = crisp gating) and ``gating_coef`` (shape
-        (n_iter, n_kernels, n_gate_features + 1)).
-        Extras: ``initial`` (dict with the same keys as a history row but ``time``,
-        ``criterion``, ``gap`` and ``step``, for the initial gating of line 1), ``gating_coef``
-        (final :math:`V`, shape (n_kernels, n_gate_features + 1), column 0 = biases),
-        ``gating``, ``gate_threshold``, ``eta_train`` (n_samples, n_kernels), ``alpha``,
-        ``support`` (indices with :math:`\alpha_i>0`), ``sv_percentage``
-        (:math:`100\,\#SV/N`), ``n_svm_calls``, ``C``, ``svm_backend``, and for
-        ``gating="fixed"`` ``mkl_weights`` (:math:`\beta_m = \bar\eta_m^2/\gamma`) and
-        ``effective_C`` (:math:`\gamma C`) with :math:`\gamma = \sum_m\bar\eta_m^2`.
+        ``method="lmkl"`` (evaluate it with :func:`mklcore.decision`
+        ``(result, K_test, X_gate=X_gate_test)`` or :func:`lmkl_decision`): ``weights``
+        (mean gate of each kernel over the training set), ``dual_coef``
+        (:math:`\alpha\circ y` after the clean-up), ``intercept``, ``objective`` (final
+        :math:`J`), ``gap`` (``nan``: non-convex, no certificate), ``n_iter`` (accepted
+        updates), ``success``, ``status``, ``message``; ``history`` has one row per accepted
+        update with ``objective``, ``gap``, ``criterion`` (relative decrease of :math:`J`),
+        ``weights``, ``time``, ``grad_norm``, ``step``, ``n_svm_calls`` (cumulative),
+        ``svm_gap`` (of that SVM solve), ``max_gate`` (mean of :math:`\max_m\eta_m(x_i)`,
+        1 = crisp) and ``gating_coef``. Extras: ``initial`` (a history row, without
+        ``time``, ``criterion``, ``gap``, ``step``, for the initial gating), ``gating_coef``
+        (final :math:`V`, column 0 = biases), ``gating``, ``gate_threshold``, ``eta_train``,
+        ``alpha``, ``support`` (:math:`\alpha_i>0`), ``sv_percentage``
+        (:math:`100\,\#SV/N`), ``n_svm_calls``, ``C``, ``svm_backend``; for
+        ``gating="fixed"`` also ``mkl_weights`` (:math:`\bar\eta_m^2/\gamma`) and
+        ``effective_C`` (:math:`\gamma C`), :math:`\gamma = \sum_m\bar\eta_m^2`.
 
     Raises
     ------
@@ -616,11 +583,7 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=50, random_state=None, gating="s
     >>> bool(np.all(np.diff(res.history["objective"]) <= 0)), res.gating_coef.shape
     (True, (2, 3))
     """
-    params = {"C": C, "max_iter": max_iter, "n_iter": n_iter, "tol": tol, "gating": gating,
-              "init_scale": init_scale, "line_search": line_search, "ls_min_step": ls_min_step,
-              "gate_threshold": gate_threshold, "sv_tol": sv_tol, "svm_tol": svm_tol,
-              "verbose": verbose, "callback": callback, "svm_backend": svm_backend}
-    validate_params("lmkl_solve", _SOLVE_CONSTRAINTS, params)
+    validate_params("lmkl_solve", _SOLVE_CONSTRAINTS, locals())
     max_iter = _deprecated_n_iter(n_iter, max_iter, "lmkl_solve")
     if svm_backend != "auto" and svm_backend not in available_backends():
         raise ValueError(f"Unknown SVM backend {svm_backend!r}; available: "
@@ -821,6 +784,7 @@ def _gated_sum(block, result, eta_test):
 # estimator
 # ---------------------------------------------------------------------------
 
+@fill_doc
 class LMKLClassifier(BaseMKLClassifier):
     r"""Localized multiple kernel learning classifier (Gönen & Alpaydın, ICML 2008).
 
@@ -871,12 +835,10 @@ class LMKLClassifier(BaseMKLClassifier):
         Initial gating parameters are drawn from :math:`U(-s, s)`.
     sv_tol : float, default=1e-3
         Relative clean-up threshold of the dual variables (see :func:`lmkl_solve`).
-    svm_tol : float, default=1e-3
-        KKT tolerance of the inner SVM solver.
+    {svm_tol}
     random_state : int, RandomState instance or None, default=None
         Seed of the initial gating parameters.
-    verbose : int, default=0
-        Print progress of the solver if > 0.
+    {verbose}
     n_iter : int, default=None
         Deprecated alias of ``max_iter`` (FutureWarning at ``fit``).
 
@@ -890,20 +852,9 @@ class LMKLClassifier(BaseMKLClassifier):
         (zero for features outside ``gating_columns`` and for ``gating="fixed"``).
     gating_intercept_ : ndarray of shape (n_kernels,)
         Gating biases :math:`v_{m0}` in the same units.
-    dual_coef_ : ndarray of shape (n_samples,)
-        Signed dual coefficients :math:`\alpha_iy_i` (zero for non-support vectors).
-    intercept_ : float
-        Bias :math:`b`.
-    support_ : ndarray of shape (n_support,)
-        Indices of the support vectors.
+    {fitted_model}
     sv_percentage_ : float
         Percentage of training points that are support vectors (the paper's "SV%").
-    classes_ : ndarray of shape (2,)
-        Class labels; ``classes_[1]`` is the positive class.
-    X_fit_ : ndarray of shape (n_samples, n_features)
-        Training data, used to build test kernels.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
     n_iter_ : int
         Number of accepted gating updates.
     converged_ : bool
@@ -942,23 +893,13 @@ class LMKLClassifier(BaseMKLClassifier):
     ((2, 2), (2,))
     """
 
+    #: the solver's constraints (keys that are no parameter here are never checked)
     _parameter_constraints = {
-        "kernels": [list, tuple, None],
-        "C": COMMON_CONSTRAINTS["C"],
-        "gating": [Options("softmax", "fixed")],
-        "max_iter": COMMON_CONSTRAINTS["max_iter"],
-        "n_iter": _SOLVE_CONSTRAINTS["n_iter"],
+        **common_constraints("kernels"), **_SOLVE_CONSTRAINTS,
         "normalize": [Options("unit_trace", "trace", "cosine"), None],
-        "gate_threshold": _SOLVE_CONSTRAINTS["gate_threshold"],
         "standardize_gating": [bool],
         "gating_columns": [list, tuple, np.ndarray, None],
-        "tol": _SOLVE_CONSTRAINTS["tol"],
-        "line_search": _SOLVE_CONSTRAINTS["line_search"],
-        "init_scale": _SOLVE_CONSTRAINTS["init_scale"],
-        "sv_tol": _SOLVE_CONSTRAINTS["sv_tol"],
-        "svm_tol": _SOLVE_CONSTRAINTS["svm_tol"],
         "random_state": [Interval("int", 0, None), np.random.RandomState, None],
-        "verbose": _SOLVE_CONSTRAINTS["verbose"],
     }
 
     #: the locally combined kernel is PSD whenever the K_m are; LMKL does not check them
@@ -968,22 +909,7 @@ class LMKLClassifier(BaseMKLClassifier):
                  normalize="trace", gate_threshold=0.0, standardize_gating=True,
                  gating_columns=None, tol=None, line_search="expand_backtrack", init_scale=0.01,
                  sv_tol=1e-3, svm_tol=1e-3, random_state=None, verbose=0, n_iter=None):
-        self.kernels = kernels
-        self.C = C
-        self.gating = gating
-        self.max_iter = max_iter
-        self.n_iter = n_iter
-        self.normalize = normalize
-        self.gate_threshold = gate_threshold
-        self.standardize_gating = standardize_gating
-        self.gating_columns = gating_columns
-        self.tol = tol
-        self.line_search = line_search
-        self.init_scale = init_scale
-        self.sv_tol = sv_tol
-        self.svm_tol = svm_tol
-        self.random_state = random_state
-        self.verbose = verbose
+        self._store_params(locals())
 
     @staticmethod
     def _default_kernels():

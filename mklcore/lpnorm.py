@@ -24,7 +24,8 @@ import warnings
 import numpy as np
 from scipy.special import logsumexp
 
-from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier, common_constraints, fill_doc
+from ._base import (COMMON_CONSTRAINTS, WRAPPER_PARAMS, BaseMKLClassifier, common_constraints,
+                    fill_doc)
 from ._validation import Interval, Options, check_solver_inputs, validate_params
 from .wrapper import (THETA_FLOOR, Cuts, FixedWeights, NumericalFailure, SIPWeightStep,
                        WeightStep, dual_norm, lp_master, normalize_pnorm, run_wrapper,
@@ -109,12 +110,10 @@ class SumKernelSVC(BaseMKLClassifier):
     """
 
     _parameter_constraints = common_constraints("kernels", "C", "normalize", "svm_tol")
+    _solver = staticmethod(sum_kernel_svm_solve)
 
     def __init__(self, *, kernels=None, C=1.0, normalize=None, svm_tol=1e-3):
         self._store_params(locals())
-
-    def _solve(self, K, y):
-        return sum_kernel_svm_solve(K, y, **self._solver_params(), check_input=False)
 
 
 # ======================================================================================
@@ -601,14 +600,10 @@ class LpMKLClassifier(BaseMKLClassifier):
     ((2,), 1.0)
     """
 
-    _parameter_constraints = {
-        **common_constraints("kernels", "C", "normalize", "tol", "max_iter", "svm_tol",
-                             "verbose"),
-        "p": _LPMKL_CONSTRAINTS["p"], "solver": _LPMKL_CONSTRAINTS["solver"]}
+    _parameter_constraints = {**common_constraints(*WRAPPER_PARAMS), "p": _LPMKL_CONSTRAINTS["p"],
+                              "solver": _LPMKL_CONSTRAINTS["solver"]}
+    _solver = staticmethod(lpmkl_solve)
 
     def __init__(self, *, kernels=None, p=2.0, C=1.0, solver="newton", normalize=None, tol=1e-5,
                  max_iter=1000, svm_tol=1e-3, verbose=0):
         self._store_params(locals())
-
-    def _solve(self, K, y):
-        return lpmkl_solve(K, y, **self._solver_params(), check_input=False)

@@ -11,7 +11,7 @@ oracle.
 
 import numpy as np
 
-from ._base import BaseMKLClassifier, common_constraints, fill_doc
+from ._base import WRAPPER_PARAMS, BaseMKLClassifier, common_constraints, fill_doc
 from ._validation import Interval, check_solver_inputs, validate_params
 from .wrapper import WeightStep, run_wrapper
 
@@ -310,12 +310,9 @@ class SimpleMKLClassifier(BaseMKLClassifier):
     ((2,), 1.0)
     """
 
-    _parameter_constraints = common_constraints("kernels", "C", "normalize", "tol", "max_iter",
-                                                "svm_tol", "verbose")
+    _parameter_constraints = common_constraints(*WRAPPER_PARAMS)
+    _solver = staticmethod(simplemkl_solve)
 
     def __init__(self, *, kernels=None, C=1.0, normalize=None, tol=1e-2, max_iter=1000,
                  svm_tol=1e-3, verbose=0):
         self._store_params(locals())
-
-    def _solve(self, K, y):
-        return simplemkl_solve(K, y, **self._solver_params(), check_input=False)
