@@ -110,13 +110,15 @@ DOC_PARAMS = {
 }
 
 
-def fill_doc(obj):
+def fill_doc(obj, parts=None):
     """Substitute the shared texts of :data:`DOC_PARAMS` for ``{key}`` in a docstring.
 
     Parameters
     ----------
     obj : function or class
         Its ``__doc__`` is rewritten in place (nothing happens under ``python -OO``).
+    parts : dict, default=None
+        More ``{key: text}`` substitutions (a module's own shared texts), applied first.
 
     Returns
     -------
@@ -125,7 +127,7 @@ def fill_doc(obj):
     """
     doc = obj.__doc__
     if doc:
-        for key, text in DOC_PARAMS.items():
+        for key, text in {**(parts or {}), **DOC_PARAMS}.items():
             doc = doc.replace("{" + key + "}", text)
         obj.__doc__ = doc
     return obj
