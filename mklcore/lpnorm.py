@@ -384,6 +384,7 @@ def _split_options(owner, solver, options, allowed):
     return own, common
 
 
+@fill_doc
 def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000, svm_tol=1e-3,
                 callback=None, verbose=0, check_input=True, **solver_options):
     r"""Solve lp-norm MKL, problem (6) of Kloft et al. (2009), on a precomputed kernel stack.
@@ -396,18 +397,15 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
         J(\theta)=\max_{0\le\alpha\le C,\ y^\top\alpha=0}\ \mathbf1^\top\alpha
         -\tfrac12\sum_m\theta_m\alpha^\top Q_m\alpha ,
 
-    i.e. the saddle-point problem of Sec. 2.4.2 of [1]_, whose dual is
+    the saddle-point problem of Sec. 2.4.2 of [1]_, with dual
     :math:`\max_\alpha \mathbf1^\top\alpha-\|S(\alpha)\|_{p^*}`,
-    :math:`S_m=\frac12\alpha^\top Q_m\alpha`, :math:`Q_m=YK_mY`, :math:`p^*=p/(p-1)`.
-    Every solver alternates an SVM at the current :math:`\theta` (solved to ``svm_tol``, the
-    "wrapper" scheme) with one weight update.
+    :math:`S_m=\frac12\alpha^\top Q_m\alpha`, :math:`Q_m=YK_mY`, :math:`p^*=p/(p-1)`, by
+    alternating an SVM at the current :math:`\theta` with one weight update.
 
     Parameters
     ----------
-    K : ndarray of shape (n_kernels, n_samples, n_samples)
-        Training Gram matrices :math:`K_m` (unweighted, PSD).
-    y : array-like of shape (n_samples,)
-        Binary labels; mapped to {-1, +1} (larger label = +1).
+    {K}
+    {y}
     p : float, default=2.0
         Norm of the weight constraint :math:`\|\theta\|_p\le1` in (5), ``1 <= p <= inf``.
         ``p=inf`` is the SVM on the unweighted sum kernel (:math:`\theta=\mathbf1`).
@@ -418,64 +416,44 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
         (the semi-infinite program by column generation with SQCLP masters, Sec. 2.4.2 of
         [1]_; an LP master for p = 1), ``"analytic"`` (closed form of [2]_, Algorithm 1).
     tol : float, default=1e-5
-        Stopping tolerance (the paper's MKL epsilon). Every solver stops when the relative
-        duality gap :math:`\Delta_{rel}=(\|S\|_{p^*}-\theta^\top S)/J`, is at most
-        ``tol``; the cutting plane at ``p = 1`` also accepts the LP bound,
-        :math:`\min(\Delta_{rel}, |1-\eta/J|)\le` ``tol`` (its LP value :math:`\eta` is a
-        lower bound of the optimum), and with ``stop="sip"`` it stops on the SIP gap
-        :math:`|1-\eta/J|` alone, :math:`\eta` being the value of the last master problem.
+        The paper's MKL epsilon: stop when :math:`\Delta_{rel}=(\|S\|_{p^*}-\theta^\top S)/J`
+        is at most ``tol`` (the cutting plane at p = 1: :math:`\min(\Delta_{rel},
+        |1-\eta/J|)`, its LP value :math:`\eta` being a lower bound of the optimum; with
+        ``stop="sip"``: the SIP gap :math:`|1-\eta/J|`).
     max_iter : int, default=1000
-        Maximum number of outer iterations (one SVM phase and one weight update each; in
-        interleaved mode an SVM phase is ``mkl_every`` SMO steps).
+        Maximum number of outer iterations (one SVM phase and one weight update each).
     svm_tol : float, default=1e-3
-        KKT tolerance of the SVM (the "outer SVM epsilon" of [1]_, Sec. 3.1: LIBSVM's
-        maximal violating pair).
-    callback : callable, default=None
-        ``callback(intermediate_result)`` after each outer iteration, with an
-        :class:`~mklcore._result.MKLResult` holding ``weights``, ``objective``, ``gap``,
-        ``criterion``, ``n_iter``...; raising ``StopIteration`` stops with ``status=3``.
-    verbose : int, default=0
-        ``1`` prints a line every 10 iterations, ``2`` every iteration.
-    check_input : bool, default=True
-        Validate ``K`` and ``y`` (shapes, finiteness, symmetry, PSD). Turn off for speed when
-        the stack is known to be valid.
+        KKT tolerance of the SVM (the "outer SVM epsilon" of [1]_, Sec. 3.1).
+    {callback}
+    {verbose}
+    {check_input}
     **solver_options
         ``"newton"``: ``newton_steps=1``, ``ls_shrink=0.5``, ``ls_min=1e-9``, ``armijo_c=0``
-        (0: accept any strict decrease; SHOGUN uses 1e-4), ``theta_floor=1e-12``.
-        ``"analytic"``: ``stabilize=False`` (SHOGUN's regulariser, recommended for p = 1),
-        ``theta_floor=1e-12``. ``"cutting_plane"``: ``master={"sqclp", "exact"}``
-        (Taylor QCLPs, or the exact ``pnorm`` constraint for p <= 1000), ``inner_eps=1e-6``
-        (SQCLP stop),
-        ``max_inner=50``, ``max_cuts=100`` and ``prune_cuts=True`` (keep at most
-        ``max(max_cuts, 2 * n_active)`` cuts), ``stop={"gap", "sip"}`` (default ``"gap"``:
-        stop on the relative duality gap as above; ``"sip"``: on the SIP gap,
-        the paper's "inner SIP precision"). All solvers: ``mode={"wrapper",
-        "interleaved"}`` (default ``"wrapper"``: the SVM is solved to ``svm_tol`` before each
-        weight update; ``"interleaved"``: the paper's scheme, ``mkl_every`` SMO iterations
-        between updates, default ``max(10, n // 10)``), ``svm_backend`` (``"libsvm"``:
-        scikit-learn's SVC on the combined kernel, the wrapper default; ``"smo"``: the
-        warm-started SMO with per-kernel gradient caches, :class:`mklcore.svm.CachedSMO`,
-        required by and default for ``"interleaved"``), ``polish_tol`` (re-solve the final SVM
-        at this tolerance).
+        (0: any strict decrease; SHOGUN uses 1e-4), ``theta_floor=1e-12``. ``"analytic"``:
+        ``stabilize=False`` (SHOGUN's regulariser, recommended for p = 1),
+        ``theta_floor=1e-12``. ``"cutting_plane"``: ``master={"sqclp", "exact"}`` (Taylor
+        QCLPs, or the exact ``pnorm`` constraint for p <= 1000), ``inner_eps=1e-6`` (SQCLP
+        stop), ``max_inner=50``, ``max_cuts=100`` and ``prune_cuts=True`` (keep at most
+        ``max(max_cuts, 2 * n_active)`` cuts), ``stop={"gap", "sip"}`` (``"sip"``: stop on
+        the SIP gap :math:`|1-\eta/J|`, the paper's "inner SIP precision"). All solvers:
+        ``mode={"wrapper", "interleaved"}`` (``"interleaved"``: the paper's scheme,
+        ``mkl_every`` SMO iterations between updates, default ``max(10, n // 10)``),
+        ``svm_backend`` (``"libsvm"``, the wrapper default, or ``"smo"``,
+        :class:`mklcore.svm.CachedSMO`, required by ``"interleaved"``), ``polish_tol``
+        (re-solve the final SVM at this tolerance).
 
     Returns
     -------
     result : MKLResult
-        Core keys: ``weights`` (:math:`\theta`, shape (n_kernels,), :math:`\|\theta\|_p=1`),
-        ``dual_coef`` (:math:`\alpha\circ y`), ``intercept`` (:math:`b`), ``objective``
-        (:math:`J(\theta)=\mathbf1^\top\alpha-\theta^\top S(\alpha)`, the value of (6) at
-        :math:`\theta` up to the SVM tolerance), ``gap`` (final :math:`\Delta_{rel}`),
-        ``n_iter``, ``success``, ``status``, ``message``, ``history`` (per iteration:
-        ``objective``, ``gap``, ``weights``, ``time``, ``criterion``, ``dual_objective``,
-        ``n_svm_calls``; cutting plane adds ``eta``, ``n_master_solves``, ``n_cuts``),
-        ``method="lpmkl"``. Extras: ``alpha`` (unsigned), ``dual_objective``
-        (:math:`D_p(\alpha)=\mathbf1^\top\alpha-\|S(\alpha)\|_{p^*}`), ``primal_objective`` (hinge primal
-        :math:`P_{hinge}`), ``rigorous_gap`` (:math:`P_{hinge}-D_p(\alpha)\ge0`),
-        ``criterion``/``criterion_name`` (the stopping value), ``n_svm_calls``,
-        ``n_smo_iter``, ``svm_time``, ``time``, ``p``, ``solver``, ``mode``,
-        ``svm_backend``; ``"newton"`` adds
-        ``n_line_search_failures``, ``"cutting_plane"`` adds ``eta``, ``n_master_solves``,
-        ``n_cuts``, ``n_cuts_pruned``.
+        The keys of :func:`mklcore.wrapper.run_wrapper`: ``weights`` (:math:`\theta`,
+        :math:`\|\theta\|_p=1`), ``dual_coef``, ``intercept``, ``objective``
+        (:math:`J(\theta)=\mathbf1^\top\alpha-\theta^\top S(\alpha)`), ``gap``
+        (:math:`\Delta_{rel}`), ``dual_objective``
+        (:math:`D_p(\alpha)=\mathbf1^\top\alpha-\|S(\alpha)\|_{p^*}`), ``rigorous_gap``,
+        ``method="lpmkl"``..., plus ``p`` and ``solver``; ``"newton"`` adds
+        ``n_line_search_failures``, ``"cutting_plane"`` ``eta``, ``n_master_solves``,
+        ``n_cuts``, ``n_cuts_pruned`` (and ``eta``, ``n_master_solves``, ``n_cuts`` per
+        history row).
 
     Raises
     ------
