@@ -101,6 +101,24 @@ DOC_PARAMS = {
         Training data, used to build test kernels.
     n_features_in_ : int
         Number of features seen in ``fit``.""",
+    "simplex_solve_example": """Examples
+    --------
+    >>> import numpy as np
+    >>> from {obj_module} import {obj_name}
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 2)); y = np.sign(X[:, 0] + 0.1)
+    >>> K = np.stack([np.outer(X[:, 0], X[:, 0]), np.outer(X[:, 1], X[:, 1])])
+    >>> res = {obj_name}(K, y, C=1.0)
+    >>> res.success, round(float(res.weights.sum()), 6)
+    (True, 1.0)""",
+    "simplex_example": """Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from {obj_module} import {obj_name}
+    >>> X, y = make_classification(n_samples=60, n_features=4, random_state=0)
+    >>> clf = {obj_name}().fit(X, y)
+    >>> clf.weights_.shape, round(float(clf.weights_.sum()), 6)
+    ((2,), 1.0)""",
     "fitted_run": """history_ : dict of ndarray
         Per-iteration ``objective``, ``gap``, ``weights``, ``time`` and the solver's extras.
     result_ : MKLResult
@@ -112,6 +130,8 @@ DOC_PARAMS = {
 
 def fill_doc(obj, parts=None):
     """Substitute the shared texts of :data:`DOC_PARAMS` for ``{key}`` in a docstring.
+
+    Then ``{obj_name}`` and ``{obj_module}`` become the name and module of ``obj``.
 
     Parameters
     ----------
@@ -129,7 +149,8 @@ def fill_doc(obj, parts=None):
     if doc:
         for key, text in {**(parts or {}), **DOC_PARAMS}.items():
             doc = doc.replace("{" + key + "}", text)
-        obj.__doc__ = doc
+        obj.__doc__ = doc.replace("{obj_name}", obj.__name__).replace("{obj_module}",
+                                                                     obj.__module__)
     return obj
 
 
@@ -259,16 +280,13 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         self._validate_params()
-        X, y = validate_data(self, X, y, dtype=None if self._accepts_strings() else "numeric")
+        X, y = validate_data(self, X, y, dtype="numeric")
         check_classification_targets(y)
         y_pm, self.classes_ = check_binary_labels(y, type(self).__name__)
         result = self._solve(self._fit_inputs(X, y_pm), y_pm, **self._solve_inputs(X))
         self._set_fitted(result)
         self.X_fit_ = X
         return self
-
-    def _accepts_strings(self):
-        return False
 
     def _set_fitted(self, result):
         self.result_ = result
@@ -294,8 +312,7 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
         f : ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False,
-                          dtype=None if self._accepts_strings() else "numeric")
+        X = validate_data(self, X, reset=False, dtype="numeric")
         K_test = self.kernel_bank_.transform(X)
         return decision(self.result_, K_test)
 

@@ -46,6 +46,17 @@ __all__ = [
 #: (2**40 times the unit step saturates any softmax long before; a safety cap only)
 _MAX_EXPANSIONS = 40
 
+#: the reference of every docstring of the module (see :func:`mklcore._base.fill_doc`)
+_DOC = {"reference": """References
+    ----------
+    .. [1] M. Gönen and E. Alpaydın. Localized multiple kernel learning. In Proceedings of the
+       25th International Conference on Machine Learning (ICML), pages 352-359, 2008."""}
+
+
+def _doc(obj):
+    return fill_doc(obj, _DOC)
+
+
 _SOLVE_CONSTRAINTS = {
     **common_constraints("C", "max_iter", "svm_tol", "verbose", "callback"),
     "n_iter": [Interval("int", 1, None), None],
@@ -71,6 +82,7 @@ def _augment(X_gate, n_samples, gating):
     return np.hstack([np.ones((X_gate.shape[0], 1)), X_gate])
 
 
+@_doc
 def softmax_gating(X_gate, coef, *, gate_threshold=0.0):
     r"""Gating outputs :math:`\eta_m(z)` of the linear softmax gating model (Sec. 2 of [1]_).
 
@@ -99,9 +111,7 @@ def softmax_gating(X_gate, coef, *, gate_threshold=0.0):
     eta : ndarray of shape (n_samples, n_kernels)
         Non-negative gating outputs; without thresholding every row sums to 1.
 
-    References
-    ----------
-    .. [1] M. Gönen and E. Alpaydın. Localized multiple kernel learning. ICML 2008.
+    {reference}
 
     Examples
     --------
@@ -132,6 +142,7 @@ def softmax_gating(X_gate, coef, *, gate_threshold=0.0):
     return scores
 
 
+@_doc
 def locally_combined_kernel(K, eta, eta_cols=None, *, out=None):
     r"""Locally combined kernel :math:`K_\eta=\sum_m\mathrm{diag}(\eta_m)K_m\mathrm{diag}(\eta_m)`.
 
@@ -154,9 +165,7 @@ def locally_combined_kernel(K, eta, eta_cols=None, *, out=None):
     -------
     K_eta : ndarray of shape (n_rows, n_cols)
 
-    References
-    ----------
-    .. [1] M. Gönen and E. Alpaydın. Localized multiple kernel learning. ICML 2008.
+    {reference}
     """
     eta = np.asarray(eta, dtype=float)
     eta_cols = eta if eta_cols is None else np.asarray(eta_cols, dtype=float)
@@ -175,6 +184,7 @@ def locally_combined_kernel(K, eta, eta_cols=None, *, out=None):
     return out
 
 
+@_doc
 def lmkl_gradient(K, y, alpha, eta, Z_aug):
     r"""Gradient of the LMKL objective :math:`J` with respect to the gating parameters.
 
@@ -207,9 +217,7 @@ def lmkl_gradient(K, y, alpha, eta, Z_aug):
     grad : ndarray of shape (n_kernels, n_gate_features + 1)
         Same layout as the gating parameters (column 0: biases).
 
-    References
-    ----------
-    .. [1] M. Gönen and E. Alpaydın. Localized multiple kernel learning. ICML 2008.
+    {reference}
     """
     u = np.asarray(alpha, dtype=float) * np.asarray(y, dtype=float)
     sv = np.flatnonzero(u)
@@ -361,14 +369,22 @@ def _check_inputs(K, y, X_gate, gating, owner):
     return K, y, X_gate
 
 
+def _check_coef(coef, shape, name):
+    coef = np.array(coef, dtype=float)
+    if coef.shape != shape:
+        raise ValueError(f"{name} must have shape (n_kernels, n_gate_features + 1) = {shape}; "
+                         f"got {coef.shape}.")
+    return coef
+
+
+@_doc
 def lmkl_objective(K, y, X_gate, coef, *, C=1.0, gating="softmax", gate_threshold=0.0,
                    svm_tol=1e-3, svm_backend="auto"):
     r"""Objective :math:`J(V)` of LMKL and its gradient at fixed gating parameters.
 
     Solves the SVM dual (7) of [1]_ on the locally combined kernel for the gating ``coef`` and
-    returns its optimal value and the gradient of Sec. 2 of [1]_ (see :func:`lmkl_gradient`).
-    Used by finite-difference tests and to
-    look at one point of the optimisation.
+    returns its optimal value and the gradient of Sec. 2 of [1]_ (see :func:`lmkl_gradient`),
+    e.g. for finite-difference checks.
 
     Parameters
     ----------
@@ -398,17 +414,12 @@ def lmkl_objective(K, y, X_gate, coef, *, C=1.0, gating="softmax", gate_threshol
         ``dual_coef``, ``intercept`` (LIBSVM's), ``eta`` (n_samples, n_kernels),
         ``K_eta`` (the locally combined kernel) and ``svm`` (the inner SVM result).
 
-    References
-    ----------
-    .. [1] M. Gönen and E. Alpaydın. Localized multiple kernel learning. ICML 2008.
+    {reference}
     """
     validate_params("lmkl_objective", _SOLVE_CONSTRAINTS, locals())
     K, y, X_gate = _check_inputs(K, y, X_gate, gating, "lmkl_objective")
     Z_aug = _augment(X_gate, K.shape[1], gating)
-    coef = np.asarray(coef, dtype=float)
-    if coef.shape != (K.shape[0], Z_aug.shape[1]):
-        raise ValueError(f"coef must have shape (n_kernels, n_gate_features + 1) = "
-                         f"{(K.shape[0], Z_aug.shape[1])}; got {coef.shape}.")
+    coef = _check_coef(coef, (K.shape[0], Z_aug.shape[1]), "coef")
     problem = _Problem(K, y, Z_aug, float(C), float(svm_tol), float(gate_threshold),
                        svm_backend)
     state = problem.evaluate(coef)
@@ -427,7 +438,7 @@ def _deprecated_n_iter(n_iter, max_iter, owner):
     return n_iter
 
 
-@fill_doc
+@_doc
 def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=50, random_state=None, gating="softmax",
                tol=None, init_scale=0.01, init_coef=None, line_search="expand_backtrack",
                ls_min_step=1e-3, gate_threshold=0.0, sv_tol=1e-3, svm_tol=1e-3,
@@ -552,24 +563,18 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=50, random_state=None, gating="s
     Notes
     -----
     Algorithm 1 of [1]_: line 1 draws :math:`V`; lines 3-4 compute :math:`K_\eta` and solve
-    the SVM; lines 5-6 move :math:`V` along the negative gradient with a step found by a line
-    search (Sec. 3.1); line 7 stops at convergence: here when the gradient is zero, when the
-    line search finds no descent step, or when the relative decrease of :math:`J` falls below
-    ``tol``. :math:`J` never increases, because a trial step is accepted only if it strictly
-    decreases :math:`J`. The paper hot-starts the SVM from the previous :math:`\alpha`
-    (Sec. 3.1); the LIBSVM backends ignore the warm start (a warm-startable backend
-    registered with :func:`mklcore.svm.register_backend` receives it).
+    the SVM; lines 5-6 take a line-search step along the negative gradient (Sec. 3.1); line 7
+    stops when the gradient is zero, no descent step is found, or the relative decrease of
+    :math:`J` falls below ``tol``. Trial steps are accepted only if they strictly decrease
+    :math:`J`. The SVM is hot-started from the previous :math:`\alpha` (Sec. 3.1) by
+    backends that can (the LIBSVM ones cannot).
 
-    With a constant gating :math:`\bar\eta` the model is the SVM on
-    :math:`\sum_m\bar\eta_m^2K_m`: it equals fixed-weight MKL with weights
+    With a constant gating :math:`\bar\eta` the model is fixed-weight MKL with weights
     :math:`\beta_m = \bar\eta_m^2/\gamma` and penalty :math:`C' = \gamma C`,
-    :math:`\gamma=\sum_m\bar\eta_m^2` (then :math:`\alpha' = \gamma\alpha` and
+    :math:`\gamma=\sum_m\bar\eta_m^2` (then :math:`\alpha' = \gamma\alpha`,
     :math:`J = J'/\gamma`).
 
-    References
-    ----------
-    .. [1] M. Gönen and E. Alpaydın. Localized multiple kernel learning. In Proceedings of the
-       25th International Conference on Machine Learning (ICML), pages 352-359, 2008.
+    {reference}
 
     Examples
     --------
@@ -601,11 +606,7 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=50, random_state=None, gating="s
 
     # Alg. 1, line 1: small random gating parameters
     if init_coef is not None:
-        coef = np.array(init_coef, dtype=float)
-        if coef.shape != shape:
-            raise ValueError(f"init_coef must have shape (n_kernels, n_gate_features + 1) = "
-                             f"{shape}; got {coef.shape}.")
-        check_finite(coef, "init_coef")
+        coef = check_finite(_check_coef(init_coef, shape, "init_coef"), "init_coef")
     else:
         rng = check_random_state(random_state)
         coef = rng.uniform(-init_scale, init_scale, size=shape)
@@ -784,57 +785,50 @@ def _gated_sum(block, result, eta_test):
 # estimator
 # ---------------------------------------------------------------------------
 
-@fill_doc
+@_doc
 class LMKLClassifier(BaseMKLClassifier):
     r"""Localized multiple kernel learning classifier (Gönen & Alpaydın, ICML 2008).
 
     Learns a softmax gating model :math:`\eta_m(x)` together with an SVM on the locally
     combined kernel :math:`K_\eta(x,x')=\sum_m\eta_m(x)K_m(x,x')\eta_m(x')`; the discriminant
-    is eq. (8) of [1]_,
-    :math:`f(x)=\sum_i\alpha_iy_i\sum_m\eta_m(x)K_m(x,x_i)\eta_m(x_i)+b`. See
-    :func:`lmkl_solve` for the algorithm.
+    is eq. (8) of [1]_, :math:`f(x)=\sum_i\alpha_iy_i\sum_m\eta_m(x)K_m(x,x_i)\eta_m(x_i)+b`.
+    See :func:`lmkl_solve` for the algorithm and the parameters it shares.
 
     Parameters
     ----------
     kernels : list, default=None
-        Kernel bank: Kernel objects, ``(name, params)`` / ``(name, params, columns)`` tuples or
-        callables (see :func:`mklcore.kernels.kernel_bank`; ``kernel_bank("lmkl")`` gives the
-        paper's :math:`K_L`, :math:`K_P`, :math:`K_G`). ``None`` uses the paper's
+        Kernel bank (see :func:`mklcore.kernels.kernel_bank`; ``kernel_bank("lmkl")`` gives
+        the paper's :math:`K_L`, :math:`K_P`, :math:`K_G`). ``None`` uses the paper's
         :math:`(K_L\text{-}K_P)` pair: linear and :math:`(\langle x,z\rangle+1)^2`.
     C : float, default=1.0
-        Misclassification penalty of problem (5). Must be > 0. With
-        ``normalize="unit_trace"`` (the paper) the useful range depends on n (the paper's
-        grid is 0.01 ... 100).
+        Misclassification penalty of problem (5). Must be > 0 (the paper's grid with
+        ``normalize="unit_trace"``: 0.01 ... 100; the useful range then depends on n).
     gating : {"softmax", "fixed"}, default="softmax"
-        ``"softmax"``: linear softmax gating on the (standardised) inputs. ``"fixed"``: one
-        constant gate per kernel (biases only), a fixed-weight MKL with weights
-        :math:`\bar\eta_m^2` (see :func:`lmkl_solve`).
+        Linear softmax gating on the (standardised) inputs, or one constant gate per kernel.
     max_iter : int, default=50
-        Maximum number of gating updates (50 in the paper). Must be >= 1.
+        Maximum number of gating updates (50 in the paper).
     normalize : {"unit_trace", "trace", "cosine"} or None, default="trace"
         Kernel normalisation fitted on the training data: ``"trace"`` scales each training
-        kernel to trace n (mklcore's convention, so ``C`` keeps its usual SVM scale; it is
-        the paper's unit trace with C multiplied by n), ``"unit_trace"`` divides each
-        training kernel by its trace (the paper, Sec. 4; then useful C grow with n),
-        ``"cosine"`` gives unit diagonal (Gönen's later LMKSVM code). Test kernels use the
-        training factors.
+        kernel to trace n (mklcore's convention: the paper's unit trace with C multiplied by
+        n), ``"unit_trace"`` to trace 1 (the paper, Sec. 4), ``"cosine"`` to unit diagonal
+        (Gönen's later LMKSVM code). Test kernels use the training factors.
     gate_threshold : float, default=0.0
-        Gates below it are set to 0 and above ``1 - gate_threshold`` to 1 (Gönen's code uses
-        1e-3); prediction then skips kernel ``m`` wherever :math:`\eta_m(x)=0`.
+        Gates below it become 0 and above ``1 - gate_threshold`` 1 (Gönen's code: 1e-3);
+        prediction then skips kernel ``m`` wherever :math:`\eta_m(x)=0`.
     standardize_gating : bool, default=True
         z-score the gating inputs with the training mean and standard deviation (constant
         features get scale 1).
     gating_columns : array-like of int, default=None
         Input features the gating model reads; ``None`` uses all of them.
     tol : float or None, default=None
-        Relative decrease of :math:`J` at or below which the iterations stop (``None``: the
-        paper's fixed schedule of ``max_iter`` updates; see :func:`lmkl_solve`).
+        Relative decrease of :math:`J` at which to stop (``None``: the paper's fixed
+        schedule of ``max_iter`` updates).
     line_search : {"expand_backtrack", "armijo"}, default="expand_backtrack"
-        Step-size rule (see :func:`lmkl_solve`).
+        Step-size rule.
     init_scale : float, default=0.01
         Initial gating parameters are drawn from :math:`U(-s, s)`.
     sv_tol : float, default=1e-3
-        Relative clean-up threshold of the dual variables (see :func:`lmkl_solve`).
+        Relative clean-up threshold of the dual variables.
     {svm_tol}
     random_state : int, RandomState instance or None, default=None
         Seed of the initial gating parameters.
@@ -845,9 +839,9 @@ class LMKLClassifier(BaseMKLClassifier):
     Attributes
     ----------
     weights_ : ndarray of shape (n_kernels,)
-        Mean gating output of each kernel over the training set (the average local weight).
+        Mean gating output of each kernel over the training set.
     gating_coef_ : ndarray of shape (n_kernels, n_features_in_)
-        Gating weights :math:`v_m` in the units of the raw inputs, so that
+        Gating weights :math:`v_m` in the units of the raw inputs,
         :math:`\eta(x)=\mathrm{softmax}(\text{gating\_coef\_}\,x+\text{gating\_intercept\_})`
         (zero for features outside ``gating_columns`` and for ``gating="fixed"``).
     gating_intercept_ : ndarray of shape (n_kernels,)
@@ -858,29 +852,23 @@ class LMKLClassifier(BaseMKLClassifier):
     n_iter_ : int
         Number of accepted gating updates.
     converged_ : bool
-        Whether the solver converged (``status == 0``: a local optimum, or the relative
-        decrease of :math:`J` reached ``tol``); ``False`` after the fixed schedule of
-        ``tol=None``.
+        Whether ``status == 0`` (a local optimum, or the relative decrease of :math:`J`
+        reached ``tol``); ``False`` after the fixed schedule of ``tol=None``.
     objective_ : float
         Final objective :math:`J` (the SVM dual value (7)).
     gap_ : float
         Always ``nan``: the problem is non-convex and has no duality-gap certificate.
     history_ : dict of ndarray
-        Per-iteration ``objective``, ``gap``, ``weights``, ``time`` and the extras of
-        :func:`lmkl_solve`, ``n_iter_`` rows (one per gating update; the initial gating is
-        in ``result_.initial``).
+        Per-update rows of :func:`lmkl_solve` (the initial gating is in
+        ``result_.initial``).
     result_ : MKLResult
-        The full solver result of :func:`lmkl_solve` (gating parameters on the standardised
-        gating inputs).
+        The result of :func:`lmkl_solve` (gating parameters on the standardised inputs).
     kernel_bank_ : KernelBank
         The fitted kernel bank.
     gating_mean_, gating_scale_ : ndarray of shape (n_gating_features,)
         Standardisation of the gating inputs.
 
-    References
-    ----------
-    .. [1] M. Gönen and E. Alpaydın. Localized multiple kernel learning. In Proceedings of the
-       25th International Conference on Machine Learning (ICML), pages 352-359, 2008.
+    {reference}
 
     Examples
     --------
@@ -987,10 +975,15 @@ class LMKLClassifier(BaseMKLClassifier):
         eta : ndarray of shape (n_samples, n_kernels)
             Gate of each kernel at each point (rows sum to 1 without thresholding).
         """
+        return self._gates(self._check_X(X))
+
+    def _check_X(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype="numeric")
-        return lmkl_gates(self.result_, None if self.gating == "fixed"
-                           else self._gating_inputs(X), X.shape[0])
+        return validate_data(self, X, reset=False, dtype="numeric")
+
+    def _gates(self, X):
+        X_gate = None if self.gating == "fixed" else self._gating_inputs(X)
+        return lmkl_gates(self.result_, X_gate, X.shape[0])
 
     def decision_function(self, X, *, return_n_evals=False):
         r"""Gated discriminant (eq. 8 of Gönen & Alpaydın 2008); positive means ``classes_[1]``.
@@ -1012,12 +1005,9 @@ class LMKLClassifier(BaseMKLClassifier):
         n_evals : int
             Only with ``return_n_evals=True``.
         """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype="numeric")
-        eta_test = lmkl_gates(self.result_, None if self.gating == "fixed"
-                               else self._gating_inputs(X), X.shape[0])
+        X = self._check_X(X)
         f, n_evals = _gated_sum(lambda m, rows, cols: self._kernel_block(m, X[rows], cols),
-                                self.result_, eta_test)
+                                self.result_, self._gates(X))
         return (f, n_evals) if return_n_evals else f
 
     def _kernel_block(self, m, X, cols):

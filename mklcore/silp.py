@@ -139,16 +139,7 @@ def silp_solve(K, y, *, C=1.0, tol=1e-5, max_iter=1000, svm_tol=1e-3, callback=N
     .. [2] M. Kloft, U. Brefeld, S. Sonnenburg, P. Laskov, K.-R. Müller, A. Zien. Efficient
        and Accurate lp-Norm Multiple Kernel Learning. NIPS 22, 2009.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mklcore.silp import silp_solve
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 2)); y = np.sign(X[:, 0] + 0.1)
-    >>> K = np.stack([np.outer(X[:, 0], X[:, 0]), np.outer(X[:, 1], X[:, 1])])
-    >>> res = silp_solve(K, y, C=1.0)
-    >>> res.success, round(float(res.weights.sum()), 6)
-    (True, 1.0)
+    {simplex_solve_example}
     """
     validate_params("silp_solve", _SILP_CONSTRAINTS, locals())
     if svm_backend is None:
@@ -198,14 +189,7 @@ class SILPMKLClassifier(BaseMKLClassifier):
     --------
     silp_solve : the solver on precomputed kernels.
 
-    Examples
-    --------
-    >>> from sklearn.datasets import make_classification
-    >>> from mklcore.silp import SILPMKLClassifier
-    >>> X, y = make_classification(n_samples=60, n_features=4, random_state=0)
-    >>> clf = SILPMKLClassifier().fit(X, y)
-    >>> clf.weights_.shape, round(float(clf.weights_.sum()), 6)
-    ((2,), 1.0)
+    {simplex_example}
     """
 
     _parameter_constraints = common_constraints(*WRAPPER_PARAMS)

@@ -243,16 +243,7 @@ def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callb
     .. [2] M. Kloft, U. Brefeld, S. Sonnenburg, P. Laskov, K.-R. Müller, A. Zien. Efficient
        and Accurate lp-Norm Multiple Kernel Learning. NIPS 22, 2009.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mklcore.simplemkl import simplemkl_solve
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 2)); y = np.sign(X[:, 0] + 0.1)
-    >>> K = np.stack([np.outer(X[:, 0], X[:, 0]), np.outer(X[:, 1], X[:, 1])])
-    >>> res = simplemkl_solve(K, y, C=1.0)
-    >>> res.success, round(float(res.weights.sum()), 6)
-    (True, 1.0)
+    {simplex_solve_example}
     """
     validate_params("simplemkl_solve", _SIMPLEMKL_CONSTRAINTS, locals())
     K, y_pm = check_solver_inputs(K, y, "simplemkl_solve", check_input)
@@ -300,14 +291,7 @@ class SimpleMKLClassifier(BaseMKLClassifier):
     --------
     simplemkl_solve : the solver on precomputed kernels.
 
-    Examples
-    --------
-    >>> from sklearn.datasets import make_classification
-    >>> from mklcore.simplemkl import SimpleMKLClassifier
-    >>> X, y = make_classification(n_samples=60, n_features=4, random_state=0)
-    >>> clf = SimpleMKLClassifier().fit(X, y)
-    >>> clf.weights_.shape, round(float(clf.weights_.sum()), 6)
-    ((2,), 1.0)
+    {simplex_example}
     """
 
     _parameter_constraints = common_constraints(*WRAPPER_PARAMS)
