@@ -35,7 +35,7 @@ from ._base import BaseMKLClassifier, common_constraints, fill_doc
 from ._result import MKLResult, Monitor
 from ._validation import (Interval, Options, check_finite, check_kernel_stack,
                           validate_params)
-from .svm import available_backends, default_backend, svm_solve
+from .svm import available_backends, default_backend, libsvm_intercept, svm_solve
 
 __all__ = [
     "softmax_gating", "locally_combined_kernel", "lmkl_gradient", "lmkl_objective",
@@ -319,23 +319,8 @@ def _line_search(problem, state, grad, grad_norm, rule, min_step):
 
 
 def _intercept(alpha, y, K_eta_coef, C):
-    """Bias from the free support vectors; the libsvm midpoint rule if there is none."""
-    e = y - K_eta_coef
-    free = (alpha > 0) & (alpha < C)
-    if free.any():
-        return float(e[free].mean())
-    at_zero, at_c = alpha == 0, alpha >= C
-    lower = e[(at_zero & (y > 0)) | (at_c & (y < 0))]
-    upper = e[(at_zero & (y < 0)) | (at_c & (y > 0))]
-    lo = lower.max() if lower.size else None
-    hi = upper.min() if upper.size else None
-    if lo is None and hi is None:  # pragma: no cover - needs an empty training set
-        return 0.0
-    if lo is None:
-        return float(hi)
-    if hi is None:
-        return float(lo)
-    return float(0.5 * (lo + hi))
+    """Bias from the free support vectors; LIBSVM's midpoint rule if there is none."""
+    return float(libsvm_intercept(alpha, y, y * K_eta_coef - 1.0, C))  # grad = Q alpha - 1
 
 
 def _check_inputs(K, y, X_gate, gating, owner):
@@ -452,73 +437,62 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=50, random_state=None, gating="s
         y_i\Big(\sum_m \eta_m(x_i)\langle w_m, \Phi_m(x_i)\rangle + b\Big) \ge 1-\xi_i,\
         \xi_i\ge0,
 
-    through its dual for a fixed gating (7): :math:`J(V) = \max_\alpha \mathbf 1^\top\alpha -
+    through its dual for a fixed gating (7), :math:`J(V) = \max_\alpha \mathbf 1^\top\alpha -
     \tfrac12\alpha^\top(yy^\top\circ K_\eta)\alpha` s.t. :math:`y^\top\alpha=0`,
-    :math:`0\le\alpha\le C`. Each iteration computes :math:`\nabla_V J` (the paper's gradient
-    formulas for :math:`\partial J/\partial v_m`, :math:`\partial J/\partial v_{m0}` in Sec. 2,
+    :math:`0\le\alpha\le C`: each iteration computes :math:`\nabla_V J` (Sec. 2 of [1]_,
     vectorised in :func:`lmkl_gradient`) and moves :math:`V` along
     :math:`-\nabla_V J/\|\nabla_V J\|_F` with a line search that re-solves the SVM for each
-    trial step. The problem is not convex: only a local optimum is found, and it depends on the
-    random initial gating.
+    trial step. The problem is not convex: the local optimum found depends on the random
+    initial gating.
 
     Parameters
     ----------
     K : ndarray of shape (n_kernels, n_samples, n_samples)
-        Training Gram matrices :math:`K_m`, already normalised (the paper divides each by its
-        trace).
+        Training Gram matrices :math:`K_m`, already normalised (the paper: unit trace).
     y : array-like of shape (n_samples,)
         Labels in {-1, +1}.
     X_gate : ndarray of shape (n_samples, n_gate_features) or None
-        Gating representation :math:`z_i` of each training sample, in the order of ``K``
-        (the paper uses the inputs :math:`x_i`; standardise them first). Ignored (may be
-        ``None``) with ``gating="fixed"``.
+        Gating representation :math:`z_i` of each training sample, in the order of ``K`` (the
+        paper: the standardised inputs). Ignored (may be ``None``) with ``gating="fixed"``.
     C : float, default=1.0
         Misclassification penalty :math:`C` of (5). Must be > 0.
     max_iter : int, default=50
-        Maximum number of gating updates; the paper performs 50 in every experiment (Sec. 4).
-        Must be >= 1.
+        Maximum number of gating updates (50 in every experiment of the paper, Sec. 4).
     random_state : int, RandomState instance or None, default=None
         Seed of the initial gating parameters.
     gating : {"softmax", "fixed"}, default="softmax"
         ``"softmax"``: the linear softmax gating of Sec. 2 of [1]_ on ``X_gate``. ``"fixed"``:
-        a constant softmax gating (biases only), i.e. one global weight :math:`\bar\eta_m` per
-        kernel; the locally combined kernel is then :math:`\sum_m\bar\eta_m^2K_m` (weights
-        :math:`\bar\eta_m^2`, not :math:`\bar\eta_m`, see Notes).
+        a constant gating (biases only), one global weight :math:`\bar\eta_m` per kernel and
+        the combined kernel :math:`\sum_m\bar\eta_m^2K_m` (see Notes).
     tol : float or None, default=None
-        Stop (``status=0``) when the relative decrease of :math:`J` in an update,
-        :math:`(J_{t-1} - J_t)/|J_{t-1}|`, is at most ``tol``. ``None`` switches the test off:
-        the paper's fixed schedule of ``max_iter`` updates, ending with ``status=1`` and no
-        warning unless a local optimum is reached first. Accepted updates strictly decrease
-        :math:`J`, so ``tol=0`` runs ``max_iter`` updates too, but warns.
+        Stop (``status=0``) when the relative decrease :math:`(J_{t-1} - J_t)/|J_{t-1}|` is at
+        most ``tol``. ``None``: the paper's fixed schedule of ``max_iter`` updates
+        (``status=1``, no warning, unless a local optimum is reached first).
     init_scale : float, default=0.01
-        Initial gating parameters are drawn from :math:`U(-s, s)` ("small random numbers",
-        Algorithm 1 of [1]_, line 1; range of Gönen's code). 0 gives the uniform gating.
+        Initial gating parameters are drawn from :math:`U(-s, s)` (Algorithm 1, line 1; the
+        range of Gönen's code). 0 gives the uniform gating.
     init_coef : ndarray of shape (n_kernels, n_gate_features + 1), default=None
         Initial gating parameters (column 0: biases); overrides the random draw.
     line_search : {"expand_backtrack", "armijo"}, default="expand_backtrack"
-        Step-size rule on the normalised gradient. ``"expand_backtrack"`` (Gönen's LMKSVM
-        scheme): try step 1; if :math:`J` decreases, keep doubling while it decreases;
-        otherwise halve until it decreases. ``"armijo"``: halve from 1 until
-        :math:`J' \le J - 10^{-4}\,\mu\|\nabla_V J\|_F`.
+        Step rule on the normalised gradient. ``"expand_backtrack"`` (Gönen's LMKSVM code):
+        from step 1, double while :math:`J` decreases, else halve until it decreases.
+        ``"armijo"``: halve from 1 until :math:`J' \le J - 10^{-4}\,\mu\|\nabla_V J\|_F`.
     ls_min_step : float, default=1e-3
-        Smallest step tried; if none is a descent step the algorithm stops (local optimum).
+        Smallest step tried; without a descent step the algorithm stops (local optimum).
     gate_threshold : float, default=0.0
-        Gate sparsification of Gönen's code: gates below it become 0, above ``1 -
-        gate_threshold`` become 1, in training, gradient and prediction. 0 keeps the exact,
-        smooth model; 1e-3 mimics the authors' code and lets prediction skip kernels.
+        Gates below it become 0 and above ``1 - gate_threshold`` 1, in training, gradient and
+        prediction (Gönen's code: 1e-3, which lets prediction skip kernels).
     sv_tol : float, default=1e-3
-        Final clean-up (as in Gönen's code): :math:`\alpha_i < \text{sv\_tol}\,C` is set to 0
-        and :math:`\alpha_i > (1-\text{sv\_tol})C` to :math:`C`; the bias is then the mean
-        over free support vectors (the LIBSVM midpoint rule if there is none). 0 keeps
-        LIBSVM's solution and bias.
+        Final clean-up (Gönen's code): :math:`\alpha_i < \text{sv\_tol}\,C` becomes 0 and
+        :math:`\alpha_i > (1-\text{sv\_tol})C` becomes :math:`C`, the bias then the mean over
+        free support vectors (LIBSVM's midpoint rule without one). 0 keeps LIBSVM's solution.
     svm_tol : float, default=1e-3
         KKT tolerance of the inner SVM solver (LIBSVM's default, also Gönen's). Tighter
         tolerances make :math:`J` and its gradient more exact but can make LIBSVM very slow
-        (x100) when :math:`K_\eta` is nearly rank-deficient and :math:`C` large.
+        when :math:`K_\eta` is nearly rank-deficient and :math:`C` large.
     svm_backend : str, default="auto"
         SVM backend of :func:`mklcore.svm.svm_solve`; ``"auto"`` is
-        :func:`mklcore.svm.default_backend` (``"libsvm_lean"``, the same solution as
-        ``"libsvm"`` without scikit-learn's per-call input checks, where available).
+        :func:`mklcore.svm.default_backend`.
     callback : callable, default=None
         ``callback(intermediate_result)`` after each gating update (the payload adds
         ``gating_coef``; ``gap`` is nan); raising ``StopIteration`` stops with ``status=3``.

@@ -189,7 +189,7 @@ def libsvm_intercept(alpha, y, grad, C):
     :math:`\frac12(\min_{i\in U}y_i\nabla_i+\max_{i\in L}y_i\nabla_i)` with
     :math:`U=\{\alpha_i=C, y_i=-1\}\cup\{\alpha_i=0, y_i=+1\}` and
     :math:`L=\{\alpha_i=C, y_i=+1\}\cup\{\alpha_i=0, y_i=-1\}`, as LIBSVM computes it
-    (Chang & Lin 2011).
+    (Chang & Lin 2011), or the end of that interval that exists if it is one-sided.
 
     Parameters
     ----------
@@ -218,7 +218,8 @@ def libsvm_intercept(alpha, y, grad, C):
         lb_mask = (at_ub & ypos) | (at_lb & ~ypos)
         ub = yG[ub_mask].min() if np.any(ub_mask) else np.inf
         lb = yG[lb_mask].max() if np.any(lb_mask) else -np.inf
-        rho = 0.5 * (ub + lb)
+        # one-sided interval (possible only if y'alpha != 0, e.g. after rounding alpha): its end
+        rho = 0.5 * (ub + lb) if np.isfinite(ub + lb) else (lb if np.isinf(ub) else ub)
     return -rho
 
 
