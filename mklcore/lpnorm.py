@@ -27,9 +27,8 @@ from scipy.special import logsumexp
 from ._base import (COMMON_CONSTRAINTS, WRAPPER_PARAMS, BaseMKLClassifier, common_constraints,
                     fill_doc)
 from ._validation import Interval, Options, check_solver_inputs, validate_params
-from .wrapper import (THETA_FLOOR, Cuts, FixedWeights, NumericalFailure, SIPWeightStep,
-                       WeightStep, dual_norm, lp_master, normalize_pnorm, run_wrapper,
-                       uniform_weights)
+from .wrapper import (THETA_FLOOR, FixedWeights, NumericalFailure, SIPWeightStep,
+                       WeightStep, dual_norm, lp_master, normalize_pnorm, run_wrapper)
 
 __all__ = ["sum_kernel_svm_solve", "SumKernelSVC", "lpmkl_solve", "LpMKLClassifier"]
 
@@ -288,30 +287,21 @@ class _CuttingPlaneStep(SIPWeightStep):
 
     method = "lpmkl"
 
-    def __init__(self, p, *, master="sqclp", inner_eps=1e-6, max_inner=50, max_cuts=100,
-                 prune_cuts=True, stop="gap"):
-        self.p, self.master, self.inner_eps, self.max_inner = p, master, inner_eps, max_inner
-        self.max_cuts, self.prune_cuts = max_cuts, prune_cuts
-        self._set_stop(stop)
+    def __init__(self, p, *, master="sqclp", inner_eps=1e-6, max_inner=50, **cut_options):
+        super().__init__(**cut_options)
+        self.p, self.kind, self.inner_eps, self.max_inner = p, master, inner_eps, max_inner
         self.label = f"LpMKL (cutting_plane, p={p:g})"
-        self.n_master_solves = 0
-        self.cuts = None
 
-    def init(self, n_kernels):
-        self.cuts = Cuts(n_kernels, max_cuts=self.max_cuts, prune=self.prune_cuts)
-        return uniform_weights(n_kernels, self.p)
-
-    def step(self, state, oracle):
+    def master(self, state):
         cuts = self.cuts
-        cuts.add(state.L, state.S)
         if self.p == 1:  # the LP of SILP (Sonnenburg et al. 2006, Algorithm 1)
             theta, eta = lp_master(cuts)
             self.n_master_solves += 1
-        elif self.master == "exact" and self.p > _P_EXACT_MAX:
+        elif self.kind == "exact" and self.p > _P_EXACT_MAX:
             raise NumericalFailure(
                 f"master='exact' supports p <= {_P_EXACT_MAX:g} (cvxpy's pnorm); use "
                 f"master='sqclp' for p={self.p:g}")
-        elif self.master == "exact" or self.p > _P_BOX:
+        elif self.kind == "exact" or self.p > _P_BOX:
             # for huge p the Taylor terms theta^(p-2) and the power cones are numerically
             # useless; use the box (see _P_BOX), then normalise to the p-sphere
             theta, eta = _cvx_master(cuts, np.inf if self.p > _P_BOX else self.p,
@@ -332,17 +322,11 @@ class _CuttingPlaneStep(SIPWeightStep):
                     break
                 eta_old = eta
             theta = theta_t
-        self.eta = eta
-        cuts.prune(theta, eta)
-        return theta
+        return theta, eta
 
     def history_extras(self):
         return {"eta": self.eta, "n_master_solves": self.n_master_solves,
                 "n_cuts": 0 if self.cuts is None else len(self.cuts)}
-
-    def result_extras(self):
-        return {"eta": self.eta, "n_master_solves": self.n_master_solves,
-                "n_cuts": len(self.cuts), "n_cuts_pruned": self.cuts.n_pruned}
 
 
 _SOLVER_OPTIONS = {

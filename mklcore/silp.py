@@ -11,7 +11,7 @@ import numpy as np
 
 from ._base import WRAPPER_PARAMS, BaseMKLClassifier, common_constraints, fill_doc
 from ._validation import Interval, Options, check_solver_inputs, validate_params
-from .wrapper import Cuts, SIPWeightStep, lp_master, run_wrapper
+from .wrapper import SIPWeightStep, lp_master, run_wrapper
 
 __all__ = ["silp_solve", "SILPMKLClassifier"]
 
@@ -29,29 +29,13 @@ class _SILPStep(SIPWeightStep):
     method = "silp"
     label = "SILP-MKL"
 
-    def __init__(self, *, max_cuts=100, prune_cuts=True, stop="gap"):
-        self.max_cuts, self.prune_cuts = max_cuts, prune_cuts
-        self._set_stop(stop)
-        self.n_master_solves = 0
-        self.cuts = None
-
     def init(self, n_kernels):  # line 1: theta = 1/M
-        self.cuts = Cuts(n_kernels, max_cuts=self.max_cuts, prune=self.prune_cuts)
+        super().init(n_kernels)
         return np.full(n_kernels, 1.0 / n_kernels)
 
-    def step(self, state, oracle):  # line 5
-        self.cuts.add(state.L, state.S)
-        theta, self.eta = lp_master(self.cuts)
+    def master(self, state):  # line 5
         self.n_master_solves += 1
-        self.cuts.prune(theta, self.eta)
-        return theta
-
-    def history_extras(self):
-        return {"eta": self.eta, "n_cuts": 0 if self.cuts is None else len(self.cuts)}
-
-    def result_extras(self):
-        return {"eta": self.eta, "n_master_solves": self.n_master_solves,
-                "n_cuts": len(self.cuts), "n_cuts_pruned": self.cuts.n_pruned}
+        return lp_master(self.cuts)
 
 
 _SILP_CONSTRAINTS = {

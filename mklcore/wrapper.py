@@ -410,16 +410,52 @@ class SIPWeightStep(WeightStep):
     :math:`D_1(\alpha)` when the optimal :math:`\theta` is not unique; for ``p > 1`` the
     SQCLP value is no lower bound). ``stop="sip"`` stops on the SIP gap :math:`|1-\eta/J|`
     at every p (the :math:`\epsilon_{MKL}` test of Sonnenburg et al. 2006, Algorithm 1; the
-    "inner SIP precision" of Kloft et al. 2009, Sec. 3.1). Subclasses set ``self.eta``.
+    "inner SIP precision" of Kloft et al. 2009, Sec. 3.1).
+
+    The step adds the cut of the current alpha to :attr:`cuts` (a :class:`Cuts`), solves the
+    restricted master over them (:meth:`master`, returning :math:`(\theta, \eta)`) and
+    prunes the cuts.
+
+    Parameters
+    ----------
+    max_cuts : int, default=100
+        Pruning rule of :class:`Cuts`.
+    prune_cuts : bool, default=True
+        Whether to prune cuts at all.
+    stop : {"gap", "sip"}, default="gap"
+        The stopping rule.
     """
 
     eta = -np.inf
-    stop = "gap"
     STOP_NAMES = {"gap": "relative duality gap", "sip": "SIP gap |1 - eta/J|"}
 
-    def _set_stop(self, stop):  # validated by the public solvers' parameter constraints
-        self.stop = stop
-        self.criterion_name = self.STOP_NAMES[stop]
+    def __init__(self, *, max_cuts=100, prune_cuts=True, stop="gap"):
+        self.max_cuts, self.prune_cuts = max_cuts, prune_cuts
+        # validated by the public solvers' parameter constraints
+        self.stop, self.criterion_name = stop, self.STOP_NAMES[stop]
+        self.n_master_solves = 0
+        self.cuts = None
+
+    def init(self, n_kernels):
+        self.cuts = Cuts(n_kernels, max_cuts=self.max_cuts, prune=self.prune_cuts)
+        return super().init(n_kernels)
+
+    def master(self, state):  # pragma: no cover - abstract
+        """Solve the restricted master over :attr:`cuts`: ``(theta, eta)``."""
+        raise NotImplementedError
+
+    def step(self, state, oracle):
+        self.cuts.add(state.L, state.S)
+        theta, self.eta = self.master(state)
+        self.cuts.prune(theta, self.eta)
+        return theta
+
+    def history_extras(self):
+        return {"eta": self.eta, "n_cuts": 0 if self.cuts is None else len(self.cuts)}
+
+    def result_extras(self):
+        return {"eta": self.eta, "n_master_solves": self.n_master_solves,
+                "n_cuts": len(self.cuts), "n_cuts_pruned": self.cuts.n_pruned}
 
     def sip_gap(self, state):
         r""":math:`|1-\eta/J|` (``inf`` before the first master problem)."""
