@@ -519,15 +519,13 @@ class Cuts:
 
 
 def lp_master(cuts):
-    r"""Solve the restricted master LP of SILP over the current cuts.
-
-    The LP of Algorithm 1 of Sonnenburg et al. (2006), with our sign convention:
+    r"""Solve the restricted master LP of SILP (Sonnenburg et al. 2006, Algorithm 1).
 
     .. math::
         \min_{\theta,\eta}\ \eta\quad\text{s.t.}\quad
-        \sum_m\theta_m(L^r-S^r_m)-\eta\le0\ (r=1..R),\quad \sum_m\theta_m=1,\quad\theta\ge0.
+        \sum_m\theta_m(L^r-S^r_m)-\eta\le0\ (r=1..R),\quad \sum_m\theta_m=1,\quad\theta\ge0,
 
-    Shared by SILP and the lp-norm cutting plane at p = 1.
+    shared by SILP and the lp-norm cutting plane at p = 1.
 
     Parameters
     ----------
@@ -610,18 +608,15 @@ def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose
     verbose : int, default=0
         ``1``: a line every 10 iterations; ``>= 2``: every iteration.
     svm_backend : {"libsvm", "smo"} or str, default="libsvm"
-        ``"smo"``: the warm-started :class:`mklcore.svm.CachedSMO`; else a :func:`mklcore.svm.svm_solve`
-        backend.
+        ``"smo"`` (:class:`mklcore.svm.CachedSMO`) or a :func:`mklcore.svm.svm_solve` backend.
     polish_tol : float, default=None
         If given and smaller than ``svm_tol``, the final SVM is re-solved at this tolerance.
     extras : dict, default=None
         Extra keys stored in the result (e.g. ``p``, ``solver``).
     mode : {"wrapper", "interleaved"}, default="wrapper"
-        ``"wrapper"``: the SVM is solved to ``svm_tol`` before every weight step.
-        ``"interleaved"`` (the chunking scheme of Sonnenburg et al. 2006, Algorithm 2): only
-        ``mkl_every`` SMO iterations run between weight steps (needs ``svm_backend="smo"``);
-        the loop stops when the SVM is converged at the current weights and the criterion is
-        below ``tol``.
+        ``"interleaved"`` (needs ``svm_backend="smo"``): ``mkl_every`` SMO iterations between
+        weight steps, stopping when the SVM is converged at the current weights and the
+        criterion is below ``tol`` (see the module docstring).
     mkl_every : int, default=None
         SMO iterations between weight steps in interleaved mode; ``max(10, n // 10)``.
 
