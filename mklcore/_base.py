@@ -205,15 +205,17 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
     """Base class of the binary MKL classifiers (not for direct use).
 
     Subclasses define ``__init__`` (storing every argument unchanged, e.g. with
-    ``self._store_params(locals())``), a ``_parameter_constraints`` dict and either a
-    ``_solver`` (a ``*_solve(K, y, **params, check_input=False)`` function that takes every
-    parameter but ``kernels`` and ``normalize``) or their own ``_solve(K, y)``. The solver
+    ``self._store_params(locals())``), a ``_parameter_constraints`` dict (unless the default,
+    that of :data:`WRAPPER_PARAMS`, fits) and either a ``_solver`` (a
+    ``*_solve(K, y, **params, check_input=False)`` function that takes every parameter but
+    ``kernels`` and ``normalize``) or their own ``_solve(K, y)``. The solver
     returns an ``MKLResult`` whose ``dual_coef`` are the signed coefficients of
     ``f(x) = sum_m weights[m] k_m(x, X_fit) @ dual_coef + intercept``. ``K`` is what
     ``_fit_inputs`` returns: by default the validated training stack of the kernel bank.
     """
 
-    _parameter_constraints = {}
+    #: default: the constraints of the wrapper-family parameters (only those present are checked)
+    _parameter_constraints = common_constraints(*WRAPPER_PARAMS)
     #: whether to run the (Lanczos) PSD check on the training kernels
     _check_psd = True
     #: the ``*_solve`` function called by the default ``_solve`` (a staticmethod)

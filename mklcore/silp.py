@@ -9,7 +9,7 @@ weights (Sonnenburg et al. 2006, Algorithm 1). Runs inside the shared wrapper lo
 
 import numpy as np
 
-from ._base import WRAPPER_PARAMS, BaseMKLClassifier, common_constraints, fill_doc
+from ._base import BaseMKLClassifier, common_constraints, fill_doc
 from ._validation import Interval, Options, check_solver_inputs, validate_params
 from .wrapper import SIPWeightStep, lp_master, run_wrapper
 
@@ -176,7 +176,6 @@ class SILPMKLClassifier(BaseMKLClassifier):
     {simplex_example}
     """
 
-    _parameter_constraints = common_constraints(*WRAPPER_PARAMS)
     _solver = staticmethod(silp_solve)
 
     def __init__(self, *, kernels=None, C=1.0, normalize=None, tol=1e-5, max_iter=1000,

@@ -11,7 +11,7 @@ oracle.
 
 import numpy as np
 
-from ._base import WRAPPER_PARAMS, BaseMKLClassifier, common_constraints, fill_doc
+from ._base import BaseMKLClassifier, common_constraints, fill_doc
 from ._validation import Interval, check_solver_inputs, validate_params
 from .wrapper import WeightStep, run_wrapper
 
@@ -294,7 +294,6 @@ class SimpleMKLClassifier(BaseMKLClassifier):
     {simplex_example}
     """
 
-    _parameter_constraints = common_constraints(*WRAPPER_PARAMS)
     _solver = staticmethod(simplemkl_solve)
 
     def __init__(self, *, kernels=None, C=1.0, normalize=None, tol=1e-2, max_iter=1000,
