@@ -243,7 +243,8 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
         return {k: v for k, v in params.items() if k not in ("kernels", "normalize")}
 
     def _validate_params(self):
-        validate_params(type(self).__name__, self._parameter_constraints, self.get_params(deep=False))
+        validate_params(type(self).__name__, self._parameter_constraints,
+                        self.get_params(deep=False))
 
     def _fit_inputs(self, X, y):
         """What ``_solve`` receives for the validated training data ``X``.

@@ -26,6 +26,7 @@ References
 """
 
 import warnings
+from functools import partial
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -52,9 +53,7 @@ _DOC = {"reference": """References
     .. [1] M. Gönen and E. Alpaydın. Localized multiple kernel learning. In Proceedings of the
        25th International Conference on Machine Learning (ICML), pages 352-359, 2008."""}
 
-
-def _doc(obj):
-    return fill_doc(obj, _DOC)
+_doc = partial(fill_doc, parts=_DOC)
 
 
 _SOLVE_CONSTRAINTS = {

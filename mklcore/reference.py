@@ -11,6 +11,7 @@ problem with its optima (:func:`toy_problem`, :data:`TOY_OPTIMA`), shared by the
 """
 
 import warnings
+from functools import partial
 
 import numpy as np
 
@@ -101,9 +102,7 @@ _DOC = {
         If cvxpy does not report ``optimal``.""",
 }
 
-
-def _doc(obj):
-    return fill_doc(obj, _DOC)
+_doc = partial(fill_doc, parts=_DOC)
 
 
 def _solve(prob, what):

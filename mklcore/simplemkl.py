@@ -2,11 +2,11 @@ r"""SimpleMKL: l1-norm MKL by reduced-gradient descent (Rakotomamonjy et al., JM
 
 Minimises :math:`J(d)`, the optimal SVM value at the combined kernel :math:`\sum_md_mK_m`,
 over the simplex of kernel weights :math:`d`, following the reference MATLAB code
-(``mklsvm.m``, ``mklsvmupdate.m``, Algorithm 1 of the paper) line by line: normalised reduced gradient,
-descent direction, moves along it while the cost decreases, then a golden-section line
-search, each cost evaluation being an SVM solved to ``svm_tol``. Runs inside the shared
-wrapper loop of :mod:`mklcore.wrapper`; the line search calls the SVM through the loop's
-oracle.
+(``mklsvm.m``, ``mklsvmupdate.m``, Algorithm 1 of the paper) line by line: normalised
+reduced gradient, descent direction, moves along it while the cost decreases, then a
+golden-section line search, each cost evaluation being an SVM solved to ``svm_tol``. Runs
+inside the shared wrapper loop of :mod:`mklcore.wrapper`; the line search calls the SVM
+through the loop's oracle.
 """
 
 import numpy as np

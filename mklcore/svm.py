@@ -461,7 +461,7 @@ def svm_dual_objective(alpha, q, weights):
 
 
 def svm_primal_objective(q, weights, y, decision, C):
-    r"""SVM primal value at the dual point: :math:`\frac12\sum_m\theta_m q_m + C\sum_i\max(0, 1-y_if_i)`.
+    r"""SVM primal value :math:`\frac12\sum_m\theta_m q_m + C\sum_i\max(0, 1-y_if_i)`.
 
     With :math:`w_m=\theta_m\sum_i\alpha_iy_i\psi_m(x_i)` this is the primal objective of the
     SVM on :math:`K_\theta` (and of MKL problem (6) of Kloft et al. for fixed :math:`\theta`), an

@@ -472,7 +472,7 @@ class SIPWeightStep(WeightStep):
 
 
 class Cuts:
-    r"""Cutting planes :math:`\eta\ge L^r-\theta^\top S^r` of the semi-infinite program, with pruning.
+    r"""Cutting planes :math:`\eta\ge L^r-\theta^\top S^r` of the semi-infinite program.
 
     Shared by the SIP solvers (lp-norm cutting plane, SILP). Pruning follows SHOGUN's MKL
     implementation: after a master solve, if there are more than ``max(max_cuts, 2 * n_active)``
