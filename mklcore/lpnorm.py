@@ -150,7 +150,8 @@ def _newton_update(theta, S, p, *, newton_steps=1, ls_shrink=0.5, ls_min=1e-9, a
 
     The theta step of Kloft et al. (2009, Sec. 2.4.1): :math:`a_m=\theta_m^2S_m`
     (:math:`=\frac12\|w_m\|^2` at fixed alpha), :math:`\delta=\|S\|_{p^*}` (eq. (8)),
-    log-space Newton direction :math:`s_m=(a_m/\vartheta_m-\delta\vartheta_m^p)/(a_m/\vartheta_m+p\delta\vartheta_m^p)`,
+    log-space Newton direction
+    :math:`s_m=(a_m/\vartheta_m-\delta\vartheta_m^p)/(a_m/\vartheta_m+p\delta\vartheta_m^p)`,
     multiplicative step :math:`\vartheta\,e^{\tau s}` renormalised to the unit p-sphere, and a
     backtracking line search that accepts when
     :math:`\Phi(\vartheta')<(1-c\tau)\Phi(\vartheta)` (``armijo_c`` = c; 0 = strict decrease).
