@@ -1,18 +1,19 @@
-"""Shared estimator machinery: kernel building, label handling, fit bookkeeping.
+"""Shared estimator machinery: kernel building, label handling, fit bookkeeping, docs.
 
 Every MKL classifier of mklcore is a thin layer over a ``*_solve`` function that works on a
 precomputed Gram stack. :class:`BaseMKLClassifier` does the rest once: it validates the
 parameters, maps the labels to {-1, +1}, builds the training stack with
-:class:`mklcore.kernels.KernelBank` (through :class:`KernelBankMixin`, which any estimator
-with ``kernels`` and ``normalize`` parameters can use), calls the subclass's ``_solve`` and
-copies the :class:`~mklcore._result.MKLResult` into the fitted attributes (``weights_``,
-``dual_coef_``, ``history_``...). Prediction builds only the test kernels between new points
-and the training points.
+:class:`mklcore.kernels.KernelBank` (through :class:`KernelBankMixin`), calls the subclass's
+``_solve`` and copies the :class:`~mklcore._result.MKLResult` into the fitted attributes.
+Prediction builds only the test kernels between new points and the training points.
 
 Hooks for subclasses: ``_default_kernels`` (the bank used when ``kernels=None``),
-``_bank_params()`` (the ``kernels`` and ``normalize`` handed to the bank), ``_fit_inputs(X)``
-(what ``_solve`` receives instead of the kernel stack, e.g. the features themselves) and
-``_set_fitted(result)`` (extra fitted attributes).
+``_bank_params()`` (the ``kernels`` and ``normalize`` handed to the bank), ``_fit_inputs``
+(what ``_solve`` receives instead of the kernel stack), ``_solve_inputs`` (extra keyword
+arguments of ``_solve``) and ``_set_fitted(result)`` (extra fitted attributes).
+
+The parameter and attribute descriptions that the solvers and estimators share live once in
+:data:`DOC_PARAMS`; :func:`fill_doc` substitutes them into docstrings.
 """
 
 import numpy as np
@@ -24,17 +25,133 @@ from ._result import decision
 from ._validation import (Interval, Options, check_binary_labels, check_kernel_stack,
                           validate_params)
 
-__all__ = ["BaseMKLClassifier", "KernelBankMixin", "COMMON_CONSTRAINTS"]
+__all__ = ["BaseMKLClassifier", "KernelBankMixin", "COMMON_CONSTRAINTS", "common_constraints",
+           "WRAPPER_PARAMS", "DOC_PARAMS", "fill_doc"]
 
-#: constraints shared by the estimators (each class adds its own)
+#: constraints shared by the solvers and estimators (each adds its own)
 COMMON_CONSTRAINTS = {
+    "kernels": [list, tuple, None],
     "C": [Interval("real", 0, None, closed="neither")],
     "normalize": [Options("trace", "cosine"), None],
     "tol": [Interval("real", 0, None, closed="neither")],
     "max_iter": [Interval("int", 1, None)],
     "svm_tol": [Interval("real", 0, None, closed="neither")],
     "verbose": [Interval("int", 0, None), bool],
+    "callback": [callable, None],
 }
+
+
+#: the parameters of the wrapper-family estimators (lp-norm, SimpleMKL, SILP...)
+WRAPPER_PARAMS = ("kernels", "C", "normalize", "tol", "max_iter", "svm_tol", "verbose")
+
+
+def common_constraints(*names):
+    """The :data:`COMMON_CONSTRAINTS` of ``names``, as a new dict.
+
+    Parameters
+    ----------
+    *names : str
+        Keys of :data:`COMMON_CONSTRAINTS`.
+
+    Returns
+    -------
+    constraints : dict
+        ``{name: COMMON_CONSTRAINTS[name]}`` in the order given.
+    """
+    return {name: COMMON_CONSTRAINTS[name] for name in names}
+
+
+#: numpydoc texts shared by the docstrings of the solvers and estimators, substituted for
+#: ``{key}`` by :func:`fill_doc` (parameters with their usual default, and the fitted
+#: attributes every :class:`BaseMKLClassifier` has)
+DOC_PARAMS = {
+    "K": """K : ndarray of shape (n_kernels, n_samples, n_samples)
+        Training Gram matrices (unweighted, PSD).""",
+    "y": """y : array-like of shape (n_samples,)
+        Binary labels; mapped to {-1, +1} (larger label = +1).""",
+    "kernels": """kernels : list, default=None
+        Kernel bank: Kernel objects, ``(name, params)`` / ``(name, params, columns)`` tuples or
+        callables (see :func:`mklcore.kernels.kernel_bank`). ``None`` uses a linear and a
+        Gaussian kernel.""",
+    "C": """C : float, default=1.0
+        Misclassification penalty. Must be > 0.""",
+    "normalize": """normalize : {"trace", "cosine"} or None, default=None
+        Normalisation of each kernel, fitted on the training data.""",
+    "max_iter": """max_iter : int, default=1000
+        Maximum number of outer iterations.""",
+    "svm_tol": """svm_tol : float, default=1e-3
+        KKT tolerance of each SVM solve.""",
+    "callback": """callback : callable, default=None
+        ``callback(intermediate_result)`` after each outer iteration, with an
+        :class:`~mklcore._result.MKLResult` holding ``weights``, ``objective``, ``gap``,
+        ``criterion``, ``n_iter``...; raising ``StopIteration`` stops with ``status=3``.""",
+    "verbose": """verbose : int, default=0
+        ``1`` prints a line every 10 iterations, ``2`` every iteration.""",
+    "check_input": """check_input : bool, default=True
+        Validate ``K`` and ``y`` (shapes, finiteness, symmetry, PSD).""",
+    "fitted_model": r"""dual_coef_ : ndarray of shape (n_samples,)
+        Signed dual coefficients :math:`\alpha\circ y` (zero for non-support vectors).
+    intercept_ : float
+        Bias :math:`b`.
+    support_ : ndarray of shape (n_support,)
+        Indices of the support vectors.
+    classes_ : ndarray of shape (2,)
+        Class labels; ``classes_[1]`` is the positive class.
+    X_fit_ : ndarray of shape (n_samples, n_features)
+        Training data, used to build test kernels.
+    n_features_in_ : int
+        Number of features seen in ``fit``.""",
+    "simplex_solve_example": """Examples
+    --------
+    >>> import numpy as np
+    >>> from {obj_module} import {obj_name}
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 2)); y = np.sign(X[:, 0] + 0.1)
+    >>> K = np.stack([np.outer(X[:, 0], X[:, 0]), np.outer(X[:, 1], X[:, 1])])
+    >>> res = {obj_name}(K, y, C=1.0)
+    >>> res.success, round(float(res.weights.sum()), 6)
+    (True, 1.0)""",
+    "simplex_example": """Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from {obj_module} import {obj_name}
+    >>> X, y = make_classification(n_samples=60, n_features=4, random_state=0)
+    >>> clf = {obj_name}().fit(X, y)
+    >>> clf.weights_.shape, round(float(clf.weights_.sum()), 6)
+    ((2,), 1.0)""",
+    "fitted_run": """history_ : dict of ndarray
+        Per-iteration ``objective``, ``gap``, ``weights``, ``time`` and the solver's extras.
+    result_ : MKLResult
+        The full solver result.
+    kernel_bank_ : KernelBank
+        The fitted kernel bank.""",
+}
+
+
+def fill_doc(obj, parts=None):
+    """Substitute the shared texts of :data:`DOC_PARAMS` for ``{key}`` in a docstring.
+
+    Then ``{obj_name}`` and ``{obj_module}`` become the name and module of ``obj``.
+
+    Parameters
+    ----------
+    obj : function or class
+        Its ``__doc__`` is rewritten in place (nothing happens under ``python -OO``).
+    parts : dict, default=None
+        More ``{key: text}`` substitutions (a module's own shared texts), applied first.
+
+    Returns
+    -------
+    obj : function or class
+        The same object, so that ``fill_doc`` can be used as a decorator.
+    """
+    doc = obj.__doc__
+    if doc:
+        for key, text in {**(parts or {}), **DOC_PARAMS}.items():
+            doc = doc.replace("{" + key + "}", text)
+        obj.__doc__ = doc.replace("{obj_name}", obj.__name__).replace("{obj_module}",
+                                                                     obj.__module__)
+    return obj
 
 
 class KernelBankMixin:
@@ -87,19 +204,25 @@ class KernelBankMixin:
 class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
     """Base class of the binary MKL classifiers (not for direct use).
 
-    Subclasses define ``__init__`` (storing every argument unchanged), a
-    ``_parameter_constraints`` dict and ``_solve(K, y)`` returning an ``MKLResult``
-    whose ``dual_coef`` are the signed coefficients of
+    Subclasses define ``__init__`` (storing every argument unchanged, e.g. with
+    ``self._store_params(locals())``), a ``_parameter_constraints`` dict (unless the default,
+    that of :data:`WRAPPER_PARAMS`, fits) and either a ``_solver`` (a
+    ``*_solve(K, y, **params, check_input=False)`` function that takes every parameter but
+    ``kernels`` and ``normalize``) or their own ``_solve(K, y)``. The solver
+    returns an ``MKLResult`` whose ``dual_coef`` are the signed coefficients of
     ``f(x) = sum_m weights[m] k_m(x, X_fit) @ dual_coef + intercept``. ``K`` is what
     ``_fit_inputs`` returns: by default the validated training stack of the kernel bank.
     """
 
-    _parameter_constraints = {}
+    #: default: the constraints of the wrapper-family parameters (only those present are checked)
+    _parameter_constraints = common_constraints(*WRAPPER_PARAMS)
     #: whether to run the (Lanczos) PSD check on the training kernels
     _check_psd = True
+    #: the ``*_solve`` function called by the default ``_solve`` (a staticmethod)
+    _solver = None
 
-    def _solve(self, K, y):  # pragma: no cover - abstract
-        raise NotImplementedError
+    def _solve(self, K, y):
+        return self._solver(K, y, **self._solver_params(), check_input=False)
 
     def _solve_inputs(self, X):
         """Extra keyword arguments of ``_solve`` computed from the training features ``X``.
@@ -109,8 +232,19 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
         """
         return {}
 
+    def _store_params(self, params):
+        """Store the ``__init__`` arguments (``params``: its ``locals()``) unchanged."""
+        for name in self._get_param_names():
+            setattr(self, name, params[name])
+
+    def _solver_params(self):
+        """The parameters handed on to the solver: all but ``kernels`` and ``normalize``."""
+        params = self.get_params(deep=False)
+        return {k: v for k, v in params.items() if k not in ("kernels", "normalize")}
+
     def _validate_params(self):
-        validate_params(type(self).__name__, self._parameter_constraints, self.get_params(deep=False))
+        validate_params(type(self).__name__, self._parameter_constraints,
+                        self.get_params(deep=False))
 
     def _fit_inputs(self, X, y):
         """What ``_solve`` receives for the validated training data ``X``.
@@ -149,16 +283,13 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         self._validate_params()
-        X, y = validate_data(self, X, y, dtype=None if self._accepts_strings() else "numeric")
+        X, y = validate_data(self, X, y, dtype="numeric")
         check_classification_targets(y)
         y_pm, self.classes_ = check_binary_labels(y, type(self).__name__)
         result = self._solve(self._fit_inputs(X, y_pm), y_pm, **self._solve_inputs(X))
         self._set_fitted(result)
         self.X_fit_ = X
         return self
-
-    def _accepts_strings(self):
-        return False
 
     def _set_fitted(self, result):
         self.result_ = result
@@ -184,8 +315,7 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
         f : ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False,
-                          dtype=None if self._accepts_strings() else "numeric")
+        X = validate_data(self, X, reset=False, dtype="numeric")
         K_test = self.kernel_bank_.transform(X)
         return decision(self.result_, K_test)
 

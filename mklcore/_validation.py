@@ -11,7 +11,7 @@ import numpy as np
 
 __all__ = [
     "Interval", "Options", "validate_params", "check_kernel_stack", "check_binary_labels",
-    "check_finite", "check_psd", "smallest_eigenvalue", "PSD_TOL",
+    "check_finite", "check_psd", "smallest_eigenvalue", "PSD_TOL", "check_solver_inputs",
 ]
 
 #: relative tolerance for the smallest eigenvalue of a kernel, as a multiple of its trace
@@ -282,3 +282,25 @@ def check_binary_labels(y, owner="this method"):
             f"is supported: use sklearn.multiclass.OneVsRestClassifier for more classes.")
     y_pm = np.where(y == classes[1], 1.0, -1.0)
     return y_pm, classes
+
+
+def check_solver_inputs(K, y, owner, check_input=True):
+    """The training stack and the {-1, +1} labels of a ``*_solve`` function.
+
+    Parameters
+    ----------
+    K : array-like of shape (n_kernels, n_samples, n_samples)
+    y : array-like of shape (n_samples,)
+        Two classes (any labels; the larger one maps to +1).
+    owner : str
+        Used in the messages.
+    check_input : bool, default=True
+        Validate ``K`` with :func:`check_kernel_stack`; ``False`` takes it as it is.
+
+    Returns
+    -------
+    K : ndarray of shape (n_kernels, n_samples, n_samples)
+    y_pm : ndarray of shape (n_samples,) with values in {-1.0, +1.0}
+    """
+    K = check_kernel_stack(K, y) if check_input else np.asarray(K)
+    return K, check_binary_labels(y, owner)[0]

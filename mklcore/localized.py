@@ -1,39 +1,22 @@
 r"""Localized multiple kernel learning with a softmax gating model (Gönen & Alpaydın, 2008).
 
-LMKL replaces the global kernel weights of canonical MKL by a *gating model*
-:math:`\eta_m(x)\ge 0` that chooses, for every input, how much each feature space is used.
-The discriminant is Eq. (4) of [1]_
+LMKL replaces the global kernel weights of canonical MKL by a gating model
+:math:`\eta_m(x)\ge 0`, the discriminant being Eq. (4) of [1]_,
+:math:`f(x) = \sum_m \eta_m(x)\,\langle w_m, \Phi_m(x)\rangle + b`. For a fixed gating the
+learning problem (5) is a canonical SVM (dual (7)) on the locally combined kernel
+:math:`K_\eta(x_i, x_j) = \sum_m \eta_m(x_i)\, K_m(x_i, x_j)\, \eta_m(x_j)`. The gating is a
+softmax of linear functions of a gating representation :math:`z` (by default the standardised
+inputs; the linear gating model of Sec. 2 of [1]_),
+:math:`\eta_m(z) \propto \exp(\langle v_m, z\rangle + v_{m0})`, and Algorithm 1 of [1]_
+alternates an SVM solve for fixed gating with a gradient step on the gating parameters
+:math:`V` (the gradient of the SVM dual value :math:`J(V)` of Sec. 2 of [1]_, exact by
+Danskin's theorem) with a line search that needs extra SVM solves (Sec. 3.1).
 
-.. math::
-    f(x) = \sum_{m=1}^P \eta_m(x)\,\langle w_m, \Phi_m(x)\rangle + b,
-
-and for a fixed gating the learning problem (5) is a canonical SVM (dual (7)) on the
-*locally combined kernel*
-
-.. math::
-    K_\eta(x_i, x_j) = \sum_{m=1}^P \eta_m(x_i)\, K_m(x_i, x_j)\, \eta_m(x_j).
-
-The gating is a softmax of linear functions of a gating representation :math:`z` (by default
-the standardised inputs; the linear gating model of Sec. 2 of [1]_),
-
-.. math::
-    \eta_m(z) = \frac{\exp(\langle v_m, z\rangle + v_{m0})}
-                     {\sum_{h=1}^P \exp(\langle v_h, z\rangle + v_{h0})},
-
-and Algorithm 1 of [1]_ alternates an SVM solve for fixed gating with a gradient step on the
-gating parameters :math:`V` (the gradient of the SVM dual value :math:`J(V)` given in Sec. 2 of
-[1]_ is exact by Danskin's theorem), with a line search that needs extra SVM solves (Sec. 3.1).
-
-Two layers, as everywhere in mklcore:
-
-* :func:`lmkl_solve` works on a precomputed Gram stack ``K`` and a gating representation
-  ``X_gate``; :func:`lmkl_decision` evaluates the gated discriminant (eq. 8) on a test stack.
-* :class:`LMKLClassifier` works on features: it builds the kernels, standardises the gating
-  inputs, and at prediction time evaluates kernel ``m`` only between the test points and
-  support vectors whose gates for ``m`` are both non-zero.
-
-Helpers used by the tests and the notebook: :func:`softmax_gating`, :func:`lmkl_gates`,
-:func:`locally_combined_kernel`, :func:`lmkl_gradient`, :func:`lmkl_objective`.
+:func:`lmkl_solve` works on a precomputed Gram stack ``K`` and a gating representation
+``X_gate``, :func:`lmkl_decision` evaluates the gated discriminant (eq. 8) on a test stack,
+and :class:`LMKLClassifier` works on features (it builds the kernels, standardises the gating
+inputs, and at prediction time evaluates kernel ``m`` only between the test points and
+support vectors whose gates for ``m`` are both non-zero).
 
 References
 ----------
@@ -43,16 +26,17 @@ References
 """
 
 import warnings
+from functools import partial
 
 import numpy as np
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
+from ._base import BaseMKLClassifier, common_constraints, fill_doc
 from ._result import MKLResult, Monitor
 from ._validation import (Interval, Options, check_finite, check_kernel_stack,
                           validate_params)
-from .svm import available_backends, default_backend, svm_solve
+from .svm import available_backends, default_backend, libsvm_intercept, svm_solve
 
 __all__ = [
     "softmax_gating", "locally_combined_kernel", "lmkl_gradient", "lmkl_objective",
@@ -63,9 +47,17 @@ __all__ = [
 #: (2**40 times the unit step saturates any softmax long before; a safety cap only)
 _MAX_EXPANSIONS = 40
 
+#: the reference of every docstring of the module (see :func:`mklcore._base.fill_doc`)
+_DOC = {"reference": """References
+    ----------
+    .. [1] M. Gönen and E. Alpaydın. Localized multiple kernel learning. In Proceedings of the
+       25th International Conference on Machine Learning (ICML), pages 352-359, 2008."""}
+
+_doc = partial(fill_doc, parts=_DOC)
+
+
 _SOLVE_CONSTRAINTS = {
-    "C": [Interval("real", 0, None, closed="neither")],
-    "max_iter": [Interval("int", 1, None)],
+    **common_constraints("C", "max_iter", "svm_tol", "verbose", "callback"),
     "n_iter": [Interval("int", 1, None), None],
     "tol": [Interval("real", 0, None), None],
     "gating": [Options("softmax", "fixed")],
@@ -74,9 +66,6 @@ _SOLVE_CONSTRAINTS = {
     "ls_min_step": [Interval("real", 0, None, closed="neither")],
     "gate_threshold": [Interval("real", 0, 0.5, closed="left")],
     "sv_tol": [Interval("real", 0, 0.5, closed="left")],
-    "svm_tol": [Interval("real", 0, None, closed="neither")],
-    "verbose": [Interval("int", 0, None), bool],
-    "callback": [callable, None],
     "svm_backend": [str],
 }
 
@@ -92,6 +81,7 @@ def _augment(X_gate, n_samples, gating):
     return np.hstack([np.ones((X_gate.shape[0], 1)), X_gate])
 
 
+@_doc
 def softmax_gating(X_gate, coef, *, gate_threshold=0.0):
     r"""Gating outputs :math:`\eta_m(z)` of the linear softmax gating model (Sec. 2 of [1]_).
 
@@ -120,9 +110,7 @@ def softmax_gating(X_gate, coef, *, gate_threshold=0.0):
     eta : ndarray of shape (n_samples, n_kernels)
         Non-negative gating outputs; without thresholding every row sums to 1.
 
-    References
-    ----------
-    .. [1] M. Gönen and E. Alpaydın. Localized multiple kernel learning. ICML 2008.
+    {reference}
 
     Examples
     --------
@@ -153,6 +141,7 @@ def softmax_gating(X_gate, coef, *, gate_threshold=0.0):
     return scores
 
 
+@_doc
 def locally_combined_kernel(K, eta, eta_cols=None, *, out=None):
     r"""Locally combined kernel :math:`K_\eta=\sum_m\mathrm{diag}(\eta_m)K_m\mathrm{diag}(\eta_m)`.
 
@@ -175,9 +164,7 @@ def locally_combined_kernel(K, eta, eta_cols=None, *, out=None):
     -------
     K_eta : ndarray of shape (n_rows, n_cols)
 
-    References
-    ----------
-    .. [1] M. Gönen and E. Alpaydın. Localized multiple kernel learning. ICML 2008.
+    {reference}
     """
     eta = np.asarray(eta, dtype=float)
     eta_cols = eta if eta_cols is None else np.asarray(eta_cols, dtype=float)
@@ -196,6 +183,7 @@ def locally_combined_kernel(K, eta, eta_cols=None, *, out=None):
     return out
 
 
+@_doc
 def lmkl_gradient(K, y, alpha, eta, Z_aug):
     r"""Gradient of the LMKL objective :math:`J` with respect to the gating parameters.
 
@@ -228,9 +216,7 @@ def lmkl_gradient(K, y, alpha, eta, Z_aug):
     grad : ndarray of shape (n_kernels, n_gate_features + 1)
         Same layout as the gating parameters (column 0: biases).
 
-    References
-    ----------
-    .. [1] M. Gönen and E. Alpaydın. Localized multiple kernel learning. ICML 2008.
+    {reference}
     """
     u = np.asarray(alpha, dtype=float) * np.asarray(y, dtype=float)
     sv = np.flatnonzero(u)
@@ -332,23 +318,8 @@ def _line_search(problem, state, grad, grad_norm, rule, min_step):
 
 
 def _intercept(alpha, y, K_eta_coef, C):
-    """Bias from the free support vectors; the libsvm midpoint rule if there is none."""
-    e = y - K_eta_coef
-    free = (alpha > 0) & (alpha < C)
-    if free.any():
-        return float(e[free].mean())
-    at_zero, at_c = alpha == 0, alpha >= C
-    lower = e[(at_zero & (y > 0)) | (at_c & (y < 0))]
-    upper = e[(at_zero & (y < 0)) | (at_c & (y > 0))]
-    lo = lower.max() if lower.size else None
-    hi = upper.min() if upper.size else None
-    if lo is None and hi is None:  # pragma: no cover - needs an empty training set
-        return 0.0
-    if lo is None:
-        return float(hi)
-    if hi is None:
-        return float(lo)
-    return float(0.5 * (lo + hi))
+    """Bias from the free support vectors; LIBSVM's midpoint rule if there is none."""
+    return float(libsvm_intercept(alpha, y, y * K_eta_coef - 1.0, C))  # grad = Q alpha - 1
 
 
 def _check_inputs(K, y, X_gate, gating, owner):
@@ -382,14 +353,22 @@ def _check_inputs(K, y, X_gate, gating, owner):
     return K, y, X_gate
 
 
+def _check_coef(coef, shape, name):
+    coef = np.array(coef, dtype=float)
+    if coef.shape != shape:
+        raise ValueError(f"{name} must have shape (n_kernels, n_gate_features + 1) = {shape}; "
+                         f"got {coef.shape}.")
+    return coef
+
+
+@_doc
 def lmkl_objective(K, y, X_gate, coef, *, C=1.0, gating="softmax", gate_threshold=0.0,
                    svm_tol=1e-3, svm_backend="auto"):
     r"""Objective :math:`J(V)` of LMKL and its gradient at fixed gating parameters.
 
     Solves the SVM dual (7) of [1]_ on the locally combined kernel for the gating ``coef`` and
-    returns its optimal value and the gradient of Sec. 2 of [1]_ (see :func:`lmkl_gradient`).
-    Used by finite-difference tests and to
-    look at one point of the optimisation.
+    returns its optimal value and the gradient of Sec. 2 of [1]_ (see :func:`lmkl_gradient`),
+    e.g. for finite-difference checks.
 
     Parameters
     ----------
@@ -419,19 +398,12 @@ def lmkl_objective(K, y, X_gate, coef, *, C=1.0, gating="softmax", gate_threshol
         ``dual_coef``, ``intercept`` (LIBSVM's), ``eta`` (n_samples, n_kernels),
         ``K_eta`` (the locally combined kernel) and ``svm`` (the inner SVM result).
 
-    References
-    ----------
-    .. [1] M. Gönen and E. Alpaydın. Localized multiple kernel learning. ICML 2008.
+    {reference}
     """
-    validate_params("lmkl_objective", _SOLVE_CONSTRAINTS,
-                    {"C": C, "gating": gating, "gate_threshold": gate_threshold,
-                     "svm_tol": svm_tol, "svm_backend": svm_backend})
+    validate_params("lmkl_objective", _SOLVE_CONSTRAINTS, locals())
     K, y, X_gate = _check_inputs(K, y, X_gate, gating, "lmkl_objective")
     Z_aug = _augment(X_gate, K.shape[1], gating)
-    coef = np.asarray(coef, dtype=float)
-    if coef.shape != (K.shape[0], Z_aug.shape[1]):
-        raise ValueError(f"coef must have shape (n_kernels, n_gate_features + 1) = "
-                         f"{(K.shape[0], Z_aug.shape[1])}; got {coef.shape}.")
+    coef = _check_coef(coef, (K.shape[0], Z_aug.shape[1]), "coef")
     problem = _Problem(K, y, Z_aug, float(C), float(svm_tol), float(gate_threshold),
                        svm_backend)
     state = problem.evaluate(coef)
@@ -450,6 +422,7 @@ def _deprecated_n_iter(n_iter, max_iter, owner):
     return n_iter
 
 
+@_doc
 def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=50, random_state=None, gating="softmax",
                tol=None, init_scale=0.01, init_coef=None, line_search="expand_backtrack",
                ls_min_step=1e-3, gate_threshold=0.0, sv_tol=1e-3, svm_tol=1e-3,
@@ -463,83 +436,66 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=50, random_state=None, gating="s
         y_i\Big(\sum_m \eta_m(x_i)\langle w_m, \Phi_m(x_i)\rangle + b\Big) \ge 1-\xi_i,\
         \xi_i\ge0,
 
-    through its dual for a fixed gating (7): :math:`J(V) = \max_\alpha \mathbf 1^\top\alpha -
+    through its dual for a fixed gating (7), :math:`J(V) = \max_\alpha \mathbf 1^\top\alpha -
     \tfrac12\alpha^\top(yy^\top\circ K_\eta)\alpha` s.t. :math:`y^\top\alpha=0`,
-    :math:`0\le\alpha\le C`. Each iteration computes :math:`\nabla_V J` (the paper's gradient
-    formulas for :math:`\partial J/\partial v_m`, :math:`\partial J/\partial v_{m0}` in Sec. 2,
+    :math:`0\le\alpha\le C`: each iteration computes :math:`\nabla_V J` (Sec. 2 of [1]_,
     vectorised in :func:`lmkl_gradient`) and moves :math:`V` along
     :math:`-\nabla_V J/\|\nabla_V J\|_F` with a line search that re-solves the SVM for each
-    trial step. The problem is not convex: only a local optimum is found, and it depends on the
-    random initial gating.
+    trial step. The problem is not convex: the local optimum found depends on the random
+    initial gating.
 
     Parameters
     ----------
     K : ndarray of shape (n_kernels, n_samples, n_samples)
-        Training Gram matrices :math:`K_m`, already normalised (the paper divides each by its
-        trace).
+        Training Gram matrices :math:`K_m`, already normalised (the paper: unit trace).
     y : array-like of shape (n_samples,)
         Labels in {-1, +1}.
     X_gate : ndarray of shape (n_samples, n_gate_features) or None
-        Gating representation :math:`z_i` of each training sample, in the order of ``K``
-        (the paper uses the inputs :math:`x_i`; standardise them first). Ignored (may be
-        ``None``) with ``gating="fixed"``.
+        Gating representation :math:`z_i` of each training sample, in the order of ``K`` (the
+        paper: the standardised inputs). Ignored (may be ``None``) with ``gating="fixed"``.
     C : float, default=1.0
         Misclassification penalty :math:`C` of (5). Must be > 0.
     max_iter : int, default=50
-        Maximum number of gating updates; the paper performs 50 in every experiment (Sec. 4).
-        Must be >= 1.
+        Maximum number of gating updates (50 in every experiment of the paper, Sec. 4).
     random_state : int, RandomState instance or None, default=None
         Seed of the initial gating parameters.
     gating : {"softmax", "fixed"}, default="softmax"
         ``"softmax"``: the linear softmax gating of Sec. 2 of [1]_ on ``X_gate``. ``"fixed"``:
-        a constant softmax gating (biases only), i.e. one global weight :math:`\bar\eta_m` per
-        kernel; the locally combined kernel is then :math:`\sum_m\bar\eta_m^2K_m` (weights
-        :math:`\bar\eta_m^2`, not :math:`\bar\eta_m`, see Notes).
+        a constant gating (biases only), one global weight :math:`\bar\eta_m` per kernel and
+        the combined kernel :math:`\sum_m\bar\eta_m^2K_m` (see Notes).
     tol : float or None, default=None
-        Stop (``status=0``) when the relative decrease of :math:`J` in an update,
-        :math:`(J_{t-1} - J_t)/|J_{t-1}|`, is at most ``tol``. ``None`` switches the test off:
-        the paper's fixed schedule of ``max_iter`` updates, ending with ``status=1`` and no
-        warning unless a local optimum is reached first. Accepted updates strictly decrease
-        :math:`J`, so ``tol=0`` runs ``max_iter`` updates too, but warns.
+        Stop (``status=0``) when the relative decrease :math:`(J_{t-1} - J_t)/|J_{t-1}|` is at
+        most ``tol``. ``None``: the paper's fixed schedule of ``max_iter`` updates
+        (``status=1``, no warning, unless a local optimum is reached first).
     init_scale : float, default=0.01
-        Initial gating parameters are drawn from :math:`U(-s, s)` ("small random numbers",
-        Algorithm 1 of [1]_, line 1; range of Gönen's code). 0 gives the uniform gating.
+        Initial gating parameters are drawn from :math:`U(-s, s)` (Algorithm 1, line 1; the
+        range of Gönen's code). 0 gives the uniform gating.
     init_coef : ndarray of shape (n_kernels, n_gate_features + 1), default=None
         Initial gating parameters (column 0: biases); overrides the random draw.
     line_search : {"expand_backtrack", "armijo"}, default="expand_backtrack"
-        Step-size rule on the normalised gradient. ``"expand_backtrack"`` (Gönen's LMKSVM
-        scheme): try step 1; if :math:`J` decreases, keep doubling while it decreases;
-        otherwise halve until it decreases. ``"armijo"``: halve from 1 until
-        :math:`J' \le J - 10^{-4}\,\mu\|\nabla_V J\|_F`.
+        Step rule on the normalised gradient. ``"expand_backtrack"`` (Gönen's LMKSVM code):
+        from step 1, double while :math:`J` decreases, else halve until it decreases.
+        ``"armijo"``: halve from 1 until :math:`J' \le J - 10^{-4}\,\mu\|\nabla_V J\|_F`.
     ls_min_step : float, default=1e-3
-        Smallest step tried; if none is a descent step the algorithm stops (local optimum).
+        Smallest step tried; without a descent step the algorithm stops (local optimum).
     gate_threshold : float, default=0.0
-        Gate sparsification of Gönen's code: gates below it become 0, above ``1 -
-        gate_threshold`` become 1, in training, gradient and prediction. 0 keeps the exact,
-        smooth model; 1e-3 mimics the authors' code and lets prediction skip kernels.
+        Gates below it become 0 and above ``1 - gate_threshold`` 1, in training, gradient and
+        prediction (Gönen's code: 1e-3, which lets prediction skip kernels).
     sv_tol : float, default=1e-3
-        Final clean-up (as in Gönen's code): :math:`\alpha_i < \text{sv\_tol}\,C` is set to 0
-        and :math:`\alpha_i > (1-\text{sv\_tol})C` to :math:`C`; the bias is then the mean
-        over free support vectors (the LIBSVM midpoint rule if there is none). 0 keeps
-        LIBSVM's solution and bias.
+        Final clean-up (Gönen's code): :math:`\alpha_i < \text{sv\_tol}\,C` becomes 0 and
+        :math:`\alpha_i > (1-\text{sv\_tol})C` becomes :math:`C`, the bias then the mean over
+        free support vectors (LIBSVM's midpoint rule without one). 0 keeps LIBSVM's solution.
     svm_tol : float, default=1e-3
-        KKT tolerance of the inner SVM solver (LIBSVM's default, also used by Gönen's code).
-        Must be > 0. Tighter tolerances make :math:`J` and its gradient more exact but can
-        make LIBSVM very slow (x100) when :math:`K_\eta` is nearly rank-deficient and
-        :math:`C` large, e.g. copies of a linear kernel with crisp gates.
+        KKT tolerance of the inner SVM solver (LIBSVM's default, also Gönen's). Tighter
+        tolerances make :math:`J` and its gradient more exact but can make LIBSVM very slow
+        when :math:`K_\eta` is nearly rank-deficient and :math:`C` large.
     svm_backend : str, default="auto"
-        SVM backend of :func:`mklcore.svm.svm_solve`. ``"auto"`` uses
-        :func:`mklcore.svm.default_backend`: ``"libsvm_lean"`` (LIBSVM called without
-        scikit-learn's per-call input validation; same solution as ``"libsvm"``, several
-        times faster for small n) when the installed scikit-learn provides its binding, and
-        ``"libsvm"`` otherwise.
+        SVM backend of :func:`mklcore.svm.svm_solve`; ``"auto"`` is
+        :func:`mklcore.svm.default_backend`.
     callback : callable, default=None
-        ``callback(intermediate_result)`` after each gating update with an
-        :class:`MKLResult` holding ``n_iter``, ``objective``, ``gap`` (nan), ``criterion``,
-        ``weights``, ``time``, ``method`` and ``gating_coef``; raising ``StopIteration``
-        stops with ``status=3``.
-    verbose : int, default=0
-        Print progress (every 10 updates if 1, every update if >= 2).
+        ``callback(intermediate_result)`` after each gating update (the payload adds
+        ``gating_coef``; ``gap`` is nan); raising ``StopIteration`` stops with ``status=3``.
+    {verbose}
     check_input : bool, default=True
         Validate ``K`` (shape, finiteness, symmetry).
     n_iter : int, default=None
@@ -548,27 +504,22 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=50, random_state=None, gating="s
     Returns
     -------
     result : MKLResult
-        ``method="lmkl"``; evaluate it on test kernels with :func:`mklcore.decision`
-        ``(result, K_test, X_gate=X_gate_test)`` (or :func:`lmkl_decision`). Core fields:
-        ``weights`` (mean gating output of each kernel over the training set, shape
-        (n_kernels,)), ``dual_coef`` (:math:`\alpha\circ y` after the clean-up),
-        ``intercept``, ``objective`` (final :math:`J`), ``gap`` (``nan``: the problem is
-        non-convex and has no certificate), ``n_iter`` (accepted gating updates),
-        ``success``, ``status``, ``message`` and ``history`` with one row per accepted
-        update: ``objective``, ``gap`` (nan), ``criterion`` (relative decrease of :math:`J`),
-        ``weights`` (mean gates), ``time``, plus ``grad_norm`` (gradient norm at the new
-        iterate), ``step`` (accepted step length), ``n_svm_calls`` (cumulative),
-        ``svm_gap`` (relative duality gap of that SVM solve), ``max_gate`` (mean over samples
-        of :math:`\max_m\eta_m(x_i)`, 1 = crisp gating) and ``gating_coef`` (shape
-        (n_iter, n_kernels, n_gate_features + 1)).
-        Extras: ``initial`` (dict with the same keys as a history row but ``time``,
-        ``criterion``, ``gap`` and ``step``, for the initial gating of line 1), ``gating_coef``
-        (final :math:`V`, shape (n_kernels, n_gate_features + 1), column 0 = biases),
-        ``gating``, ``gate_threshold``, ``eta_train`` (n_samples, n_kernels), ``alpha``,
-        ``support`` (indices with :math:`\alpha_i>0`), ``sv_percentage``
-        (:math:`100\,\#SV/N`), ``n_svm_calls``, ``C``, ``svm_backend``, and for
-        ``gating="fixed"`` ``mkl_weights`` (:math:`\beta_m = \bar\eta_m^2/\gamma`) and
-        ``effective_C`` (:math:`\gamma C`) with :math:`\gamma = \sum_m\bar\eta_m^2`.
+        ``method="lmkl"`` (evaluate it with :func:`mklcore.decision`
+        ``(result, K_test, X_gate=X_gate_test)`` or :func:`lmkl_decision`): ``weights``
+        (mean gate of each kernel over the training set), ``dual_coef``
+        (:math:`\alpha\circ y` after the clean-up), ``intercept``, ``objective`` (final
+        :math:`J`), ``gap`` (``nan``: non-convex, no certificate), ``n_iter`` (accepted
+        updates), ``success``, ``status``, ``message``; ``history`` has one row per accepted
+        update with ``objective``, ``gap``, ``criterion`` (relative decrease of :math:`J`),
+        ``weights``, ``time``, ``grad_norm``, ``step``, ``n_svm_calls`` (cumulative),
+        ``svm_gap`` (of that SVM solve), ``max_gate`` (mean of :math:`\max_m\eta_m(x_i)`,
+        1 = crisp) and ``gating_coef``. Extras: ``initial`` (a history row, without
+        ``time``, ``criterion``, ``gap``, ``step``, for the initial gating), ``gating_coef``
+        (final :math:`V`, column 0 = biases), ``gating``, ``gate_threshold``, ``eta_train``,
+        ``alpha``, ``support`` (:math:`\alpha_i>0`), ``sv_percentage``
+        (:math:`100\,\#SV/N`), ``n_svm_calls``, ``C``, ``svm_backend``; for
+        ``gating="fixed"`` also ``mkl_weights`` (:math:`\bar\eta_m^2/\gamma`) and
+        ``effective_C`` (:math:`\gamma C`), :math:`\gamma = \sum_m\bar\eta_m^2`.
 
     Raises
     ------
@@ -585,24 +536,18 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=50, random_state=None, gating="s
     Notes
     -----
     Algorithm 1 of [1]_: line 1 draws :math:`V`; lines 3-4 compute :math:`K_\eta` and solve
-    the SVM; lines 5-6 move :math:`V` along the negative gradient with a step found by a line
-    search (Sec. 3.1); line 7 stops at convergence: here when the gradient is zero, when the
-    line search finds no descent step, or when the relative decrease of :math:`J` falls below
-    ``tol``. :math:`J` never increases, because a trial step is accepted only if it strictly
-    decreases :math:`J`. The paper hot-starts the SVM from the previous :math:`\alpha`
-    (Sec. 3.1); the LIBSVM backends ignore the warm start (a warm-startable backend
-    registered with :func:`mklcore.svm.register_backend` receives it).
+    the SVM; lines 5-6 take a line-search step along the negative gradient (Sec. 3.1); line 7
+    stops when the gradient is zero, no descent step is found, or the relative decrease of
+    :math:`J` falls below ``tol``. Trial steps are accepted only if they strictly decrease
+    :math:`J`. The SVM is hot-started from the previous :math:`\alpha` (Sec. 3.1) by
+    backends that can (the LIBSVM ones cannot).
 
-    With a constant gating :math:`\bar\eta` the model is the SVM on
-    :math:`\sum_m\bar\eta_m^2K_m`: it equals fixed-weight MKL with weights
+    With a constant gating :math:`\bar\eta` the model is fixed-weight MKL with weights
     :math:`\beta_m = \bar\eta_m^2/\gamma` and penalty :math:`C' = \gamma C`,
-    :math:`\gamma=\sum_m\bar\eta_m^2` (then :math:`\alpha' = \gamma\alpha` and
+    :math:`\gamma=\sum_m\bar\eta_m^2` (then :math:`\alpha' = \gamma\alpha`,
     :math:`J = J'/\gamma`).
 
-    References
-    ----------
-    .. [1] M. Gönen and E. Alpaydın. Localized multiple kernel learning. In Proceedings of the
-       25th International Conference on Machine Learning (ICML), pages 352-359, 2008.
+    {reference}
 
     Examples
     --------
@@ -616,11 +561,7 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=50, random_state=None, gating="s
     >>> bool(np.all(np.diff(res.history["objective"]) <= 0)), res.gating_coef.shape
     (True, (2, 3))
     """
-    params = {"C": C, "max_iter": max_iter, "n_iter": n_iter, "tol": tol, "gating": gating,
-              "init_scale": init_scale, "line_search": line_search, "ls_min_step": ls_min_step,
-              "gate_threshold": gate_threshold, "sv_tol": sv_tol, "svm_tol": svm_tol,
-              "verbose": verbose, "callback": callback, "svm_backend": svm_backend}
-    validate_params("lmkl_solve", _SOLVE_CONSTRAINTS, params)
+    validate_params("lmkl_solve", _SOLVE_CONSTRAINTS, locals())
     max_iter = _deprecated_n_iter(n_iter, max_iter, "lmkl_solve")
     if svm_backend != "auto" and svm_backend not in available_backends():
         raise ValueError(f"Unknown SVM backend {svm_backend!r}; available: "
@@ -638,11 +579,7 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=50, random_state=None, gating="s
 
     # Alg. 1, line 1: small random gating parameters
     if init_coef is not None:
-        coef = np.array(init_coef, dtype=float)
-        if coef.shape != shape:
-            raise ValueError(f"init_coef must have shape (n_kernels, n_gate_features + 1) = "
-                             f"{shape}; got {coef.shape}.")
-        check_finite(coef, "init_coef")
+        coef = check_finite(_check_coef(init_coef, shape, "init_coef"), "init_coef")
     else:
         rng = check_random_state(random_state)
         coef = rng.uniform(-init_scale, init_scale, size=shape)
@@ -821,115 +758,90 @@ def _gated_sum(block, result, eta_test):
 # estimator
 # ---------------------------------------------------------------------------
 
+@_doc
 class LMKLClassifier(BaseMKLClassifier):
     r"""Localized multiple kernel learning classifier (Gönen & Alpaydın, ICML 2008).
 
     Learns a softmax gating model :math:`\eta_m(x)` together with an SVM on the locally
     combined kernel :math:`K_\eta(x,x')=\sum_m\eta_m(x)K_m(x,x')\eta_m(x')`; the discriminant
-    is eq. (8) of [1]_,
-    :math:`f(x)=\sum_i\alpha_iy_i\sum_m\eta_m(x)K_m(x,x_i)\eta_m(x_i)+b`. See
-    :func:`lmkl_solve` for the algorithm.
+    is eq. (8) of [1]_, :math:`f(x)=\sum_i\alpha_iy_i\sum_m\eta_m(x)K_m(x,x_i)\eta_m(x_i)+b`.
+    See :func:`lmkl_solve` for the algorithm and the parameters it shares.
 
     Parameters
     ----------
     kernels : list, default=None
-        Kernel bank: Kernel objects, ``(name, params)`` / ``(name, params, columns)`` tuples or
-        callables (see :func:`mklcore.kernels.kernel_bank`; ``kernel_bank("lmkl")`` gives the
-        paper's :math:`K_L`, :math:`K_P`, :math:`K_G`). ``None`` uses the paper's
+        Kernel bank (see :func:`mklcore.kernels.kernel_bank`; ``kernel_bank("lmkl")`` gives
+        the paper's :math:`K_L`, :math:`K_P`, :math:`K_G`). ``None`` uses the paper's
         :math:`(K_L\text{-}K_P)` pair: linear and :math:`(\langle x,z\rangle+1)^2`.
     C : float, default=1.0
-        Misclassification penalty of problem (5). Must be > 0. With
-        ``normalize="unit_trace"`` (the paper) the useful range depends on n (the paper's
-        grid is 0.01 ... 100).
+        Misclassification penalty of problem (5). Must be > 0 (the paper's grid with
+        ``normalize="unit_trace"``: 0.01 ... 100; the useful range then depends on n).
     gating : {"softmax", "fixed"}, default="softmax"
-        ``"softmax"``: linear softmax gating on the (standardised) inputs. ``"fixed"``: one
-        constant gate per kernel (biases only), a fixed-weight MKL with weights
-        :math:`\bar\eta_m^2` (see :func:`lmkl_solve`).
+        Linear softmax gating on the (standardised) inputs, or one constant gate per kernel.
     max_iter : int, default=50
-        Maximum number of gating updates (50 in the paper). Must be >= 1.
+        Maximum number of gating updates (50 in the paper).
     normalize : {"unit_trace", "trace", "cosine"} or None, default="trace"
         Kernel normalisation fitted on the training data: ``"trace"`` scales each training
-        kernel to trace n (mklcore's convention, so ``C`` keeps its usual SVM scale; it is
-        the paper's unit trace with C multiplied by n), ``"unit_trace"`` divides each
-        training kernel by its trace (the paper, Sec. 4; then useful C grow with n),
-        ``"cosine"`` gives unit diagonal (Gönen's later LMKSVM code). Test kernels use the
-        training factors.
+        kernel to trace n (mklcore's convention: the paper's unit trace with C multiplied by
+        n), ``"unit_trace"`` to trace 1 (the paper, Sec. 4), ``"cosine"`` to unit diagonal
+        (Gönen's later LMKSVM code). Test kernels use the training factors.
     gate_threshold : float, default=0.0
-        Gates below it are set to 0 and above ``1 - gate_threshold`` to 1 (Gönen's code uses
-        1e-3); prediction then skips kernel ``m`` wherever :math:`\eta_m(x)=0`.
+        Gates below it become 0 and above ``1 - gate_threshold`` 1 (Gönen's code: 1e-3);
+        prediction then skips kernel ``m`` wherever :math:`\eta_m(x)=0`.
     standardize_gating : bool, default=True
         z-score the gating inputs with the training mean and standard deviation (constant
         features get scale 1).
     gating_columns : array-like of int, default=None
         Input features the gating model reads; ``None`` uses all of them.
     tol : float or None, default=None
-        Relative decrease of :math:`J` at or below which the iterations stop (``None``: the
-        paper's fixed schedule of ``max_iter`` updates; see :func:`lmkl_solve`).
+        Relative decrease of :math:`J` at which to stop (``None``: the paper's fixed
+        schedule of ``max_iter`` updates).
     line_search : {"expand_backtrack", "armijo"}, default="expand_backtrack"
-        Step-size rule (see :func:`lmkl_solve`).
+        Step-size rule.
     init_scale : float, default=0.01
         Initial gating parameters are drawn from :math:`U(-s, s)`.
     sv_tol : float, default=1e-3
-        Relative clean-up threshold of the dual variables (see :func:`lmkl_solve`).
-    svm_tol : float, default=1e-3
-        KKT tolerance of the inner SVM solver.
+        Relative clean-up threshold of the dual variables.
+    {svm_tol}
     random_state : int, RandomState instance or None, default=None
         Seed of the initial gating parameters.
-    verbose : int, default=0
-        Print progress of the solver if > 0.
+    {verbose}
     n_iter : int, default=None
         Deprecated alias of ``max_iter`` (FutureWarning at ``fit``).
 
     Attributes
     ----------
     weights_ : ndarray of shape (n_kernels,)
-        Mean gating output of each kernel over the training set (the average local weight).
+        Mean gating output of each kernel over the training set.
     gating_coef_ : ndarray of shape (n_kernels, n_features_in_)
-        Gating weights :math:`v_m` in the units of the raw inputs, so that
+        Gating weights :math:`v_m` in the units of the raw inputs,
         :math:`\eta(x)=\mathrm{softmax}(\text{gating\_coef\_}\,x+\text{gating\_intercept\_})`
         (zero for features outside ``gating_columns`` and for ``gating="fixed"``).
     gating_intercept_ : ndarray of shape (n_kernels,)
         Gating biases :math:`v_{m0}` in the same units.
-    dual_coef_ : ndarray of shape (n_samples,)
-        Signed dual coefficients :math:`\alpha_iy_i` (zero for non-support vectors).
-    intercept_ : float
-        Bias :math:`b`.
-    support_ : ndarray of shape (n_support,)
-        Indices of the support vectors.
+    {fitted_model}
     sv_percentage_ : float
         Percentage of training points that are support vectors (the paper's "SV%").
-    classes_ : ndarray of shape (2,)
-        Class labels; ``classes_[1]`` is the positive class.
-    X_fit_ : ndarray of shape (n_samples, n_features)
-        Training data, used to build test kernels.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
     n_iter_ : int
         Number of accepted gating updates.
     converged_ : bool
-        Whether the solver converged (``status == 0``: a local optimum, or the relative
-        decrease of :math:`J` reached ``tol``); ``False`` after the fixed schedule of
-        ``tol=None``.
+        Whether ``status == 0`` (a local optimum, or the relative decrease of :math:`J`
+        reached ``tol``); ``False`` after the fixed schedule of ``tol=None``.
     objective_ : float
         Final objective :math:`J` (the SVM dual value (7)).
     gap_ : float
         Always ``nan``: the problem is non-convex and has no duality-gap certificate.
     history_ : dict of ndarray
-        Per-iteration ``objective``, ``gap``, ``weights``, ``time`` and the extras of
-        :func:`lmkl_solve`, ``n_iter_`` rows (one per gating update; the initial gating is
-        in ``result_.initial``).
+        Per-update rows of :func:`lmkl_solve` (the initial gating is in
+        ``result_.initial``).
     result_ : MKLResult
-        The full solver result of :func:`lmkl_solve` (gating parameters on the standardised
-        gating inputs).
+        The result of :func:`lmkl_solve` (gating parameters on the standardised inputs).
     kernel_bank_ : KernelBank
         The fitted kernel bank.
     gating_mean_, gating_scale_ : ndarray of shape (n_gating_features,)
         Standardisation of the gating inputs.
 
-    References
-    ----------
-    .. [1] M. Gönen and E. Alpaydın. Localized multiple kernel learning. In Proceedings of the
-       25th International Conference on Machine Learning (ICML), pages 352-359, 2008.
+    {reference}
 
     Examples
     --------
@@ -942,23 +854,13 @@ class LMKLClassifier(BaseMKLClassifier):
     ((2, 2), (2,))
     """
 
+    #: the solver's constraints (keys that are no parameter here are never checked)
     _parameter_constraints = {
-        "kernels": [list, tuple, None],
-        "C": COMMON_CONSTRAINTS["C"],
-        "gating": [Options("softmax", "fixed")],
-        "max_iter": COMMON_CONSTRAINTS["max_iter"],
-        "n_iter": _SOLVE_CONSTRAINTS["n_iter"],
+        **common_constraints("kernels"), **_SOLVE_CONSTRAINTS,
         "normalize": [Options("unit_trace", "trace", "cosine"), None],
-        "gate_threshold": _SOLVE_CONSTRAINTS["gate_threshold"],
         "standardize_gating": [bool],
         "gating_columns": [list, tuple, np.ndarray, None],
-        "tol": _SOLVE_CONSTRAINTS["tol"],
-        "line_search": _SOLVE_CONSTRAINTS["line_search"],
-        "init_scale": _SOLVE_CONSTRAINTS["init_scale"],
-        "sv_tol": _SOLVE_CONSTRAINTS["sv_tol"],
-        "svm_tol": _SOLVE_CONSTRAINTS["svm_tol"],
         "random_state": [Interval("int", 0, None), np.random.RandomState, None],
-        "verbose": _SOLVE_CONSTRAINTS["verbose"],
     }
 
     #: the locally combined kernel is PSD whenever the K_m are; LMKL does not check them
@@ -968,22 +870,7 @@ class LMKLClassifier(BaseMKLClassifier):
                  normalize="trace", gate_threshold=0.0, standardize_gating=True,
                  gating_columns=None, tol=None, line_search="expand_backtrack", init_scale=0.01,
                  sv_tol=1e-3, svm_tol=1e-3, random_state=None, verbose=0, n_iter=None):
-        self.kernels = kernels
-        self.C = C
-        self.gating = gating
-        self.max_iter = max_iter
-        self.n_iter = n_iter
-        self.normalize = normalize
-        self.gate_threshold = gate_threshold
-        self.standardize_gating = standardize_gating
-        self.gating_columns = gating_columns
-        self.tol = tol
-        self.line_search = line_search
-        self.init_scale = init_scale
-        self.sv_tol = sv_tol
-        self.svm_tol = svm_tol
-        self.random_state = random_state
-        self.verbose = verbose
+        self._store_params(locals())
 
     @staticmethod
     def _default_kernels():
@@ -1061,10 +948,15 @@ class LMKLClassifier(BaseMKLClassifier):
         eta : ndarray of shape (n_samples, n_kernels)
             Gate of each kernel at each point (rows sum to 1 without thresholding).
         """
+        return self._gates(self._check_X(X))
+
+    def _check_X(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype="numeric")
-        return lmkl_gates(self.result_, None if self.gating == "fixed"
-                           else self._gating_inputs(X), X.shape[0])
+        return validate_data(self, X, reset=False, dtype="numeric")
+
+    def _gates(self, X):
+        X_gate = None if self.gating == "fixed" else self._gating_inputs(X)
+        return lmkl_gates(self.result_, X_gate, X.shape[0])
 
     def decision_function(self, X, *, return_n_evals=False):
         r"""Gated discriminant (eq. 8 of Gönen & Alpaydın 2008); positive means ``classes_[1]``.
@@ -1086,12 +978,9 @@ class LMKLClassifier(BaseMKLClassifier):
         n_evals : int
             Only with ``return_n_evals=True``.
         """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype="numeric")
-        eta_test = lmkl_gates(self.result_, None if self.gating == "fixed"
-                               else self._gating_inputs(X), X.shape[0])
+        X = self._check_X(X)
         f, n_evals = _gated_sum(lambda m, rows, cols: self._kernel_block(m, X[rows], cols),
-                                self.result_, eta_test)
+                                self.result_, self._gates(X))
         return (f, n_evals) if return_n_evals else f
 
     def _kernel_block(self, m, X, cols):

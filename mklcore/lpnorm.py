@@ -24,16 +24,16 @@ import warnings
 import numpy as np
 from scipy.special import logsumexp
 
-from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
-from ._validation import (Interval, Options, check_binary_labels, check_kernel_stack,
-                          validate_params)
-from .wrapper import (THETA_FLOOR, Cuts, FixedWeights, NumericalFailure, SIPWeightStep,
-                       WeightStep, dual_norm, lp_master, normalize_pnorm, run_wrapper,
-                       uniform_weights)
+from ._base import (COMMON_CONSTRAINTS, WRAPPER_PARAMS, BaseMKLClassifier, common_constraints,
+                    fill_doc)
+from ._validation import Interval, Options, check_solver_inputs, validate_params
+from .wrapper import (THETA_FLOOR, FixedWeights, NumericalFailure, SIPWeightStep,
+                       WeightStep, dual_norm, lp_master, normalize_pnorm, run_wrapper)
 
 __all__ = ["sum_kernel_svm_solve", "SumKernelSVC", "lpmkl_solve", "LpMKLClassifier"]
 
 
+@fill_doc
 def sum_kernel_svm_solve(K, y, *, C=1.0, svm_tol=1e-3, check_input=True):
     r"""Train the SVM on the unweighted sum of the kernels (the l-infinity MKL baseline).
 
@@ -44,16 +44,11 @@ def sum_kernel_svm_solve(K, y, *, C=1.0, svm_tol=1e-3, check_input=True):
 
     Parameters
     ----------
-    K : ndarray of shape (n_kernels, n_samples, n_samples)
-        Training Gram matrices.
-    y : array-like of shape (n_samples,)
-        Labels in {-1, +1}.
-    C : float, default=1.0
-        Box constraint of the SVM. Must be > 0.
-    svm_tol : float, default=1e-3
-        KKT tolerance of the SVM solver.
-    check_input : bool, default=True
-        Validate K and y (shapes, finiteness, symmetry, PSD).
+    {K}
+    {y}
+    {C}
+    {svm_tol}
+    {check_input}
 
     Returns
     -------
@@ -77,38 +72,22 @@ def sum_kernel_svm_solve(K, y, *, C=1.0, svm_tol=1e-3, check_input=True):
     return lpmkl_solve(K, y, p=np.inf, C=C, svm_tol=svm_tol, check_input=check_input)
 
 
+@fill_doc
 class SumKernelSVC(BaseMKLClassifier):
     """SVM on the unweighted sum of a bank of kernels (the uniform-sum MKL baseline).
 
     Parameters
     ----------
-    kernels : list, default=None
-        Kernel bank: Kernel objects, ``(name, params)`` / ``(name, params, columns)`` tuples or
-        callables (see :func:`mklcore.kernels.kernel_bank`). ``None`` uses a linear and a
-        Gaussian kernel.
-    C : float, default=1.0
-        Box constraint of the SVM. Must be > 0.
-    normalize : {"trace", "cosine"} or None, default=None
-        Normalisation of each kernel, fitted on the training data.
-    svm_tol : float, default=1e-3
-        KKT tolerance of the SVM solver.
+    {kernels}
+    {C}
+    {normalize}
+    {svm_tol}
 
     Attributes
     ----------
     weights_ : ndarray of shape (n_kernels,)
         All ones (the sum kernel).
-    dual_coef_ : ndarray of shape (n_samples,)
-        Signed dual coefficients ``alpha * y`` (zero for non-support vectors).
-    intercept_ : float
-        Bias ``b``.
-    support_ : ndarray of shape (n_support,)
-        Indices of the support vectors.
-    classes_ : ndarray of shape (2,)
-        Class labels; ``classes_[1]`` is the positive class.
-    X_fit_ : ndarray of shape (n_samples, n_features)
-        Training data, used to build test kernels.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
+    {fitted_model}
     n_iter_ : int
         Always 1.
     converged_ : bool
@@ -117,12 +96,7 @@ class SumKernelSVC(BaseMKLClassifier):
         SVM dual objective at the solution (see :func:`sum_kernel_svm_solve`).
     gap_ : float
         Relative MKL duality gap (0: the weights are fixed).
-    history_ : dict of ndarray
-        One-row history (``objective``, ``gap``, ``weights``, ``time``...).
-    result_ : MKLResult
-        The full solver result.
-    kernel_bank_ : KernelBank
-        The fitted kernel bank.
+    {fitted_run}
 
     Examples
     --------
@@ -134,17 +108,11 @@ class SumKernelSVC(BaseMKLClassifier):
     [1.0, 1.0]
     """
 
-    _parameter_constraints = {k: COMMON_CONSTRAINTS[k] for k in ("C", "normalize", "svm_tol")}
-    _parameter_constraints["kernels"] = [list, tuple, None]
+    _parameter_constraints = common_constraints("kernels", "C", "normalize", "svm_tol")
+    _solver = staticmethod(sum_kernel_svm_solve)
 
     def __init__(self, *, kernels=None, C=1.0, normalize=None, svm_tol=1e-3):
-        self.kernels = kernels
-        self.C = C
-        self.normalize = normalize
-        self.svm_tol = svm_tol
-
-    def _solve(self, K, y):
-        return sum_kernel_svm_solve(K, y, C=self.C, svm_tol=self.svm_tol, check_input=False)
+        self._store_params(locals())
 
 
 # ======================================================================================
@@ -180,8 +148,9 @@ def _newton_update(theta, S, p, *, newton_steps=1, ls_shrink=0.5, ls_min=1e-9, a
                    theta_floor=THETA_FLOOR, return_info=False):
     r"""Newton steps on :math:`\log\vartheta` for :math:`\Phi(\vartheta)=\sum_m a_m/\vartheta_m`.
 
-    The theta step of Kloft et al. (2009, Sec. 2.4.1): :math:`a_m=\theta_m^2S_m` (:math:`=\frac12\|w_m\|^2` at fixed
-    alpha), :math:`\delta=\|S\|_{p^*}` (eq. (8)), log-space Newton direction
+    The theta step of Kloft et al. (2009, Sec. 2.4.1): :math:`a_m=\theta_m^2S_m`
+    (:math:`=\frac12\|w_m\|^2` at fixed alpha), :math:`\delta=\|S\|_{p^*}` (eq. (8)),
+    log-space Newton direction
     :math:`s_m=(a_m/\vartheta_m-\delta\vartheta_m^p)/(a_m/\vartheta_m+p\delta\vartheta_m^p)`,
     multiplicative step :math:`\vartheta\,e^{\tau s}` renormalised to the unit p-sphere, and a
     backtracking line search that accepts when
@@ -319,30 +288,21 @@ class _CuttingPlaneStep(SIPWeightStep):
 
     method = "lpmkl"
 
-    def __init__(self, p, *, master="sqclp", inner_eps=1e-6, max_inner=50, max_cuts=100,
-                 prune_cuts=True, stop="gap"):
-        self.p, self.master, self.inner_eps, self.max_inner = p, master, inner_eps, max_inner
-        self.max_cuts, self.prune_cuts = max_cuts, prune_cuts
-        self._set_stop(stop)
+    def __init__(self, p, *, master="sqclp", inner_eps=1e-6, max_inner=50, **cut_options):
+        super().__init__(**cut_options)
+        self.p, self.kind, self.inner_eps, self.max_inner = p, master, inner_eps, max_inner
         self.label = f"LpMKL (cutting_plane, p={p:g})"
-        self.n_master_solves = 0
-        self.cuts = None
 
-    def init(self, n_kernels):
-        self.cuts = Cuts(n_kernels, max_cuts=self.max_cuts, prune=self.prune_cuts)
-        return uniform_weights(n_kernels, self.p)
-
-    def step(self, state, oracle):
+    def master(self, state):
         cuts = self.cuts
-        cuts.add(state.L, state.S)
         if self.p == 1:  # the LP of SILP (Sonnenburg et al. 2006, Algorithm 1)
             theta, eta = lp_master(cuts)
             self.n_master_solves += 1
-        elif self.master == "exact" and self.p > _P_EXACT_MAX:
+        elif self.kind == "exact" and self.p > _P_EXACT_MAX:
             raise NumericalFailure(
                 f"master='exact' supports p <= {_P_EXACT_MAX:g} (cvxpy's pnorm); use "
                 f"master='sqclp' for p={self.p:g}")
-        elif self.master == "exact" or self.p > _P_BOX:
+        elif self.kind == "exact" or self.p > _P_BOX:
             # for huge p the Taylor terms theta^(p-2) and the power cones are numerically
             # useless; use the box (see _P_BOX), then normalise to the p-sphere
             theta, eta = _cvx_master(cuts, np.inf if self.p > _P_BOX else self.p,
@@ -363,17 +323,11 @@ class _CuttingPlaneStep(SIPWeightStep):
                     break
                 eta_old = eta
             theta = theta_t
-        self.eta = eta
-        cuts.prune(theta, eta)
-        return theta
+        return theta, eta
 
     def history_extras(self):
         return {"eta": self.eta, "n_master_solves": self.n_master_solves,
                 "n_cuts": 0 if self.cuts is None else len(self.cuts)}
-
-    def result_extras(self):
-        return {"eta": self.eta, "n_master_solves": self.n_master_solves,
-                "n_cuts": len(self.cuts), "n_cuts_pruned": self.cuts.n_pruned}
 
 
 _SOLVER_OPTIONS = {
@@ -399,12 +353,7 @@ _COMMON_OPTIONS = {"svm_backend": [str],
 _LPMKL_CONSTRAINTS = {
     "p": [Interval("real", 1, np.inf, closed="both")],
     "solver": [Options("newton", "cutting_plane", "analytic")],
-    "C": COMMON_CONSTRAINTS["C"],
-    "tol": COMMON_CONSTRAINTS["tol"],
-    "max_iter": COMMON_CONSTRAINTS["max_iter"],
-    "svm_tol": COMMON_CONSTRAINTS["svm_tol"],
-    "verbose": COMMON_CONSTRAINTS["verbose"],
-    "callback": [callable, None],
+    **common_constraints("C", "tol", "max_iter", "svm_tol", "verbose", "callback"),
 }
 
 
@@ -420,6 +369,7 @@ def _split_options(owner, solver, options, allowed):
     return own, common
 
 
+@fill_doc
 def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000, svm_tol=1e-3,
                 callback=None, verbose=0, check_input=True, **solver_options):
     r"""Solve lp-norm MKL, problem (6) of Kloft et al. (2009), on a precomputed kernel stack.
@@ -432,18 +382,15 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
         J(\theta)=\max_{0\le\alpha\le C,\ y^\top\alpha=0}\ \mathbf1^\top\alpha
         -\tfrac12\sum_m\theta_m\alpha^\top Q_m\alpha ,
 
-    i.e. the saddle-point problem of Sec. 2.4.2 of [1]_, whose dual is
+    the saddle-point problem of Sec. 2.4.2 of [1]_, with dual
     :math:`\max_\alpha \mathbf1^\top\alpha-\|S(\alpha)\|_{p^*}`,
-    :math:`S_m=\frac12\alpha^\top Q_m\alpha`, :math:`Q_m=YK_mY`, :math:`p^*=p/(p-1)`.
-    Every solver alternates an SVM at the current :math:`\theta` (solved to ``svm_tol``, the
-    "wrapper" scheme) with one weight update.
+    :math:`S_m=\frac12\alpha^\top Q_m\alpha`, :math:`Q_m=YK_mY`, :math:`p^*=p/(p-1)`, by
+    alternating an SVM at the current :math:`\theta` with one weight update.
 
     Parameters
     ----------
-    K : ndarray of shape (n_kernels, n_samples, n_samples)
-        Training Gram matrices :math:`K_m` (unweighted, PSD).
-    y : array-like of shape (n_samples,)
-        Binary labels; mapped to {-1, +1} (larger label = +1).
+    {K}
+    {y}
     p : float, default=2.0
         Norm of the weight constraint :math:`\|\theta\|_p\le1` in (5), ``1 <= p <= inf``.
         ``p=inf`` is the SVM on the unweighted sum kernel (:math:`\theta=\mathbf1`).
@@ -454,64 +401,44 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
         (the semi-infinite program by column generation with SQCLP masters, Sec. 2.4.2 of
         [1]_; an LP master for p = 1), ``"analytic"`` (closed form of [2]_, Algorithm 1).
     tol : float, default=1e-5
-        Stopping tolerance (the paper's MKL epsilon). Every solver stops when the relative
-        duality gap :math:`\Delta_{rel}=(\|S\|_{p^*}-\theta^\top S)/J`, is at most
-        ``tol``; the cutting plane at ``p = 1`` also accepts the LP bound,
-        :math:`\min(\Delta_{rel}, |1-\eta/J|)\le` ``tol`` (its LP value :math:`\eta` is a
-        lower bound of the optimum), and with ``stop="sip"`` it stops on the SIP gap
-        :math:`|1-\eta/J|` alone, :math:`\eta` being the value of the last master problem.
+        The paper's MKL epsilon: stop when :math:`\Delta_{rel}=(\|S\|_{p^*}-\theta^\top S)/J`
+        is at most ``tol`` (the cutting plane at p = 1: :math:`\min(\Delta_{rel},
+        |1-\eta/J|)`, its LP value :math:`\eta` being a lower bound of the optimum; with
+        ``stop="sip"``: the SIP gap :math:`|1-\eta/J|`).
     max_iter : int, default=1000
-        Maximum number of outer iterations (one SVM phase and one weight update each; in
-        interleaved mode an SVM phase is ``mkl_every`` SMO steps).
+        Maximum number of outer iterations (one SVM phase and one weight update each).
     svm_tol : float, default=1e-3
-        KKT tolerance of the SVM (the "outer SVM epsilon" of [1]_, Sec. 3.1: LIBSVM's
-        maximal violating pair).
-    callback : callable, default=None
-        ``callback(intermediate_result)`` after each outer iteration, with an
-        :class:`~mklcore._result.MKLResult` holding ``weights``, ``objective``, ``gap``,
-        ``criterion``, ``n_iter``...; raising ``StopIteration`` stops with ``status=3``.
-    verbose : int, default=0
-        ``1`` prints a line every 10 iterations, ``2`` every iteration.
-    check_input : bool, default=True
-        Validate ``K`` and ``y`` (shapes, finiteness, symmetry, PSD). Turn off for speed when
-        the stack is known to be valid.
+        KKT tolerance of the SVM (the "outer SVM epsilon" of [1]_, Sec. 3.1).
+    {callback}
+    {verbose}
+    {check_input}
     **solver_options
         ``"newton"``: ``newton_steps=1``, ``ls_shrink=0.5``, ``ls_min=1e-9``, ``armijo_c=0``
-        (0: accept any strict decrease; SHOGUN uses 1e-4), ``theta_floor=1e-12``.
-        ``"analytic"``: ``stabilize=False`` (SHOGUN's regulariser, recommended for p = 1),
-        ``theta_floor=1e-12``. ``"cutting_plane"``: ``master={"sqclp", "exact"}``
-        (Taylor QCLPs, or the exact ``pnorm`` constraint for p <= 1000), ``inner_eps=1e-6``
-        (SQCLP stop),
-        ``max_inner=50``, ``max_cuts=100`` and ``prune_cuts=True`` (keep at most
-        ``max(max_cuts, 2 * n_active)`` cuts), ``stop={"gap", "sip"}`` (default ``"gap"``:
-        stop on the relative duality gap as above; ``"sip"``: on the SIP gap,
-        the paper's "inner SIP precision"). All solvers: ``mode={"wrapper",
-        "interleaved"}`` (default ``"wrapper"``: the SVM is solved to ``svm_tol`` before each
-        weight update; ``"interleaved"``: the paper's scheme, ``mkl_every`` SMO iterations
-        between updates, default ``max(10, n // 10)``), ``svm_backend`` (``"libsvm"``:
-        scikit-learn's SVC on the combined kernel, the wrapper default; ``"smo"``: the
-        warm-started SMO with per-kernel gradient caches, :class:`mklcore.svm.CachedSMO`,
-        required by and default for ``"interleaved"``), ``polish_tol`` (re-solve the final SVM
-        at this tolerance).
+        (0: any strict decrease; SHOGUN uses 1e-4), ``theta_floor=1e-12``. ``"analytic"``:
+        ``stabilize=False`` (SHOGUN's regulariser, recommended for p = 1),
+        ``theta_floor=1e-12``. ``"cutting_plane"``: ``master={"sqclp", "exact"}`` (Taylor
+        QCLPs, or the exact ``pnorm`` constraint for p <= 1000), ``inner_eps=1e-6`` (SQCLP
+        stop), ``max_inner=50``, ``max_cuts=100`` and ``prune_cuts=True`` (keep at most
+        ``max(max_cuts, 2 * n_active)`` cuts), ``stop={"gap", "sip"}`` (``"sip"``: stop on
+        the SIP gap :math:`|1-\eta/J|`, the paper's "inner SIP precision"). All solvers:
+        ``mode={"wrapper", "interleaved"}`` (``"interleaved"``: the paper's scheme,
+        ``mkl_every`` SMO iterations between updates, default ``max(10, n // 10)``),
+        ``svm_backend`` (``"libsvm"``, the wrapper default, or ``"smo"``,
+        :class:`mklcore.svm.CachedSMO`, required by ``"interleaved"``), ``polish_tol``
+        (re-solve the final SVM at this tolerance).
 
     Returns
     -------
     result : MKLResult
-        Core keys: ``weights`` (:math:`\theta`, shape (n_kernels,), :math:`\|\theta\|_p=1`),
-        ``dual_coef`` (:math:`\alpha\circ y`), ``intercept`` (:math:`b`), ``objective``
-        (:math:`J(\theta)=\mathbf1^\top\alpha-\theta^\top S(\alpha)`, the value of (6) at
-        :math:`\theta` up to the SVM tolerance), ``gap`` (final :math:`\Delta_{rel}`),
-        ``n_iter``, ``success``, ``status``, ``message``, ``history`` (per iteration:
-        ``objective``, ``gap``, ``weights``, ``time``, ``criterion``, ``dual_objective``,
-        ``n_svm_calls``; cutting plane adds ``eta``, ``n_master_solves``, ``n_cuts``),
-        ``method="lpmkl"``. Extras: ``alpha`` (unsigned), ``dual_objective``
-        (:math:`D_p(\alpha)=\mathbf1^\top\alpha-\|S(\alpha)\|_{p^*}`), ``primal_objective`` (hinge primal
-        :math:`P_{hinge}`), ``rigorous_gap`` (:math:`P_{hinge}-D_p(\alpha)\ge0`),
-        ``criterion``/``criterion_name`` (the stopping value), ``n_svm_calls``,
-        ``n_smo_iter``, ``svm_time``, ``time``, ``p``, ``solver``, ``mode``,
-        ``svm_backend``; ``"newton"`` adds
-        ``n_line_search_failures``, ``"cutting_plane"`` adds ``eta``, ``n_master_solves``,
-        ``n_cuts``, ``n_cuts_pruned``.
+        The keys of :func:`mklcore.wrapper.run_wrapper`: ``weights`` (:math:`\theta`,
+        :math:`\|\theta\|_p=1`), ``dual_coef``, ``intercept``, ``objective``
+        (:math:`J(\theta)=\mathbf1^\top\alpha-\theta^\top S(\alpha)`), ``gap``
+        (:math:`\Delta_{rel}`), ``dual_objective``
+        (:math:`D_p(\alpha)=\mathbf1^\top\alpha-\|S(\alpha)\|_{p^*}`), ``rigorous_gap``,
+        ``method="lpmkl"``..., plus ``p`` and ``solver``; ``"newton"`` adds
+        ``n_line_search_failures``, ``"cutting_plane"`` ``eta``, ``n_master_solves``,
+        ``n_cuts``, ``n_cuts_pruned`` (and ``eta``, ``n_master_solves``, ``n_cuts`` per
+        history row).
 
     Raises
     ------
@@ -549,9 +476,7 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
     >>> round(float(np.linalg.norm(res.weights)), 6)
     1.0
     """
-    validate_params("lpmkl_solve", _LPMKL_CONSTRAINTS, {
-        "p": p, "solver": solver, "C": C, "tol": tol, "max_iter": max_iter, "svm_tol": svm_tol,
-        "verbose": verbose, "callback": callback})
+    validate_params("lpmkl_solve", _LPMKL_CONSTRAINTS, locals())
     p = float(p)
     if solver == "newton" and p == 1.0:
         raise ValueError(
@@ -559,11 +484,7 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
             "(2009, Sec. 2.4.1) is undefined for p = 1. Use solver='analytic' (with "
             "stabilize=True), solver='cutting_plane', or simplemkl_solve / silp_solve.")
     own, common = _split_options("lpmkl_solve", solver, solver_options, _SOLVER_OPTIONS[solver])
-    if check_input:
-        K = check_kernel_stack(K, y)
-    else:
-        K = np.asarray(K)
-    y_pm, _ = check_binary_labels(y, "lpmkl_solve")
+    K, y_pm = check_solver_inputs(K, y, "lpmkl_solve", check_input)
     extras = {"p": p, "solver": solver}
     if np.isinf(p):  # the sum kernel, theta = 1 (Kloft et al. 2009, Sec. 2)
         step = FixedWeights(np.ones(K.shape[0]), p=np.inf, method="lpmkl",
@@ -582,6 +503,7 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
                        mkl_every=common.get("mkl_every"))
 
 
+@fill_doc
 class LpMKLClassifier(BaseMKLClassifier):
     r"""lp-norm multiple kernel learning classifier (Kloft et al., NIPS 2009).
 
@@ -591,44 +513,25 @@ class LpMKLClassifier(BaseMKLClassifier):
 
     Parameters
     ----------
-    kernels : list, default=None
-        Kernel bank: Kernel objects, ``(name, params)`` / ``(name, params, columns)`` tuples or
-        callables (see :func:`mklcore.kernels.kernel_bank`). ``None`` uses a linear and a
-        Gaussian kernel.
+    {kernels}
     p : float, default=2.0
         Norm of the weight constraint in (5), ``1 <= p <= inf``.
-    C : float, default=1.0
-        Misclassification penalty of (6). Must be > 0.
+    {C}
     solver : {"newton", "cutting_plane", "analytic"}, default="newton"
         Weight update (see :func:`lpmkl_solve`); ``"newton"`` needs p > 1.
-    normalize : {"trace", "cosine"} or None, default=None
-        Normalisation of each kernel, fitted on the training data.
+    {normalize}
     tol : float, default=1e-5
-        Relative duality gap :math:`\Delta_{rel}` at which every solver stops (the cutting plane at p = 1
-        may also use its LP bound; see :func:`lpmkl_solve`).
-    max_iter : int, default=1000
-        Maximum number of outer iterations.
-    svm_tol : float, default=1e-3
-        KKT tolerance of each SVM solve.
-    verbose : int, default=0
-        Progress lines (``1``: every 10 iterations).
+        Relative duality gap :math:`\Delta_{rel}` at which every solver stops (the cutting
+        plane at p = 1 may also use its LP bound; see :func:`lpmkl_solve`).
+    {max_iter}
+    {svm_tol}
+    {verbose}
 
     Attributes
     ----------
     weights_ : ndarray of shape (n_kernels,)
         Kernel weights :math:`\theta` of [1]_ (:math:`\|\theta\|_p=1`).
-    dual_coef_ : ndarray of shape (n_samples,)
-        Signed dual coefficients :math:`\alpha\circ y`.
-    intercept_ : float
-        Bias :math:`b`.
-    support_ : ndarray of shape (n_support,)
-        Indices of the support vectors.
-    classes_ : ndarray of shape (2,)
-        Class labels; ``classes_[1]`` is the positive class.
-    X_fit_ : ndarray of shape (n_samples, n_features)
-        Training data, used to build test kernels.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
+    {fitted_model}
     n_iter_ : int
         Number of outer iterations.
     converged_ : bool
@@ -637,12 +540,7 @@ class LpMKLClassifier(BaseMKLClassifier):
         Final objective :math:`J(\theta)` of (6).
     gap_ : float
         Final relative duality gap :math:`\Delta_{rel}`.
-    history_ : dict of ndarray
-        Per-iteration ``objective``, ``gap``, ``weights``, ``time`` and more.
-    result_ : MKLResult
-        The full solver result.
-    kernel_bank_ : KernelBank
-        The fitted kernel bank.
+    {fitted_run}
 
     See Also
     --------
@@ -665,25 +563,10 @@ class LpMKLClassifier(BaseMKLClassifier):
     ((2,), 1.0)
     """
 
-    _parameter_constraints = {k: COMMON_CONSTRAINTS[k] for k in
-                              ("C", "normalize", "tol", "max_iter", "svm_tol", "verbose")}
-    _parameter_constraints["kernels"] = [list, tuple, None]
-    _parameter_constraints["p"] = _LPMKL_CONSTRAINTS["p"]
-    _parameter_constraints["solver"] = _LPMKL_CONSTRAINTS["solver"]
+    _parameter_constraints = {**common_constraints(*WRAPPER_PARAMS), "p": _LPMKL_CONSTRAINTS["p"],
+                              "solver": _LPMKL_CONSTRAINTS["solver"]}
+    _solver = staticmethod(lpmkl_solve)
 
     def __init__(self, *, kernels=None, p=2.0, C=1.0, solver="newton", normalize=None, tol=1e-5,
                  max_iter=1000, svm_tol=1e-3, verbose=0):
-        self.kernels = kernels
-        self.p = p
-        self.C = C
-        self.solver = solver
-        self.normalize = normalize
-        self.tol = tol
-        self.max_iter = max_iter
-        self.svm_tol = svm_tol
-        self.verbose = verbose
-
-    def _solve(self, K, y):
-        return lpmkl_solve(K, y, p=self.p, C=self.C, solver=self.solver, tol=self.tol,
-                           max_iter=self.max_iter, svm_tol=self.svm_tol, verbose=self.verbose,
-                           check_input=False)
+        self._store_params(locals())

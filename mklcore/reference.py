@@ -11,8 +11,11 @@ problem with its optima (:func:`toy_problem`, :data:`TOY_OPTIMA`), shared by the
 """
 
 import warnings
+from functools import partial
 
 import numpy as np
+
+from ._base import fill_doc
 
 __all__ = ["ReferenceSolverError", "toy_problem", "TOY_OPTIMA", "factor_kernels",
            "solve_primal_cvx", "solve_dual_cvx", "solve_tikhonov_cvx", "theta_from_dual",
@@ -87,6 +90,21 @@ def factor_kernels(K, rel_tol=1e-10):
     return factors
 
 
+#: docstring texts shared by the oracles (see :func:`mklcore._base.fill_doc`)
+_DOC = {
+    "K_psd": """K : array-like of shape (n_kernels, n, n)
+        PSD kernels.""",
+    "y_pm": """y : array-like of shape (n,)
+        Labels in {-1, +1}.""",
+    "raises": """Raises
+    ------
+    ReferenceSolverError
+        If cvxpy does not report ``optimal``.""",
+}
+
+_doc = partial(fill_doc, parts=_DOC)
+
+
 def _solve(prob, what):
     import cvxpy as cp
 
@@ -116,6 +134,25 @@ def _inputs(K, y):
     return K, y
 
 
+def _block_model(K, y):
+    """Blocks :math:`w_m`, weights, bias, decision values and regulariser of the primals."""
+    import cvxpy as cp
+
+    K, y = _inputs(K, y)
+    factors = factor_kernels(K)
+    ws = [cp.Variable(F.shape[1]) for F in factors]
+    theta, b = cp.Variable(len(factors), nonneg=True), cp.Variable()
+    f = sum(F @ w for F, w in zip(factors, ws)) + b
+    reg = 0.5 * sum(cp.quad_over_lin(w, theta[m]) for m, w in enumerate(ws))
+    return y, ws, theta, b, f, reg
+
+
+def _primal_result(value, prob, ws, theta, b, **extra):
+    return {"objective": value, "theta": np.maximum(theta.value, 0.0),
+            "w_norms": np.array([np.linalg.norm(w.value) for w in ws]), "b": float(b.value),
+            **extra, "status": prob.status}
+
+
 def _weight_constraint(theta, p):
     import cvxpy as cp
 
@@ -126,6 +163,7 @@ def _weight_constraint(theta, p):
     return cp.pnorm(theta, p) <= 1
 
 
+@_doc
 def solve_primal_cvx(K, y, C, p):
     r"""Solve the primal lp-norm MKL problem (6) of Kloft et al. (2009) with cvxpy.
 
@@ -139,10 +177,8 @@ def solve_primal_cvx(K, y, C, p):
 
     Parameters
     ----------
-    K : array-like of shape (n_kernels, n, n)
-        PSD kernels.
-    y : array-like of shape (n,)
-        Labels in {-1, +1}.
+    {K_psd}
+    {y_pm}
     C : float
         Box constraint of (6).
     p : float
@@ -154,28 +190,18 @@ def solve_primal_cvx(K, y, C, p):
         ``objective`` (optimal value of (6)), ``theta`` (shape (n_kernels,)), ``w_norms``
         (:math:`\|w_m\|`), ``b``, ``status``.
 
-    Raises
-    ------
-    ReferenceSolverError
-        If cvxpy does not report ``optimal``.
+    {raises}
     """
     import cvxpy as cp
 
-    K, y = _inputs(K, y)
-    factors = factor_kernels(K)
-    M, n = len(factors), y.size
-    ws = [cp.Variable(F.shape[1]) for F in factors]
-    theta, b, xi = cp.Variable(M, nonneg=True), cp.Variable(), cp.Variable(n, nonneg=True)
-    f = sum(F @ w for F, w in zip(factors, ws)) + b
-    reg = 0.5 * sum(cp.quad_over_lin(w, theta[m]) for m, w in enumerate(ws))
+    y, ws, theta, b, f, reg = _block_model(K, y)
+    xi = cp.Variable(y.size, nonneg=True)
     prob = cp.Problem(cp.Minimize(reg + C * cp.sum(xi)),
                       [cp.multiply(y, f) >= 1 - xi, _weight_constraint(theta, p)])
-    value = _solve(prob, f"primal (6), p={p:g}")
-    return {"objective": value, "theta": np.maximum(theta.value, 0.0),
-            "w_norms": np.array([np.linalg.norm(w.value) for w in ws]), "b": float(b.value),
-            "status": prob.status}
+    return _primal_result(_solve(prob, f"primal (6), p={p:g}"), prob, ws, theta, b)
 
 
+@_doc
 def solve_dual_cvx(K, y, C, p):
     r"""Solve the lp-norm MKL dual of problem (6) of Kloft et al. (2009) with cvxpy.
 
@@ -187,10 +213,8 @@ def solve_dual_cvx(K, y, C, p):
 
     Parameters
     ----------
-    K : array-like of shape (n_kernels, n, n)
-        PSD kernels.
-    y : array-like of shape (n,)
-        Labels in {-1, +1}.
+    {K_psd}
+    {y_pm}
     C : float
         Box constraint.
     p : float
@@ -203,10 +227,7 @@ def solve_dual_cvx(K, y, C, p):
         (:math:`\frac12\alpha^\top Q_m\alpha`), ``theta`` (from :func:`theta_from_dual`),
         ``status``.
 
-    Raises
-    ------
-    ReferenceSolverError
-        If cvxpy does not report ``optimal``.
+    {raises}
     """
     import cvxpy as cp
 
@@ -263,6 +284,7 @@ def theta_from_dual(S, p):
     return normalize_pnorm(np.exp(log_theta - np.max(log_theta)), p)
 
 
+@_doc
 def solve_tikhonov_cvx(K, y, C_tilde, mu, p):
     r"""Solve the Tikhonov-regularised lp-norm MKL problem (4) of Kloft et al. (2009).
 
@@ -275,10 +297,8 @@ def solve_tikhonov_cvx(K, y, C_tilde, mu, p):
 
     Parameters
     ----------
-    K : array-like of shape (n_kernels, n, n)
-        PSD kernels.
-    y : array-like of shape (n,)
-        Labels in {-1, +1}.
+    {K_psd}
+    {y_pm}
     C_tilde : float
         Loss weight :math:`\tilde C` of (4).
     mu : float
@@ -292,31 +312,21 @@ def solve_tikhonov_cvx(K, y, C_tilde, mu, p):
         ``objective`` (optimal value of (4)), ``theta``, ``w_norms`` (:math:`\|w_m\|`), ``b``,
         ``loss`` (hinge-loss sum), ``status``.
 
-    Raises
-    ------
-    ReferenceSolverError
-        If cvxpy does not report ``optimal``.
+    {raises}
     """
     import cvxpy as cp
 
     if not 1 <= p < np.inf:
         raise ValueError(f"p must be in [1, inf) for the Tikhonov problem (4); got {p!r}.")
-    K, y = _inputs(K, y)
-    factors = factor_kernels(K)
-    M = len(factors)
-    ws = [cp.Variable(F.shape[1]) for F in factors]
-    theta, b = cp.Variable(M, nonneg=True), cp.Variable()
-    f = sum(F @ w for F, w in zip(factors, ws)) + b
+    y, ws, theta, b, f, reg = _block_model(K, y)
     loss = cp.sum(cp.pos(1 - cp.multiply(y, f)))
-    reg = 0.5 * sum(cp.quad_over_lin(w, theta[m]) for m, w in enumerate(ws))
     pen = cp.sum(theta) if p == 1 else cp.sum(cp.power(theta, p))
     prob = cp.Problem(cp.Minimize(C_tilde * loss + reg + mu * pen))
     value = _solve(prob, f"Tikhonov (4), p={p:g}")
-    return {"objective": value, "theta": np.maximum(theta.value, 0.0),
-            "w_norms": np.array([np.linalg.norm(w.value) for w in ws]), "b": float(b.value),
-            "loss": float(loss.value), "status": prob.status}
+    return _primal_result(value, prob, ws, theta, b, loss=float(loss.value))
 
 
+@_doc
 def qmkl_primal_cvx(K, y, Q, *, C=1.0, solver_options=None):
     r"""Reference solution of the Q-MKL primal with cvxpy (small problems only).
 
@@ -335,8 +345,7 @@ def qmkl_primal_cvx(K, y, Q, *, C=1.0, solver_options=None):
     ----------
     K : array-like of shape (n_kernels, n, n)
         PSD kernels (n up to a few hundred).
-    y : array-like of shape (n,)
-        Labels in {-1, +1}.
+    {y_pm}
     Q : array-like of shape (n_kernels, n_kernels)
         Symmetric positive semidefinite regulariser with bounded feasible set.
     C : float, default=1.0

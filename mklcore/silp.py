@@ -3,15 +3,15 @@ r"""l1-norm MKL by semi-infinite linear programming (SILP; Sonnenburg et al., JM
 Column generation for the semi-infinite program of Kloft et al. (2009, Sec. 2.4.2) at p = 1: each
 SVM at the current weights yields a cut :math:`\eta\ge\mathbf1^\top\alpha^r-\theta^\top S(\alpha^r)`
 and a linear program over the cuts (:func:`scipy.optimize.linprog`, HiGHS) gives the next
-weights (Sonnenburg et al. 2006, Algorithm 1). Runs inside the shared wrapper loop of :mod:`mklcore.wrapper`.
+weights (Sonnenburg et al. 2006, Algorithm 1). Runs inside the shared wrapper loop of
+:mod:`mklcore.wrapper`.
 """
 
 import numpy as np
 
-from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
-from ._validation import (Interval, Options, check_binary_labels, check_kernel_stack,
-                          validate_params)
-from .wrapper import Cuts, SIPWeightStep, lp_master, run_wrapper
+from ._base import BaseMKLClassifier, common_constraints, fill_doc
+from ._validation import Interval, Options, check_solver_inputs, validate_params
+from .wrapper import SIPWeightStep, lp_master, run_wrapper
 
 __all__ = ["silp_solve", "SILPMKLClassifier"]
 
@@ -29,38 +29,17 @@ class _SILPStep(SIPWeightStep):
     method = "silp"
     label = "SILP-MKL"
 
-    def __init__(self, *, max_cuts=100, prune_cuts=True, stop="gap"):
-        self.max_cuts, self.prune_cuts = max_cuts, prune_cuts
-        self._set_stop(stop)
-        self.n_master_solves = 0
-        self.cuts = None
-
     def init(self, n_kernels):  # line 1: theta = 1/M
-        self.cuts = Cuts(n_kernels, max_cuts=self.max_cuts, prune=self.prune_cuts)
+        super().init(n_kernels)
         return np.full(n_kernels, 1.0 / n_kernels)
 
-    def step(self, state, oracle):  # line 5
-        self.cuts.add(state.L, state.S)
-        theta, self.eta = lp_master(self.cuts)
+    def master(self, state):  # line 5
         self.n_master_solves += 1
-        self.cuts.prune(theta, self.eta)
-        return theta
-
-    def history_extras(self):
-        return {"eta": self.eta, "n_cuts": 0 if self.cuts is None else len(self.cuts)}
-
-    def result_extras(self):
-        return {"eta": self.eta, "n_master_solves": self.n_master_solves,
-                "n_cuts": len(self.cuts), "n_cuts_pruned": self.cuts.n_pruned}
+        return lp_master(self.cuts)
 
 
 _SILP_CONSTRAINTS = {
-    "C": COMMON_CONSTRAINTS["C"],
-    "tol": COMMON_CONSTRAINTS["tol"],
-    "max_iter": COMMON_CONSTRAINTS["max_iter"],
-    "svm_tol": COMMON_CONSTRAINTS["svm_tol"],
-    "verbose": COMMON_CONSTRAINTS["verbose"],
-    "callback": [callable, None],
+    **common_constraints("C", "tol", "max_iter", "svm_tol", "verbose", "callback"),
     "max_cuts": [Interval("int", 1, None)],
     "prune_cuts": [bool],
     "svm_backend": [str, None],
@@ -70,6 +49,7 @@ _SILP_CONSTRAINTS = {
 }
 
 
+@fill_doc
 def silp_solve(K, y, *, C=1.0, tol=1e-5, max_iter=1000, svm_tol=1e-3, callback=None, verbose=0,
                check_input=True, max_cuts=100, prune_cuts=True, mode="wrapper", mkl_every=None,
                svm_backend=None, stop="gap"):
@@ -90,25 +70,16 @@ def silp_solve(K, y, *, C=1.0, tol=1e-5, max_iter=1000, svm_tol=1e-3, callback=N
 
     Parameters
     ----------
-    K : ndarray of shape (n_kernels, n_samples, n_samples)
-        Training Gram matrices (unweighted, PSD).
-    y : array-like of shape (n_samples,)
-        Binary labels; mapped to {-1, +1} (larger label = +1).
-    C : float, default=1.0
-        Misclassification penalty of (6). Must be > 0.
+    {K}
+    {y}
+    {C}
     tol : float, default=1e-5
         Stop when the criterion chosen by ``stop`` is at most ``tol``.
-    max_iter : int, default=1000
-        Maximum number of outer iterations (SVM solve + LP each).
-    svm_tol : float, default=1e-3
-        KKT tolerance of each SVM solve.
-    callback : callable, default=None
-        ``callback(intermediate_result)`` after each outer iteration; ``StopIteration``
-        stops with ``status=3``.
-    verbose : int, default=0
-        ``1`` prints a line every 10 iterations, ``2`` every iteration.
-    check_input : bool, default=True
-        Validate ``K`` and ``y``.
+    {max_iter}
+    {svm_tol}
+    {callback}
+    {verbose}
+    {check_input}
     max_cuts : int, default=100
         Keep at most ``max(max_cuts, 2 * n_active)`` cuts (SHOGUN's rule).
     prune_cuts : bool, default=True
@@ -123,27 +94,22 @@ def silp_solve(K, y, *, C=1.0, tol=1e-5, max_iter=1000, svm_tol=1e-3, callback=N
         ``"libsvm"`` (default in wrapper mode) or ``"smo"`` (the warm-started SMO with
         per-kernel gradient caches; default and required in interleaved mode).
     stop : {"gap", "sip"}, default="gap"
-        Stopping criterion. ``"gap"``: a relative duality gap, :math:`J(\theta)` minus the
-        better of two lower bounds of the optimum, :math:`D_1(\alpha)` (giving
+        Stopping criterion. ``"gap"``: :math:`\min(\Delta_{rel}, |1-\eta/J|)`, the better of
+        two relative duality gaps, with the lower bounds :math:`D_1(\alpha)` (giving
         :math:`\Delta_{rel}=(\max_mS_m-\theta^\top S)/J`, the certificate of every mklcore
-        solver) and the
-        LP value :math:`\eta`, i.e. :math:`\min(\Delta_{rel}, |1-\eta/J|)`; the LP's vertex
-        weights need not certify through :math:`D_1(\alpha)` when the optimal weights are
-        not unique. ``"sip"``: the SIP gap :math:`|1-\eta/J|` alone (Sonnenburg's
-        :math:`\epsilon_{MKL}` test, Algorithm 1 of [1]_). :math:`\Delta_{rel}` is recorded in
-        ``history["gap"]`` and ``gap`` either way.
+        solver) and the LP value :math:`\eta` (the LP's vertex weights need not certify
+        through :math:`D_1(\alpha)` when the optimal weights are not unique). ``"sip"``: the
+        SIP gap :math:`|1-\eta/J|` alone (Sonnenburg's :math:`\epsilon_{MKL}` test,
+        Algorithm 1 of [1]_). ``history["gap"]`` and ``gap`` hold :math:`\Delta_{rel}`.
 
     Returns
     -------
     result : MKLResult
-        Core keys (``weights`` = :math:`\theta` on the simplex, ``dual_coef`` =
-        :math:`\alpha\circ y`, ``intercept``, ``objective`` = :math:`J(\theta)`, ``gap`` = the
-        relative duality gap :math:`\Delta_{rel}` at p = 1, ``n_iter``, ``success``,
-        ``status``, ``message``, ``history``, ``method="silp"``) plus ``alpha``,
-        ``dual_objective`` (:math:`D_1(\alpha)=\mathbf1^\top\alpha-\max_mS_m`), ``primal_objective``,
-        ``rigorous_gap``, ``criterion`` (final value of the ``stop`` criterion),
-        ``criterion_name``, ``eta`` (last LP value), ``n_svm_calls``, ``n_master_solves``,
-        ``n_cuts``, ``n_cuts_pruned``, ``n_smo_iter``, ``svm_time``, ``time``. ``history`` adds ``eta`` and ``n_cuts``.
+        The keys of :func:`mklcore.wrapper.run_wrapper` (``weights`` = :math:`\theta` on the
+        simplex, ``objective`` = :math:`J(\theta)`, ``gap`` = :math:`\Delta_{rel}` at p = 1,
+        ``criterion`` = the final ``stop`` value, ``method="silp"``...) plus ``eta`` (last LP
+        value), ``n_master_solves``, ``n_cuts`` and ``n_cuts_pruned``; ``history`` adds
+        ``eta`` and ``n_cuts``.
 
     See Also
     --------
@@ -157,34 +123,19 @@ def silp_solve(K, y, *, C=1.0, tol=1e-5, max_iter=1000, svm_tol=1e-3, callback=N
     .. [2] M. Kloft, U. Brefeld, S. Sonnenburg, P. Laskov, K.-R. Müller, A. Zien. Efficient
        and Accurate lp-Norm Multiple Kernel Learning. NIPS 22, 2009.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mklcore.silp import silp_solve
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 2)); y = np.sign(X[:, 0] + 0.1)
-    >>> K = np.stack([np.outer(X[:, 0], X[:, 0]), np.outer(X[:, 1], X[:, 1])])
-    >>> res = silp_solve(K, y, C=1.0)
-    >>> res.success, round(float(res.weights.sum()), 6)
-    (True, 1.0)
+    {simplex_solve_example}
     """
-    validate_params("silp_solve", _SILP_CONSTRAINTS, {
-        "C": C, "tol": tol, "max_iter": max_iter, "svm_tol": svm_tol, "verbose": verbose,
-        "callback": callback, "max_cuts": max_cuts, "prune_cuts": prune_cuts,
-        "svm_backend": svm_backend, "mode": mode, "mkl_every": mkl_every, "stop": stop})
+    validate_params("silp_solve", _SILP_CONSTRAINTS, locals())
     if svm_backend is None:
         svm_backend = "smo" if mode == "interleaved" else "libsvm"
-    if check_input:
-        K = check_kernel_stack(K, y)
-    else:
-        K = np.asarray(K)
-    y_pm, _ = check_binary_labels(y, "silp_solve")
+    K, y_pm = check_solver_inputs(K, y, "silp_solve", check_input)
     step = _SILPStep(max_cuts=max_cuts, prune_cuts=prune_cuts, stop=stop)
     return run_wrapper(K, y_pm, step, C=C, tol=tol, max_iter=max_iter, svm_tol=svm_tol,
                        callback=callback, verbose=int(verbose), svm_backend=svm_backend,
                        extras={"p": 1.0}, mode=mode, mkl_every=mkl_every)
 
 
+@fill_doc
 class SILPMKLClassifier(BaseMKLClassifier):
     r"""l1-norm MKL classifier trained by SILP (Sonnenburg et al., JMLR 2006).
 
@@ -193,40 +144,21 @@ class SILPMKLClassifier(BaseMKLClassifier):
 
     Parameters
     ----------
-    kernels : list, default=None
-        Kernel bank: Kernel objects, ``(name, params)`` / ``(name, params, columns)`` tuples or
-        callables (see :func:`mklcore.kernels.kernel_bank`). ``None`` uses a linear and a
-        Gaussian kernel.
-    C : float, default=1.0
-        Misclassification penalty. Must be > 0.
-    normalize : {"trace", "cosine"} or None, default=None
-        Normalisation of each kernel, fitted on the training data.
+    {kernels}
+    {C}
+    {normalize}
     tol : float, default=1e-5
         Relative duality gap at which to stop: :math:`\min(\Delta_{rel}, |1-\eta/J|)`, the
         better of the two certificates of :func:`silp_solve` (``stop="gap"``).
-    max_iter : int, default=1000
-        Maximum number of outer iterations.
-    svm_tol : float, default=1e-3
-        KKT tolerance of each SVM solve.
-    verbose : int, default=0
-        Progress lines (``1``: every 10 iterations).
+    {max_iter}
+    {svm_tol}
+    {verbose}
 
     Attributes
     ----------
     weights_ : ndarray of shape (n_kernels,)
         Kernel weights :math:`\theta` (Sonnenburg's :math:`\beta`), summing to 1.
-    dual_coef_ : ndarray of shape (n_samples,)
-        Signed dual coefficients :math:`\alpha\circ y`.
-    intercept_ : float
-        Bias :math:`b`.
-    support_ : ndarray of shape (n_support,)
-        Indices of the support vectors.
-    classes_ : ndarray of shape (2,)
-        Class labels; ``classes_[1]`` is the positive class.
-    X_fit_ : ndarray of shape (n_samples, n_features)
-        Training data, used to build test kernels.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
+    {fitted_model}
     n_iter_ : int
         Number of outer iterations.
     converged_ : bool
@@ -235,41 +167,17 @@ class SILPMKLClassifier(BaseMKLClassifier):
         Final objective :math:`J(\theta)`.
     gap_ : float
         Final relative duality gap :math:`\Delta_{rel}`.
-    history_ : dict of ndarray
-        Per-iteration ``objective``, ``gap``, ``weights``, ``time``, ``eta``...
-    result_ : MKLResult
-        The full solver result.
-    kernel_bank_ : KernelBank
-        The fitted kernel bank.
+    {fitted_run}
 
     See Also
     --------
     silp_solve : the solver on precomputed kernels.
 
-    Examples
-    --------
-    >>> from sklearn.datasets import make_classification
-    >>> from mklcore.silp import SILPMKLClassifier
-    >>> X, y = make_classification(n_samples=60, n_features=4, random_state=0)
-    >>> clf = SILPMKLClassifier().fit(X, y)
-    >>> clf.weights_.shape, round(float(clf.weights_.sum()), 6)
-    ((2,), 1.0)
+    {simplex_example}
     """
 
-    _parameter_constraints = {k: COMMON_CONSTRAINTS[k] for k in
-                              ("C", "normalize", "tol", "max_iter", "svm_tol", "verbose")}
-    _parameter_constraints["kernels"] = [list, tuple, None]
+    _solver = staticmethod(silp_solve)
 
     def __init__(self, *, kernels=None, C=1.0, normalize=None, tol=1e-5, max_iter=1000,
                  svm_tol=1e-3, verbose=0):
-        self.kernels = kernels
-        self.C = C
-        self.normalize = normalize
-        self.tol = tol
-        self.max_iter = max_iter
-        self.svm_tol = svm_tol
-        self.verbose = verbose
-
-    def _solve(self, K, y):
-        return silp_solve(K, y, C=self.C, tol=self.tol, max_iter=self.max_iter,
-                          svm_tol=self.svm_tol, verbose=self.verbose, check_input=False)
+        self._store_params(locals())

@@ -2,17 +2,17 @@ r"""SimpleMKL: l1-norm MKL by reduced-gradient descent (Rakotomamonjy et al., JM
 
 Minimises :math:`J(d)`, the optimal SVM value at the combined kernel :math:`\sum_md_mK_m`,
 over the simplex of kernel weights :math:`d`, following the reference MATLAB code
-(``mklsvm.m``, ``mklsvmupdate.m``, Algorithm 1 of the paper) line by line: normalised reduced gradient,
-descent direction, moves along it while the cost decreases, then a golden-section line
-search, each cost evaluation being an SVM solved to ``svm_tol``. Runs inside the shared
-wrapper loop of :mod:`mklcore.wrapper`; the line search calls the SVM through the loop's
-oracle.
+(``mklsvm.m``, ``mklsvmupdate.m``, Algorithm 1 of the paper) line by line: normalised
+reduced gradient, descent direction, moves along it while the cost decreases, then a
+golden-section line search, each cost evaluation being an SVM solved to ``svm_tol``. Runs
+inside the shared wrapper loop of :mod:`mklcore.wrapper`; the line search calls the SVM
+through the loop's oracle.
 """
 
 import numpy as np
 
-from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
-from ._validation import Interval, check_binary_labels, check_kernel_stack, validate_params
+from ._base import BaseMKLClassifier, common_constraints, fill_doc
+from ._validation import Interval, check_solver_inputs, validate_params
 from .wrapper import WeightStep, run_wrapper
 
 __all__ = ["simplemkl_solve", "SimpleMKLClassifier"]
@@ -163,12 +163,7 @@ class _SimpleMKLStep(WeightStep):
 
 
 _SIMPLEMKL_CONSTRAINTS = {
-    "C": COMMON_CONSTRAINTS["C"],
-    "tol": COMMON_CONSTRAINTS["tol"],
-    "max_iter": COMMON_CONSTRAINTS["max_iter"],
-    "svm_tol": COMMON_CONSTRAINTS["svm_tol"],
-    "verbose": COMMON_CONSTRAINTS["verbose"],
-    "callback": [callable, None],
+    **common_constraints("C", "tol", "max_iter", "svm_tol", "verbose", "callback"),
     "gs_tol": [Interval("real", 0, 1, closed="neither")],
     "step_cap": [Interval("real", 0, None, closed="neither")],
     "numerical_precision": [Interval("real", 0, 1e-2, closed="both")],
@@ -176,6 +171,7 @@ _SIMPLEMKL_CONSTRAINTS = {
 }
 
 
+@fill_doc
 def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callback=None,
                     verbose=0, check_input=True, gs_tol=0.1, step_cap=0.1,
                     numerical_precision=1e-8, svm_backend="libsvm"):
@@ -188,35 +184,25 @@ def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callb
         J(d)=\max_{0\le\alpha\le C,\ y^\top\alpha=0}\ \mathbf1^\top\alpha
         -\tfrac12\sum_md_m\alpha^\top Q_m\alpha ,
 
-    the inner problem of the saddle-point form, with gradient
-    :math:`\partial J/\partial d_m=-S_m(\alpha^*)` (Rakotomamonjy et al. 2008, Algorithm 1).
-    Each cost evaluation in the line search is an SVM solved to ``svm_tol``,
-    warm-started from the previous alpha where the SVM backend allows it.
+    with gradient :math:`\partial J/\partial d_m=-S_m(\alpha^*)` (Algorithm 1 of [1]_). Each
+    cost evaluation of the line search is an SVM solved to ``svm_tol``, warm-started from the
+    previous alpha where the SVM backend allows it.
 
     Parameters
     ----------
-    K : ndarray of shape (n_kernels, n_samples, n_samples)
-        Training Gram matrices (unweighted, PSD).
-    y : array-like of shape (n_samples,)
-        Binary labels; mapped to {-1, +1} (larger label = +1).
-    C : float, default=1.0
-        Misclassification penalty. Must be > 0.
+    {K}
+    {y}
+    {C}
     tol : float, default=1e-2
         Stop when SimpleMKL's duality gap ``(J + max_m S_m - 1'alpha) / J`` is at most
-        ``tol`` (the reference default 0.01; it equals the relative duality gap :math:`\Delta_{rel}` of
-        :func:`mklcore.lpnorm.lpmkl_solve` at p = 1).
-        Kloft et al. set it to the relative gap reached by SILP for their timings.
-    max_iter : int, default=1000
-        Maximum number of outer iterations (reduced-gradient steps).
-    svm_tol : float, default=1e-3
-        KKT tolerance of every SVM solve.
-    callback : callable, default=None
-        ``callback(intermediate_result)`` after each outer iteration; ``StopIteration``
-        stops with ``status=3``.
-    verbose : int, default=0
-        ``1`` prints a line every 10 iterations, ``2`` every iteration.
-    check_input : bool, default=True
-        Validate ``K`` and ``y``.
+        ``tol`` (the reference default 0.01; it equals the relative duality gap
+        :math:`\Delta_{rel}` of :func:`mklcore.lpnorm.lpmkl_solve` at p = 1). Kloft et al.
+        set it to the relative gap reached by SILP for their timings.
+    {max_iter}
+    {svm_tol}
+    {callback}
+    {verbose}
+    {check_input}
     gs_tol : float, default=0.1
         Golden-section stop: interval below ``gs_tol * step_max`` (``goldensearch_deltmax``).
     step_cap : float, default=0.1
@@ -225,20 +211,18 @@ def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callb
         Weights below this are set to 0 (``option.numericalprecision``).
     svm_backend : str, default="libsvm"
         ``"libsvm"`` (scikit-learn's SVC on the combined kernel, no warm start), ``"smo"``
-        (the warm-started SMO with per-kernel gradient caches of :mod:`mklcore.wrapper`;
-        each line-search evaluation starts from the alpha of the current point) or another
+        (the warm-started SMO with per-kernel gradient caches of :mod:`mklcore.wrapper`,
+        each line-search evaluation starting from the alpha of the current point) or another
         backend of :func:`mklcore.svm.available_backends`.
 
     Returns
     -------
     result : MKLResult
-        Core keys (``weights`` = :math:`d` on the simplex, ``dual_coef`` =
-        :math:`\alpha\circ y`, ``intercept``, ``objective`` = :math:`J(d)`, ``gap`` =
-        :math:`\Delta_{rel}` (equal to SimpleMKL's duality gap), ``n_iter``, ``success``,
-        ``status``, ``message``, ``history``, ``method="simplemkl"``) plus ``alpha``,
-        ``dual_objective`` (:math:`D_1(\alpha)=\mathbf1^\top\alpha-\max_mS_m`), ``primal_objective``,
-        ``rigorous_gap``, ``criterion``, ``criterion_name``, ``n_svm_calls`` (every SVM solve,
-        line search included), ``n_line_search_evals``, ``n_smo_iter``, ``svm_time``, ``time``.
+        The keys of :func:`mklcore.wrapper.run_wrapper` (``weights`` = :math:`d` on the
+        simplex, ``objective`` = :math:`J(d)`, ``gap`` = :math:`\Delta_{rel}`, equal to
+        SimpleMKL's duality gap, ``dual_objective`` =
+        :math:`D_1(\alpha)=\mathbf1^\top\alpha-\max_mS_m`, ``n_svm_calls`` counting the line
+        search, ``method="simplemkl"``...) plus ``n_line_search_evals``.
 
     See Also
     --------
@@ -259,26 +243,10 @@ def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callb
     .. [2] M. Kloft, U. Brefeld, S. Sonnenburg, P. Laskov, K.-R. Müller, A. Zien. Efficient
        and Accurate lp-Norm Multiple Kernel Learning. NIPS 22, 2009.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mklcore.simplemkl import simplemkl_solve
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 2)); y = np.sign(X[:, 0] + 0.1)
-    >>> K = np.stack([np.outer(X[:, 0], X[:, 0]), np.outer(X[:, 1], X[:, 1])])
-    >>> res = simplemkl_solve(K, y, C=1.0)
-    >>> res.success, round(float(res.weights.sum()), 6)
-    (True, 1.0)
+    {simplex_solve_example}
     """
-    validate_params("simplemkl_solve", _SIMPLEMKL_CONSTRAINTS, {
-        "C": C, "tol": tol, "max_iter": max_iter, "svm_tol": svm_tol, "verbose": verbose,
-        "callback": callback, "gs_tol": gs_tol, "step_cap": step_cap,
-        "numerical_precision": numerical_precision, "svm_backend": svm_backend})
-    if check_input:
-        K = check_kernel_stack(K, y)
-    else:
-        K = np.asarray(K)
-    y_pm, _ = check_binary_labels(y, "simplemkl_solve")
+    validate_params("simplemkl_solve", _SIMPLEMKL_CONSTRAINTS, locals())
+    K, y_pm = check_solver_inputs(K, y, "simplemkl_solve", check_input)
     step = _SimpleMKLStep(gs_tol=gs_tol, step_cap=step_cap,
                           numerical_precision=numerical_precision)
     return run_wrapper(K, y_pm, step, C=C, tol=tol, max_iter=max_iter, svm_tol=svm_tol,
@@ -286,6 +254,7 @@ def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callb
                        extras={"p": 1.0})
 
 
+@fill_doc
 class SimpleMKLClassifier(BaseMKLClassifier):
     r"""SimpleMKL classifier: l1-norm MKL by reduced gradient (Rakotomamonjy et al., 2008).
 
@@ -294,39 +263,20 @@ class SimpleMKLClassifier(BaseMKLClassifier):
 
     Parameters
     ----------
-    kernels : list, default=None
-        Kernel bank: Kernel objects, ``(name, params)`` / ``(name, params, columns)`` tuples or
-        callables (see :func:`mklcore.kernels.kernel_bank`). ``None`` uses a linear and a
-        Gaussian kernel.
-    C : float, default=1.0
-        Misclassification penalty. Must be > 0.
-    normalize : {"trace", "cosine"} or None, default=None
-        Normalisation of each kernel, fitted on the training data.
+    {kernels}
+    {C}
+    {normalize}
     tol : float, default=1e-2
         SimpleMKL's duality gap at which to stop (reference default 0.01).
-    max_iter : int, default=1000
-        Maximum number of outer iterations.
-    svm_tol : float, default=1e-3
-        KKT tolerance of each SVM solve.
-    verbose : int, default=0
-        Progress lines (``1``: every 10 iterations).
+    {max_iter}
+    {svm_tol}
+    {verbose}
 
     Attributes
     ----------
     weights_ : ndarray of shape (n_kernels,)
         Kernel weights :math:`d` of SimpleMKL, summing to 1.
-    dual_coef_ : ndarray of shape (n_samples,)
-        Signed dual coefficients :math:`\alpha\circ y`.
-    intercept_ : float
-        Bias :math:`b`.
-    support_ : ndarray of shape (n_support,)
-        Indices of the support vectors.
-    classes_ : ndarray of shape (2,)
-        Class labels; ``classes_[1]`` is the positive class.
-    X_fit_ : ndarray of shape (n_samples, n_features)
-        Training data, used to build test kernels.
-    n_features_in_ : int
-        Number of features seen in ``fit``.
+    {fitted_model}
     n_iter_ : int
         Number of outer iterations.
     converged_ : bool
@@ -335,41 +285,17 @@ class SimpleMKLClassifier(BaseMKLClassifier):
         Final objective :math:`J(d)`.
     gap_ : float
         Final relative duality gap (SimpleMKL's duality gap).
-    history_ : dict of ndarray
-        Per-iteration ``objective``, ``gap``, ``weights``, ``time``...
-    result_ : MKLResult
-        The full solver result.
-    kernel_bank_ : KernelBank
-        The fitted kernel bank.
+    {fitted_run}
 
     See Also
     --------
     simplemkl_solve : the solver on precomputed kernels.
 
-    Examples
-    --------
-    >>> from sklearn.datasets import make_classification
-    >>> from mklcore.simplemkl import SimpleMKLClassifier
-    >>> X, y = make_classification(n_samples=60, n_features=4, random_state=0)
-    >>> clf = SimpleMKLClassifier().fit(X, y)
-    >>> clf.weights_.shape, round(float(clf.weights_.sum()), 6)
-    ((2,), 1.0)
+    {simplex_example}
     """
 
-    _parameter_constraints = {k: COMMON_CONSTRAINTS[k] for k in
-                              ("C", "normalize", "tol", "max_iter", "svm_tol", "verbose")}
-    _parameter_constraints["kernels"] = [list, tuple, None]
+    _solver = staticmethod(simplemkl_solve)
 
     def __init__(self, *, kernels=None, C=1.0, normalize=None, tol=1e-2, max_iter=1000,
                  svm_tol=1e-3, verbose=0):
-        self.kernels = kernels
-        self.C = C
-        self.normalize = normalize
-        self.tol = tol
-        self.max_iter = max_iter
-        self.svm_tol = svm_tol
-        self.verbose = verbose
-
-    def _solve(self, K, y):
-        return simplemkl_solve(K, y, C=self.C, tol=self.tol, max_iter=self.max_iter,
-                               svm_tol=self.svm_tol, verbose=self.verbose, check_input=False)
+        self._store_params(locals())

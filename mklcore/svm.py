@@ -1,29 +1,16 @@
 r"""The SVM engines shared by every SVM-based MKL solver.
 
-Every wrapper-type MKL method (SimpleMKL, SILP, lp-norm MKL, Q-MKL, localized MKL)
-alternates between an SVM on the combined kernel
-:math:`K_\theta = \sum_m \theta_m K_m` and an update of the weights. The update
-needs, per kernel, the quadratic term
-
-.. math::
-    q_m(\alpha) = \alpha^\top Y K_m Y \alpha = (\alpha\circ y)^\top K_m (\alpha\circ y)
-
-(so that :math:`\|w_m\|^2=\theta_m^2q_m` in the notation of Kloft et al. 2009, Sec. 2).
-:func:`svm_solve` trains the SVM and returns those terms in one call, so that MKL modules
-never touch the SVM backend.
-
-This module holds every SVM engine of mklcore:
-
-* the backends of :func:`svm_solve`: ``"libsvm"`` (scikit-learn's
-  ``SVC(kernel="precomputed")``, the default) and any solver added with
-  :func:`register_backend` (it receives ``alpha0``, the previous solution, so a warm-startable
-  solver needs no change in the MKL modules);
-* :class:`CachedSMO`, a warm-startable SMO with per-kernel gradient caches that never forms
-  :math:`K_\theta` (the engine of the interleaved MKL scheme);
-* :func:`libsvm_intercept`, LIBSVM's rule for the bias, used by every SMO of mklcore.
-
-Importing the module registers nothing and loads no SVM library: the built-in backends are
-the constant dict ``BUILTIN_BACKENDS``, and scikit-learn is imported on the first LIBSVM call.
+Wrapper-type MKL methods alternate an SVM on :math:`K_\theta = \sum_m \theta_m K_m` with a
+weight update that needs the per-kernel terms
+:math:`q_m(\alpha) = (\alpha\circ y)^\top K_m (\alpha\circ y)` (so that
+:math:`\|w_m\|^2=\theta_m^2q_m`; Kloft et al. 2009, Sec. 2). :func:`svm_solve` trains the SVM
+and returns those terms in one call, so that MKL modules never touch the SVM backend. The
+engines: the backends of :func:`svm_solve` (``"libsvm"``, scikit-learn's
+``SVC(kernel="precomputed")``; :data:`LEAN_BACKEND`, the same LIBSVM without scikit-learn's
+per-call checks; any solver added with :func:`register_backend`, which receives the previous
+solution ``alpha0`` as a warm start), :class:`CachedSMO` (a warm-startable SMO with per-kernel
+gradient caches, the engine of the interleaved MKL scheme) and :func:`libsvm_intercept`
+(LIBSVM's bias rule). Importing the module registers nothing and loads no SVM library.
 """
 
 import numpy as np
@@ -93,12 +80,6 @@ def _libsvm(K, y, C, tol, alpha0, max_iter, cache_size=500):
     return alpha, float(svc.intercept_[0]), n_iter
 
 
-#: the built-in backends of :func:`svm_solve` (name -> solver with the signature of
-#: :func:`register_backend`); a constant, so importing the module registers nothing
-# ---------------------------------------------------------------------------
-# the lean LIBSVM backend
-# ---------------------------------------------------------------------------
-
 #: name of the lean LIBSVM backend (LIBSVM without scikit-learn's per-call input checks)
 LEAN_BACKEND = "libsvm_lean"
 
@@ -146,13 +127,10 @@ def lean_backend_available():
 def libsvm_lean(K, y, C, tol, alpha0, max_iter):
     """LIBSVM on a precomputed kernel, called as ``SVC(kernel="precomputed").fit`` calls it.
 
-    Solvers that train hundreds of small SVMs per fit (localized MKL) pay more for the input
-    validation of ``SVC.fit`` (several milliseconds per call) than for LIBSVM itself below n
-    of a few hundred. This backend calls scikit-learn's LIBSVM binding with the arguments
-    ``SVC`` passes, so the solution is the same as that of ``backend="libsvm"``; the inputs
-    must already be valid (:func:`svm_solve` passes a C-contiguous float64 kernel and labels
-    in {-1, +1}). Registered as :data:`LEAN_BACKEND`; see :func:`register_backend` for the
-    calling convention.
+    For solvers that train hundreds of small SVMs per fit (localized MKL), where the input
+    validation of ``SVC.fit`` costs more than LIBSVM itself: the same solution as
+    ``backend="libsvm"``, but the inputs must already be valid (as :func:`svm_solve` passes
+    them). The built-in backend :data:`LEAN_BACKEND`.
 
     Parameters
     ----------
@@ -160,10 +138,8 @@ def libsvm_lean(K, y, C, tol, alpha0, max_iter):
         Combined kernel, C-contiguous float64.
     y : ndarray of shape (n,)
         Labels in {-1, +1}.
-    C : float
-        Box constraint.
-    tol : float
-        KKT tolerance of LIBSVM.
+    C, tol : float
+        Box constraint and KKT tolerance.
     alpha0 : ndarray of shape (n,) or None
         Ignored (LIBSVM cannot warm-start).
     max_iter : int
@@ -171,12 +147,9 @@ def libsvm_lean(K, y, C, tol, alpha0, max_iter):
 
     Returns
     -------
-    alpha : ndarray of shape (n,)
-        Unsigned dual variables, ``0 <= alpha <= C``.
-    intercept : float
-        Bias ``b`` of ``f = K (alpha * y) + b``.
-    n_iter : int
-        LIBSVM's iteration count.
+    alpha, intercept, n_iter
+        Unsigned dual variables, bias ``b`` of ``f = K (alpha * y) + b`` and LIBSVM's
+        iteration count (see :func:`register_backend`).
 
     Raises
     ------
@@ -201,8 +174,8 @@ def default_backend():
     return LEAN_BACKEND if lean_backend_available() else "libsvm"
 
 
-
-
+#: the built-in backends of :func:`svm_solve` (name -> solver with the signature of
+#: :func:`register_backend`); a constant, so importing the module registers nothing
 BUILTIN_BACKENDS = {"libsvm": _libsvm, LEAN_BACKEND: libsvm_lean}
 
 
@@ -216,7 +189,7 @@ def libsvm_intercept(alpha, y, grad, C):
     :math:`\frac12(\min_{i\in U}y_i\nabla_i+\max_{i\in L}y_i\nabla_i)` with
     :math:`U=\{\alpha_i=C, y_i=-1\}\cup\{\alpha_i=0, y_i=+1\}` and
     :math:`L=\{\alpha_i=C, y_i=+1\}\cup\{\alpha_i=0, y_i=-1\}`, as LIBSVM computes it
-    (Chang & Lin 2011).
+    (Chang & Lin 2011), or the end of that interval that exists if it is one-sided.
 
     Parameters
     ----------
@@ -245,7 +218,8 @@ def libsvm_intercept(alpha, y, grad, C):
         lb_mask = (at_ub & ypos) | (at_lb & ~ypos)
         ub = yG[ub_mask].min() if np.any(ub_mask) else np.inf
         lb = yG[lb_mask].max() if np.any(lb_mask) else -np.inf
-        rho = 0.5 * (ub + lb)
+        # one-sided interval (possible only if y'alpha != 0, e.g. after rounding alpha): its end
+        rho = 0.5 * (ub + lb) if np.isfinite(ub + lb) else (lb if np.isinf(ub) else ub)
     return -rho
 
 
@@ -254,18 +228,14 @@ class CachedSMO:
 
     Solves the SVM dual :math:`\min_\alpha\frac12\alpha^\top Q_\theta\alpha-\mathbf1^\top\alpha`,
     :math:`y^\top\alpha=0`, :math:`0\le\alpha\le C`, by SMO with LIBSVM's second-order
-    working-set selection (WSS2 of Fan, Chen & Lin 2005) and LIBSVM's stopping rule: the
-    maximal violating pair :math:`m(\alpha)-M(\alpha)\le` ``tol``, with
-    :math:`m=\max_{i\in I_{up}}-y_i\nabla_i` and :math:`M=\min_{i\in I_{low}}-y_i\nabla_i`. It
-    never forms :math:`K_\theta`: rows :math:`K_\theta[i,:]=\sum_m\theta_mK_m[i,:]` are
-    computed when SMO touches index i (and cached for this :math:`\theta`), and the caches
-    :math:`H_m=K_m(\alpha\circ y)` are updated with the rows of the changed indices only (the
-    per-kernel information SHOGUN keeps for the interleaved MKL of Sonnenburg et al. 2006). A
-    new :math:`\theta` then costs :math:`O(nM)` (:math:`\nabla=y\circ\sum_m\theta_mH_m-\mathbf1`),
-    and :math:`q_m=(\alpha\circ y)^\top H_m` comes for free; warm starts from a nearby alpha
-    touch few rows. The bias is :func:`libsvm_intercept`. Pure NumPy (a Python loop over SMO
-    steps), so it pays off when the stack is large and the warm starts are good; LIBSVM is
-    faster on a cold start of a small problem.
+    working-set selection (WSS2 of Fan, Chen & Lin 2005) and stopping rule (maximal violating
+    pair :math:`\max_{I_{up}}-y_i\nabla_i-\min_{I_{low}}-y_i\nabla_i\le` ``tol``). It never
+    forms :math:`K_\theta`: its rows are computed when SMO touches an index (and cached), and
+    the caches :math:`H_m=K_m(\alpha\circ y)` (what SHOGUN keeps for the interleaved MKL of
+    Sonnenburg et al. 2006) are updated with the rows of the changed indices only, so a new
+    :math:`\theta` costs :math:`O(nM)` (:math:`\nabla=y\circ\sum_m\theta_mH_m-\mathbf1`) and
+    :math:`q_m=(\alpha\circ y)^\top H_m` comes for free. The bias is
+    :func:`libsvm_intercept`. Pure NumPy: it pays off for large stacks and good warm starts.
 
     Parameters
     ----------
@@ -491,7 +461,7 @@ def svm_dual_objective(alpha, q, weights):
 
 
 def svm_primal_objective(q, weights, y, decision, C):
-    r"""SVM primal value at the dual point: :math:`\frac12\sum_m\theta_m q_m + C\sum_i\max(0, 1-y_if_i)`.
+    r"""SVM primal value :math:`\frac12\sum_m\theta_m q_m + C\sum_i\max(0, 1-y_if_i)`.
 
     With :math:`w_m=\theta_m\sum_i\alpha_iy_i\psi_m(x_i)` this is the primal objective of the
     SVM on :math:`K_\theta` (and of MKL problem (6) of Kloft et al. for fixed :math:`\theta`), an

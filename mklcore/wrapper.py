@@ -1,53 +1,37 @@
 r"""The public extension point of mklcore's SVM-wrapper MKL solvers: one shared loop.
 
-Every solver of Kloft et al. (2009) and its two l1 baselines (SimpleMKL, SILP), as well as
-Q-MKL (Hinrichs et al. 2012), alternates between an SVM on the combined kernel
-:math:`K_\theta=\sum_m\theta_mK_m` and an update of the kernel weights :math:`\theta` (the
-"wrapper" scheme; Kloft et al. 2009, Sec. 2.4). :func:`run_wrapper` runs that loop once for
-all of them, on the iteration contract :class:`~mklcore._result.Monitor`:
+The solvers of Kloft et al. (2009), their l1 baselines (SimpleMKL, SILP) and Q-MKL (Hinrichs
+et al. 2012) alternate an SVM on :math:`K_\theta=\sum_m\theta_mK_m` with an update of the
+kernel weights :math:`\theta` (the "wrapper" scheme; Kloft et al. 2009, Sec. 2.4).
+:func:`run_wrapper` runs that loop for all of them on the iteration contract
+:class:`~mklcore._result.Monitor`: (1) SVM at the current weights :math:`\to\alpha`;
+(2) :math:`S_m=\frac12\alpha^\top Q_m\alpha` (:math:`Q_m=YK_mY`), :math:`L=\mathbf1^\top\alpha`,
+the objective :math:`J=L-\theta^\top S` (the inner value of the saddle-point problem
+:math:`\min_\theta\max_\alpha L-\theta^\top S`, Sec. 2.4.2), the dual value
+:math:`D_p(\alpha)=L-\|S\|_{p^*}` of their problem (6) (:math:`\|S\|_{p^*}` is the
+:math:`\delta` of eq. (8)) and the relative duality gap
+:math:`\Delta_{rel}=(\|S\|_{p^*}-\theta^\top S)/J\ge0` (Hölder; 0 iff :math:`\theta` is
+optimal for this :math:`\alpha`); (3) the method's stopping value (``WeightStep.gap``);
+(4) one history row, the callback and the stop test (:meth:`Monitor.record
+<mklcore._result.Monitor.record>`); (5) the weight step (``WeightStep.step``), which may call
+the SVM at trial weights through the oracle it is handed (SimpleMKL's line search). A final
+SVM "polish" makes the returned :math:`(\alpha, b, \theta)` belong together, and the
+tolerance-free certificate :math:`P_{hinge}-D_p(\alpha)\ge0` is computed.
 
-1. SVM at the current weights (an engine of :mod:`mklcore.svm`) :math:`\to\alpha`;
-2. per-kernel quantities :math:`S_m=\frac12\alpha^\top Q_m\alpha` (unweighted kernels,
-   :math:`Q_m=YK_mY`) and :math:`L=\mathbf 1^\top\alpha`, objective
-   :math:`J=L-\theta^\top S`, the inner value of the saddle-point problem
-   :math:`\min_\theta\max_\alpha L(\alpha)-\theta^\top S(\alpha)` (Kloft et al. 2009,
-   Sec. 2.4.2), dual value :math:`D_p(\alpha)=L-\|S\|_{p^*}` (the dual of their problem (6),
-   with :math:`\|S\|_{p^*}` the :math:`\delta` of their eq. (8)) and the relative duality gap
-   :math:`\Delta_{rel}=(\|S\|_{p^*}-\theta^\top S)/J`, which is :math:`\ge0` by Hölder and 0
-   iff :math:`\theta` is optimal for this :math:`\alpha`;
-3. the method's own stopping criterion (``WeightStep.gap``: :math:`\Delta_{rel}` for Newton
-   and analytic updates and SimpleMKL, the SIP gap :math:`|1-\eta/J|` for cutting planes);
-4. one history row, ``callback`` (raise ``StopIteration`` to stop with ``status=3``) and the
-   stop test (:meth:`Monitor.record <mklcore._result.Monitor.record>`);
-5. the method's weight step (``WeightStep.step``), which may call the SVM at trial weights
-   through the oracle it is handed (SimpleMKL's line search).
-
-The loop ends with an SVM "polish" at the final weights whenever the last alpha does not
-belong to them, so that the returned :math:`(\alpha, b, \theta)` belong together, then
-computes the tolerance-free certificate :math:`P_{hinge}-D_p(\alpha)\ge0` (hinge primal at
-the current bias minus the dual value: an upper minus a lower bound of the optimum) and
-returns one :class:`~mklcore._result.MKLResult`.
-
-Two SVM engines and two modes:
-
-* ``svm_backend="libsvm"`` (default): :func:`mklcore.svm.svm_solve` on the combined kernel
-  (one pass over the stack to combine, one for the per-kernel terms, no warm start);
-* ``svm_backend="smo"``: :class:`mklcore.svm.CachedSMO`, a warm-startable SMO with
-  per-kernel gradient caches :math:`H_m=K_m(\alpha\circ y)` that never forms :math:`K_\theta`;
-* ``mode="wrapper"`` (default): the SVM is solved to ``svm_tol`` before every weight step;
-* ``mode="interleaved"`` (``"smo"`` only): the papers' chunking scheme (Sonnenburg et al.
-  2006, Algorithm 2; Kloft et al. 2009, Sec. 2.4), a weight step after every ``mkl_every``
-  SMO iterations; stops when the SVM is converged at the current weights and the criterion
-  is below ``tol``.
+SVM engines: ``svm_backend="libsvm"`` (default; :func:`mklcore.svm.svm_solve` on the combined
+kernel, no warm start) or ``"smo"`` (:class:`mklcore.svm.CachedSMO`, warm-started, with
+per-kernel gradient caches :math:`H_m=K_m(\alpha\circ y)`, never forming :math:`K_\theta`).
+Modes: ``"wrapper"`` (default; the SVM is solved to ``svm_tol`` before every weight step) or
+``"interleaved"`` (``"smo"`` only; the chunking scheme of Sonnenburg et al. 2006, Algorithm 2:
+a weight step after every ``mkl_every`` SMO iterations).
 
 How to add a wrapper method
 ---------------------------
-A method is a small :class:`WeightStep` subclass: its starting weights (:meth:`~WeightStep.init`),
-its weight set (:attr:`~WeightStep.p` or :meth:`~WeightStep.dual_norm`, which give the dual
-value and :math:`\Delta_{rel}`), its stopping value (:meth:`~WeightStep.gap`) and its update
-(:meth:`~WeightStep.step`, returning new weights or a :class:`WrapperState` already evaluated
-at them). Everything else (SVM engines, warm starts, history, callback, status, warnings,
-polish, certificates) comes from :func:`run_wrapper`::
+Subclass :class:`WeightStep`: starting weights (:meth:`~WeightStep.init`), weight set
+(:attr:`~WeightStep.p` or :meth:`~WeightStep.dual_norm`), stopping value
+(:meth:`~WeightStep.gap`) and update (:meth:`~WeightStep.step`, returning new weights or a
+:class:`WrapperState` already evaluated at them). :func:`run_wrapper` does the rest (SVM
+engines, warm starts, history, callback, status, warnings, polish, certificates)::
 
     import numpy as np
     from mklcore.wrapper import WeightStep, normalize_pnorm, run_wrapper
@@ -62,11 +46,10 @@ polish, certificates) comes from :func:`run_wrapper`::
 
     result = run_wrapper(K, y, HalfStep(), C=1.0, tol=1e-5, max_iter=500, svm_tol=1e-3)
 
-``K`` must be a valid stack (symmetric PSD Gram matrices of shape (n_kernels, n, n), as the
-``*_solve`` functions check) and ``y`` in {-1, +1}. Column-generation methods derive from
-:class:`SIPWeightStep` and keep their cuts in :class:`Cuts`; a step that cannot continue raises
-:class:`NumericalFailure` (the run then ends with ``status=2``); :class:`FixedWeights` is the
-SVM at fixed weights (the sum kernel).
+``K`` must be a valid stack (symmetric PSD, shape (n_kernels, n, n)) and ``y`` in {-1, +1}.
+Column-generation methods derive from :class:`SIPWeightStep` and keep their cuts in
+:class:`Cuts`; a step that cannot continue raises :class:`NumericalFailure` (``status=2``);
+:class:`FixedWeights` is the SVM at fixed weights (the sum kernel).
 """
 
 import time
@@ -185,8 +168,7 @@ def normalize_pnorm(theta, p):
 def uniform_weights(n_kernels, p):
     r"""The uniform starting point :math:`M^{-1/p}\mathbf 1` with unit p-norm.
 
-    The starting point of Kloft et al. (2009, Sec. 2.4.2): the uniform mixture on the unit
-    p-sphere.
+    The starting point of Kloft et al. (2009, Sec. 2.4.2).
 
     Parameters
     ----------
@@ -275,9 +257,8 @@ class WrapperState:
 class SVMOracle:
     r"""Solves the SVM at given weights and turns the result into a :class:`WrapperState`.
 
-    Handed to :meth:`WeightStep.step` so that a method can evaluate
-    :math:`J(\theta)` at trial weights (SimpleMKL's line search). Counts the SVM calls,
-    the backend's iterations and the time spent in the SVM.
+    Handed to :meth:`WeightStep.step` so that a method can evaluate :math:`J(\theta)` at trial
+    weights. Counts the SVM calls, the backend's iterations and the time spent in the SVM.
 
     Parameters
     ----------
@@ -290,9 +271,8 @@ class SVMOracle:
         Norm of the MKL problem, used for :math:`\|S\|_{p^*}`; or a callable ``S -> dual
         norm`` for weight sets that are not a p-norm ball (Q-MKL's support function).
     backend : str, default="libsvm"
-        ``"smo"``: the warm-started :class:`CachedSMO` with per-kernel gradient caches;
-        otherwise a backend of :func:`mklcore.svm.svm_solve` (``"libsvm"``: scikit-learn's
-        SVC on the combined kernel, no warm start).
+        ``"smo"`` (the warm-started :class:`~mklcore.svm.CachedSMO`) or a backend of
+        :func:`mklcore.svm.svm_solve`.
     """
 
     def __init__(self, K, y, *, C, svm_tol, p, backend="libsvm"):
@@ -424,27 +404,58 @@ class FixedWeights(WeightStep):
 class SIPWeightStep(WeightStep):
     r"""Base of the column-generation steps (SILP, lp-norm cutting plane): the stop rule.
 
-    ``stop="gap"`` (default) stops on a relative duality gap (upper bound :math:`J(\theta)`
-    minus a lower bound of the optimum, over :math:`J`), the certificate every other solver
-    stops on: :math:`\Delta_{rel}` (lower bound :math:`D_p(\alpha)`). At
-    ``p = 1`` the value :math:`\eta` of the LP master is a second lower bound (every cut is
-    at most :math:`J(\theta)` for all :math:`\theta`), and the better of the two is used:
-    :math:`\min(\Delta_{rel}, |1-\eta/J|)`. This matters because the LP returns vertex
-    weights whose SVM need not certify through :math:`D_1(\alpha)` when the optimal
-    :math:`\theta` is not unique. For ``p > 1`` the SQCLP value is not a lower bound, so
-    only :math:`\Delta_{rel}` counts. ``stop="sip"`` stops on the SIP gap
-    :math:`|1-\eta/J|` at every p (the :math:`\epsilon_{MKL}` test of Sonnenburg et al.
-    2006, Algorithm 1; the "inner SIP precision" of Kloft et al. 2009, Sec. 3.1). Subclasses
-    set ``self.eta``.
+    ``stop="gap"`` (default) stops on :math:`\Delta_{rel}` (lower bound :math:`D_p(\alpha)`),
+    at ``p = 1`` on :math:`\min(\Delta_{rel}, |1-\eta/J|)`, the LP value :math:`\eta` being
+    a second lower bound of the optimum (the LP's vertex weights need not certify through
+    :math:`D_1(\alpha)` when the optimal :math:`\theta` is not unique; for ``p > 1`` the
+    SQCLP value is no lower bound). ``stop="sip"`` stops on the SIP gap :math:`|1-\eta/J|`
+    at every p (the :math:`\epsilon_{MKL}` test of Sonnenburg et al. 2006, Algorithm 1; the
+    "inner SIP precision" of Kloft et al. 2009, Sec. 3.1).
+
+    The step adds the cut of the current alpha to :attr:`cuts` (a :class:`Cuts`), solves the
+    restricted master over them (:meth:`master`, returning :math:`(\theta, \eta)`) and
+    prunes the cuts.
+
+    Parameters
+    ----------
+    max_cuts : int, default=100
+        Pruning rule of :class:`Cuts`.
+    prune_cuts : bool, default=True
+        Whether to prune cuts at all.
+    stop : {"gap", "sip"}, default="gap"
+        The stopping rule.
     """
 
     eta = -np.inf
-    stop = "gap"
     STOP_NAMES = {"gap": "relative duality gap", "sip": "SIP gap |1 - eta/J|"}
 
-    def _set_stop(self, stop):  # validated by the public solvers' parameter constraints
-        self.stop = stop
-        self.criterion_name = self.STOP_NAMES[stop]
+    def __init__(self, *, max_cuts=100, prune_cuts=True, stop="gap"):
+        self.max_cuts, self.prune_cuts = max_cuts, prune_cuts
+        # validated by the public solvers' parameter constraints
+        self.stop, self.criterion_name = stop, self.STOP_NAMES[stop]
+        self.n_master_solves = 0
+        self.cuts = None
+
+    def init(self, n_kernels):
+        self.cuts = Cuts(n_kernels, max_cuts=self.max_cuts, prune=self.prune_cuts)
+        return super().init(n_kernels)
+
+    def master(self, state):  # pragma: no cover - abstract
+        """Solve the restricted master over :attr:`cuts`: ``(theta, eta)``."""
+        raise NotImplementedError
+
+    def step(self, state, oracle):
+        self.cuts.add(state.L, state.S)
+        theta, self.eta = self.master(state)
+        self.cuts.prune(theta, self.eta)
+        return theta
+
+    def history_extras(self):
+        return {"eta": self.eta, "n_cuts": 0 if self.cuts is None else len(self.cuts)}
+
+    def result_extras(self):
+        return {"eta": self.eta, "n_master_solves": self.n_master_solves,
+                "n_cuts": len(self.cuts), "n_cuts_pruned": self.cuts.n_pruned}
 
     def sip_gap(self, state):
         r""":math:`|1-\eta/J|` (``inf`` before the first master problem)."""
@@ -461,7 +472,7 @@ class SIPWeightStep(WeightStep):
 
 
 class Cuts:
-    r"""Cutting planes :math:`\eta\ge L^r-\theta^\top S^r` of the semi-infinite program, with pruning.
+    r"""Cutting planes :math:`\eta\ge L^r-\theta^\top S^r` of the semi-infinite program.
 
     Shared by the SIP solvers (lp-norm cutting plane, SILP). Pruning follows SHOGUN's MKL
     implementation: after a master solve, if there are more than ``max(max_cuts, 2 * n_active)``
@@ -508,15 +519,13 @@ class Cuts:
 
 
 def lp_master(cuts):
-    r"""Solve the restricted master LP of SILP over the current cuts.
-
-    The LP of Algorithm 1 of Sonnenburg et al. (2006), with our sign convention:
+    r"""Solve the restricted master LP of SILP (Sonnenburg et al. 2006, Algorithm 1).
 
     .. math::
         \min_{\theta,\eta}\ \eta\quad\text{s.t.}\quad
-        \sum_m\theta_m(L^r-S^r_m)-\eta\le0\ (r=1..R),\quad \sum_m\theta_m=1,\quad\theta\ge0.
+        \sum_m\theta_m(L^r-S^r_m)-\eta\le0\ (r=1..R),\quad \sum_m\theta_m=1,\quad\theta\ge0,
 
-    Shared by SILP and the lp-norm cutting plane at p = 1.
+    shared by SILP and the lp-norm cutting plane at p = 1.
 
     Parameters
     ----------
@@ -599,18 +608,15 @@ def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose
     verbose : int, default=0
         ``1``: a line every 10 iterations; ``>= 2``: every iteration.
     svm_backend : {"libsvm", "smo"} or str, default="libsvm"
-        ``"smo"``: the warm-started :class:`mklcore.svm.CachedSMO`; else a :func:`mklcore.svm.svm_solve`
-        backend.
+        ``"smo"`` (:class:`mklcore.svm.CachedSMO`) or a :func:`mklcore.svm.svm_solve` backend.
     polish_tol : float, default=None
         If given and smaller than ``svm_tol``, the final SVM is re-solved at this tolerance.
     extras : dict, default=None
         Extra keys stored in the result (e.g. ``p``, ``solver``).
     mode : {"wrapper", "interleaved"}, default="wrapper"
-        ``"wrapper"``: the SVM is solved to ``svm_tol`` before every weight step.
-        ``"interleaved"`` (the chunking scheme of Sonnenburg et al. 2006, Algorithm 2): only
-        ``mkl_every`` SMO iterations run between weight steps (needs ``svm_backend="smo"``);
-        the loop stops when the SVM is converged at the current weights and the criterion is
-        below ``tol``.
+        ``"interleaved"`` (needs ``svm_backend="smo"``): ``mkl_every`` SMO iterations between
+        weight steps, stopping when the SVM is converged at the current weights and the
+        criterion is below ``tol`` (see the module docstring).
     mkl_every : int, default=None
         SMO iterations between weight steps in interleaved mode; ``max(10, n // 10)``.
 
@@ -618,14 +624,14 @@ def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose
     -------
     result : MKLResult
         Built by :meth:`Monitor.finish <mklcore._result.Monitor.finish>`: core keys
-        (``weights``, ``dual_coef``, ``intercept``, ``objective`` = :math:`J(\theta)`,
-        ``gap`` = :math:`\Delta_{rel}`, ``n_iter``, ``success``, ``status``, ``message``,
-        ``history`` with ``n_iter`` rows, ``method``) plus ``alpha``, ``dual_objective``
-        (:math:`D_p(\alpha)`),
-        ``primal_objective`` (:math:`P_{hinge}`), ``rigorous_gap``
-        (:math:`P_{hinge}-D_p(\alpha)\ge0`), ``criterion`` and ``criterion_name``
-        (the method's stopping value), ``tol``, ``n_svm_calls``, ``n_smo_iter``, ``svm_time``,
-        ``time`` and the method's extras.
+        (``weights``, ``dual_coef`` = :math:`\alpha\circ y`, ``intercept``, ``objective`` =
+        :math:`J(\theta)`, ``gap`` = :math:`\Delta_{rel}`, ``n_iter``, ``success``,
+        ``status``, ``message``, ``history`` with ``n_iter`` rows, ``method``) plus
+        ``alpha``, ``dual_objective`` (:math:`D_p(\alpha)`), ``primal_objective``
+        (:math:`P_{hinge}`), ``rigorous_gap`` (:math:`P_{hinge}-D_p(\alpha)\ge0`),
+        ``criterion`` and ``criterion_name`` (the method's stopping value), ``tol``,
+        ``n_svm_calls``, ``n_smo_iter``, ``svm_time``, ``time``, ``mode``, ``svm_backend``
+        and the method's extras.
     """
     n_kernels = K.shape[0]
     interleaved = mode == "interleaved"
