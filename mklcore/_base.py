@@ -25,8 +25,8 @@ from ._result import decision
 from ._validation import (Interval, Options, check_binary_labels, check_kernel_stack,
                           validate_params)
 
-__all__ = ["BaseMKLClassifier", "KernelBankMixin", "COMMON_CONSTRAINTS", "common_constraints",
-           "WRAPPER_PARAMS", "DOC_PARAMS", "fill_doc"]
+__all__ = ["BaseMKLClassifier", "KernelBankMixin", "store_params", "COMMON_CONSTRAINTS",
+           "common_constraints", "WRAPPER_PARAMS", "DOC_PARAMS", "fill_doc"]
 
 #: constraints shared by the solvers and estimators (each adds its own)
 COMMON_CONSTRAINTS = {
@@ -154,6 +154,20 @@ def fill_doc(obj, parts=None):
     return obj
 
 
+def store_params(estimator, params):
+    """Store the ``__init__`` arguments of a scikit-learn estimator unchanged.
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+    params : dict
+        The ``locals()`` of its ``__init__``: every parameter of
+        ``estimator._get_param_names()`` is set as an attribute of the same name.
+    """
+    for name in estimator._get_param_names():
+        setattr(estimator, name, params[name])
+
+
 class KernelBankMixin:
     """Builds the :class:`~mklcore.kernels.KernelBank` of an estimator, once for all of them.
 
@@ -234,8 +248,7 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
 
     def _store_params(self, params):
         """Store the ``__init__`` arguments (``params``: its ``locals()``) unchanged."""
-        for name in self._get_param_names():
-            setattr(self, name, params[name])
+        store_params(self, params)
 
     def _solver_params(self):
         """The parameters handed on to the solver: all but ``kernels`` and ``normalize``."""

@@ -1334,7 +1334,7 @@ class QMKLClassifier(BaseMKLClassifier):
     def __init__(self, *, kernels=None, Q=None, C=1.0, groups=None, normalize=None, tol=1e-4,
                  max_iter=200, beta_step="auto", svm_tol=1e-6, verbose=0):
         # store every argument unchanged (the outermost iterable is evaluated here)
-        vars(self).update({k: v for k, v in locals().items() if k != "self"})
+        self._store_params(locals())
 
     def _make_q(self, K, y):
         M = K.shape[0]

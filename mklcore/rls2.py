@@ -42,7 +42,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import KernelBankMixin
+from ._base import KernelBankMixin, store_params
 from ._result import Monitor
 from ._validation import Interval, Options, check_finite, check_kernel_stack, validate_params
 
@@ -1338,13 +1338,6 @@ def _ova_targets(y, classes, coding):
     return [np.where(y == k, 1.0, neg) for k in classes]
 
 
-def _store_params(estimator, params):
-    """Store the ``__init__`` arguments ``params`` (its ``locals()``) unchanged on ``estimator``."""
-    for name, value in params.items():
-        if name != "self":
-            setattr(estimator, name, value)
-
-
 class _RLS2Estimator(BaseEstimator):
     """The one ``fit`` and ``predict`` of the RLS2 estimators (not for direct use).
 
@@ -1602,7 +1595,7 @@ class RLS2Regressor(_RegressionTask, _KernelRLS2):
     def __init__(self, *, kernels=None, lam=0.01, scaling="trace", normalize=None,
                  fit_intercept=True, tol=1e-6, residual_tol=None, max_iter=10_000,
                  simplex_solver="active_set", accelerate=True, verbose=0):
-        _store_params(self, locals())
+        store_params(self, locals())
 
 
 @_estimator_doc("kernels", "rls2_solve", ova=True)
@@ -1637,7 +1630,7 @@ class RLS2Classifier(_ClassificationTask, _KernelRLS2):
     def __init__(self, *, kernels=None, lam=0.01, scaling="trace", normalize=None,
                  ova_coding="pm1", tol=1e-6, residual_tol=None, max_iter=10_000,
                  simplex_solver="active_set", accelerate=True, verbose=0):
-        _store_params(self, locals())
+        store_params(self, locals())
 
 
 @_estimator_doc("features", "rls2_linear_solve", ova=False)
@@ -1676,7 +1669,7 @@ class LinearRLS2Regressor(_RegressionTask, _LinearRLS2):
     def __init__(self, *, lam=0.1, scaling="norm", fit_intercept=True, tol=1e-6,
                  residual_tol=None, max_iter=10_000, simplex_solver="active_set",
                  accelerate=True, verbose=0):
-        _store_params(self, locals())
+        store_params(self, locals())
 
 
 @_estimator_doc("features", "rls2_linear_solve", ova=True)
@@ -1716,4 +1709,4 @@ class LinearRLS2Classifier(_ClassificationTask, _LinearRLS2):
     def __init__(self, *, lam=0.1, scaling="norm", fisher_weighted=False, ova_coding="pm1",
                  tol=1e-6, residual_tol=None, max_iter=10_000, simplex_solver="active_set",
                  accelerate=True, verbose=0):
-        _store_params(self, locals())
+        store_params(self, locals())

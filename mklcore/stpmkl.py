@@ -1500,7 +1500,7 @@ class StPMKLClassifier(_NoBiasMKLClassifier):
     def __init__(self, *, kernels=None, noise_level=0.0, lam=1e-2, rho=None, solver="amp",
                  delta=0.1, normalize=None, max_iter=1000, tol=1e-2, rank_tol=None, verbose=0):
         # store every argument unchanged (the outermost iterable is evaluated here)
-        vars(self).update({k: v for k, v in locals().items() if k != "self"})
+        self._store_params(locals())
 
 
 @_fill_doc
@@ -1576,7 +1576,7 @@ class MiPMKLClassifier(_NoBiasMKLClassifier):
                  normalize=None, max_alt=50, max_iter=1000, alt_max_iter=None, tol=1e-2,
                  rank_tol=None, verbose=0):
         # store every argument unchanged (the outermost iterable is evaluated here)
-        vars(self).update({k: v for k, v in locals().items() if k != "self"})
+        self._store_params(locals())
 
     def _set_fitted(self, result):
         super()._set_fitted(result)
