@@ -33,7 +33,7 @@ COMMON_CONSTRAINTS = {
     "kernels": [list, tuple, None],
     "C": [Interval("real", 0, None, closed="neither")],
     "normalize": [Options("trace", "cosine"), None],
-    "tol": [Interval("real", 0, None, closed="neither")],
+    "tol": [Interval("real", 0, None, closed="left"), None],  # None: no stopping test
     "max_iter": [Interval("int", 1, None)],
     "svm_tol": [Interval("real", 0, None, closed="neither")],
     "verbose": [Interval("int", 0, None), bool],

@@ -323,7 +323,7 @@ def _intercept(alpha, y, K_eta_coef, C):
 
 
 def _check_inputs(K, y, X_gate, gating, owner):
-    K = check_kernel_stack(K, y, check_psd_=False)
+    K = check_kernel_stack(K, y)
     n = K.shape[1]
     y = np.asarray(y, dtype=float).ravel()
     if not np.all(np.isin(y, (-1.0, 1.0))):

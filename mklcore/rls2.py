@@ -924,7 +924,7 @@ def _check_lams(lams, owner):
 def _kernel_setup(K, y, scaling, transductive_K, intercept, check_input, owner):
     """(operators, outputs minus b, b) of RLS2 on the Gram stack ``K``."""
     if check_input:
-        K = check_kernel_stack(K, check_psd_=False)
+        K = check_kernel_stack(K)
     else:
         K = np.asarray(K, dtype=float)
         K = K[None] if K.ndim == 2 else K

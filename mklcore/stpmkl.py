@@ -1349,7 +1349,9 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
     def box(p):
         return p if variant == "p" else (p + eta) / (1.0 + eta)
 
-    monitor = Monitor("mipmkl", tol=0.0, max_iter=max_alt, callback=callback,
+    # the outer test stops when p no longer changes; tol=None switches every test off
+    monitor = Monitor("mipmkl", tol=None if tol is None else 0.0, max_iter=max_alt,
+                      callback=callback,
                       verbose=verbose, label="mipmkl_solve",
                       criterion_name="change of the example weights p",
                       advice="Increase max_alt.")

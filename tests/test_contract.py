@@ -202,18 +202,7 @@ def test_callback_stop_iteration_gives_status_3(name, data):
     assert seen[0]["method"] == info.method
 
 
-# solvers whose tol does not accept None yet (their parameter validation rejects it), and
-# MiPMKL, whose outer stopping test is fixed (tol=0 on the change of p; its tol is the inner one)
-_NO_TOL_NONE = {n: "the 'tol' validation of the solve function rejects None"
-                for n in ("lpmkl_newton", "lpmkl_cutting_plane", "lpmkl_analytic", "simplemkl",
-                          "silp", "qmkl")}
-_NO_TOL_NONE["mipmkl"] = ("tol is the inner AMP tolerance; the outer test (change of p <= 0) "
-                          "cannot be switched off, so the budget warns")
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=_NO_TOL_NONE[n]))
-    if n in _NO_TOL_NONE else n for n in LOOPED])
+@pytest.mark.parametrize("name", LOOPED)
 def test_tol_none_runs_the_budget_without_warning(name, data):
     info = SOLVERS[name]
     with warnings.catch_warnings():
@@ -268,14 +257,8 @@ def _bad_kernels(data):
     return {"not_psd": not_psd, "wrong_shape": K[:, :, :-1], "nan": nan}
 
 
-_NO_PSD_CHECK = {("rls2", "not_psd"): "rls2_solve does not check that the kernels are PSD",
-                 ("lmkl", "not_psd"): "lmkl_solve does not check that the kernels are PSD"}
-
-
 @pytest.mark.parametrize("name,case", [
-    pytest.param(n, c, marks=pytest.mark.xfail(strict=True, reason=_NO_PSD_CHECK[n, c]))
-    if (n, c) in _NO_PSD_CHECK else (n, c)
-    for n in NAMES for c in ("not_psd", "wrong_shape", "nan", "one_class", "short_y")])
+    (n, c) for n in NAMES for c in ("not_psd", "wrong_shape", "nan", "one_class", "short_y")])
 def test_bad_inputs_are_rejected(name, case, data):
     info = SOLVERS[name]
     y = data["y_reg"] if info.task == "regression" else data["y"]
