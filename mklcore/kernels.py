@@ -302,23 +302,16 @@ class _Data:
 # ----------------------------------------------------------------------------------------
 
 
+@_doc
 class Kernel:
-    r"""Base class of mklcore kernels.
+    r"""Base class of mklcore kernels: ``k(X, Y)[i, j] = k(x_i, y_j)``, shape ``(n_X, n_Y)``.
 
-    A kernel maps two data sets to their Gram matrix, ``k(X, Y)[i, j] = k(x_i, y_j)``, of
-    shape ``(n_X, n_Y)`` (scikit-learn's convention; ``Y=None`` means ``Y = X``).
+    Kernels are immutable (:meth:`fit` returns a new object); make them with the factories
+    (:func:`linear`, :func:`gaussian`, ...) rather than the classes.
 
     Parameters
     ----------
-    columns : None, int, sequence of int or "each", default=None
-        Input features the kernel reads (``X[:, columns]``); None reads all of them.
-        ``"each"`` marks a per-feature template, expanded into one kernel per feature by
-        :func:`fit_kernels` (or :func:`kernel_stack`) once the number of features is known.
-
-    Notes
-    -----
-    Subclasses are immutable: :meth:`fit` returns a new object. Use the factories
-    (:func:`linear`, :func:`gaussian`, ...) rather than the classes.
+    {columns}
     """
 
     kind = "kernel"
@@ -363,7 +356,7 @@ class Kernel:
         return new
 
     def expand(self, n_features):
-        """Expand a per-feature template into one kernel per feature.
+        """Expand a per-feature template (``columns="each"``) into one kernel per feature.
 
         Parameters
         ----------
@@ -373,8 +366,7 @@ class Kernel:
         Returns
         -------
         kernels : list of Kernel
-            ``[self with columns=[0], ..., self with columns=[n_features-1]]`` for a template
-            (``columns="each"``), ``[self]`` otherwise.
+            ``self`` with ``columns=[0]``, ..., ``[n_features-1]`` for a template, else ``[self]``.
         """
         if self.columns != "each":
             return [self]
@@ -391,7 +383,7 @@ class Kernel:
         Returns
         -------
         kernel : Kernel
-            A fitted copy (kernels without data-dependent parameters return a plain copy).
+            A fitted copy.
         """
         if self.columns == "each":
             raise ValueError(f"{self!r} is a per-feature template; fitting it gives several "
@@ -411,8 +403,7 @@ class Kernel:
         X : array-like of shape (n_X, n_features) or sequence of strings
             Row data.
         Y : array-like of shape (n_Y, n_features), default=None
-            Column data; None means ``Y = X``. An unfitted kernel is fitted on ``Y`` (or on
-            ``X`` when ``Y`` is None), the training side.
+            Column data; None means ``Y = X``. An unfitted kernel is fitted on this side.
 
         Returns
         -------
@@ -432,8 +423,7 @@ class Kernel:
         Returns
         -------
         d : ndarray of shape (n_samples,)
-            ``k(x_i, x_i)`` for every row of ``X`` (used by cosine normalisation of test
-            kernels).
+            ``k(x_i, x_i)`` for every row of ``X``.
         """
         if self.columns == "each":
             raise ValueError(f"{self!r} is a per-feature template; expand it first.")
@@ -1261,53 +1251,39 @@ def kernel_bank(kind, *, per_feature=None, n_features=None, **params):
     Parameters
     ----------
     kind : str
-        Generic families:
-
-        * ``"linear"``: one linear kernel.
-        * ``"poly"`` / ``"polynomial"``: ``degree=[...]`` (required), ``coef0=1.0``,
-          ``scale=1.0``; :math:`(s\langle x,z\rangle + c)^p`.
-        * ``"rbf"`` / ``"gaussian"``: ``sigma=[...]`` or ``gamma=[...]``, or a rule
-          (``sigma="median"``, ``sigma="nn"``, ``gamma="scale"``) with ``scale=[...]``
-          (see :func:`gaussian`).
-
-        Named banks (``per_feature`` defaults to True for the first three):
+        Generic families: ``"linear"`` (one linear kernel); ``"poly"`` / ``"polynomial"``
+        (``degree=[...]`` required, ``coef0=1.0``, ``scale=1.0``); ``"rbf"`` / ``"gaussian"``
+        (``sigma=[...]`` or ``gamma=[...]``, or a rule ``sigma="median"``, ``"nn"``,
+        ``gamma="scale"`` with ``scale=[...]``, see :func:`gaussian`). Named banks:
 
         * ``"simplemkl"`` (Rakotomamonjy et al. 2008): Gaussian
-          :math:`\exp(-\|x-z\|^2/(2\sigma^2))` with ``sigma`` in (0.5, 1, 2, 5, 7, 10, 12, 15,
-          17, 20) and polynomial :math:`(\langle x,z\rangle+1)^p`, ``degree`` in (1, 2, 3), on
-          all variables and on each single variable: :math:`13(d+1)` kernels.
-        * ``"rls2_default"`` (Dinuzzo's UCI benchmark, Tables 2-4): polynomial :math:`(\langle x,x'\rangle+1)^p`,
-          p = 1..3, and Gaussian :math:`\exp(-\gamma\|x-x'\|^2)`, ``gamma`` =
-          ``logspace(-3, 3, 10)``, on all features and each single feature: :math:`13(N+1)`.
-          No normalisation here: the trace scaling (18) is the solver's ``scaling="trace"``.
-        * ``"xu2010"`` (the kernels of Yang et al. 2012, widths of Xu et al. 2010): Gaussian with ``sigma`` =
-          :math:`2^{-3},\dots,2^{6}` on all attributes and each single attribute:
-          :math:`10(d+1)`. Pass ``sigma=[0.5, 1, 2, 5, 7, 10, 12, 15, 17, 20]`` for SimpleMKL's
-          widths. These widths are fixed, not data-dependent: they assume every attribute
-          min-max scaled to :math:`[0,1]`, as in Yang et al. (2012). Neither this
-          bank nor :class:`~mklcore.stpmkl.StPMKLClassifier` scales ``X``; on raw features
-          of a larger range the narrow widths give near-diagonal Gram matrices and the
-          widths no longer span the scale of the data. Scale first, e.g.
-          ``make_pipeline(MinMaxScaler(), StPMKLClassifier(kernels=kernel_bank("xu2010")))``
-          (a pipeline takes the scaling statistics from the training data only).
-        * ``"kloft_median"`` (the 50 Gaussian kernels of Kloft et al. 2009, Sec. 3.1, with
-          median-heuristic widths of our choice): ``n_kernels=M`` (default 50)
-          Gaussian kernels :math:`\exp(-D/(c_k d_{med}))`, :math:`c_k` log-spaced from
-          :math:`10^{-2}` to :math:`10^2` (or ``scale=[...]``).
-        * ``"lmkl"`` (the kernels of Gönen & Alpaydın 2008): :math:`K_L`, :math:`K_P =
-          (\langle x,z\rangle+1)^q` (``degree=2``) and :math:`K_G = \exp(-\|x-z\|^2/s^2)`
-          with :math:`s` the mean nearest-neighbour distance (``gaussian_form="2s2"`` for
-          :math:`2s^2`).
+          :math:`\exp(-\|x-z\|^2/(2\sigma^2))`, ``sigma`` in (0.5, 1, 2, 5, 7, 10, 12, 15, 17,
+          20), and :math:`(\langle x,z\rangle+1)^p`, ``degree`` in (1, 2, 3), on all variables
+          and on each single variable: :math:`13(d+1)` kernels.
+        * ``"rls2_default"`` (Dinuzzo's UCI benchmark, Tables 2-4): :math:`(\langle
+          x,x'\rangle+1)^p`, p = 1..3, and :math:`\exp(-\gamma\|x-x'\|^2)`, ``gamma`` =
+          ``logspace(-3, 3, 10)``, on all and on each single feature: :math:`13(N+1)`. The
+          trace scaling (18) is the solver's ``scaling="trace"``, not done here.
+        * ``"xu2010"`` (Yang et al. 2012, widths of Xu et al. 2010): Gaussian with ``sigma`` =
+          :math:`2^{-3},\dots,2^{6}` on all and on each single attribute: :math:`10(d+1)`.
+          The widths are fixed and assume attributes min-max scaled to :math:`[0,1]`, as in
+          Yang et al. (2012); neither this bank nor :class:`~mklcore.stpmkl.StPMKLClassifier`
+          scales ``X``, so scale first, e.g. ``make_pipeline(MinMaxScaler(),
+          StPMKLClassifier(kernels=kernel_bank("xu2010")))``.
+        * ``"kloft_median"`` (the Gaussian bank of Kloft et al. 2009, Sec. 3.1; the widths are
+          our choice): ``n_kernels=M`` (default 50) kernels :math:`\exp(-D/(c_k d_{med}))`,
+          :math:`c_k` log-spaced from :math:`10^{-2}` to :math:`10^2` (or ``scale=[...]``).
+        * ``"lmkl"`` (Gönen & Alpaydın 2008): :math:`K_L`, :math:`K_P = (\langle
+          x,z\rangle+1)^q` (``degree=2``) and :math:`K_G = \exp(-\|x-z\|^2/s^2)`, :math:`s`
+          the mean nearest-neighbour distance (``gaussian_form="2s2"`` for :math:`2s^2`).
     per_feature : bool or "only", default=None
-        True: the kernels on all features followed by the same kernels on each single
-        feature (kernel by kernel, features in order); ``"only"``: the single-feature kernels
-        only; False: all features only. None: True for "simplemkl", "rls2_default", "xu2010",
-        False otherwise.
+        True: the kernels on all features, then the same kernels on each single feature
+        (kernel by kernel, features in order); ``"only"``: the single-feature kernels only;
+        False: all features only. None: True for "simplemkl", "rls2_default", "xu2010".
     n_features : int, default=None
-        Number of input features. When given, single-feature kernels are created now
-        (``columns=[j]``); when None they are templates (``columns="each"``) that
-        :func:`fit_kernels`, :func:`kernel_stack` and :class:`KernelBank` expand on the
-        training data, in the same order. Lazy expansion is the preferred use.
+        Number of input features. Given: single-feature kernels are created now
+        (``columns=[j]``); None: they are templates (``columns="each"``) expanded on the
+        training data by :func:`fit_kernels`, :func:`kernel_stack` and :class:`KernelBank`.
     **params : dict
         Parameters of the family or overrides of the named bank's lists (``sigma``,
         ``gamma``, ``degree``, ``scale``, ``n_kernels``, ``coef0``, ``gaussian_form``).
@@ -1315,8 +1291,7 @@ def kernel_bank(kind, *, per_feature=None, n_features=None, **params):
     Returns
     -------
     kernels : list of Kernel
-        The bank. Its number of kernels after expansion is ``len(kernels)`` when
-        ``n_features`` is given.
+        The bank.
 
     Raises
     ------
@@ -1487,36 +1462,32 @@ def _stack(kernels, X, Y, dtype, max_bytes, check_psd_, owner):
 def kernel_stack(kernels, X, Y=None, *, dtype=np.float64, max_bytes=None, check_psd="auto"):
     r"""Evaluate a list of kernels into one pre-allocated Gram stack.
 
-    ``stack[m, i, j] = k_m(x_i, y_j)``: rows are ``X``, columns ``Y``. The training stack is
-    ``kernel_stack(kernels, X_train)`` (shape ``(M, n, n)``) and the test stack
-    ``kernel_stack(kernels, X_test, X_train)`` (shape ``(M, n_test, n_train)``).
-
-    Kernels that share a column subset share the expensive part: one inner-product matrix
-    :math:`G = X_c Y_c^\top` per subset serves every linear / polynomial kernel, and is then
-    turned in place into the squared distances :math:`D_{ij} = \|x_i\|^2 + \|y_j\|^2 -
-    2G_{ij}` that serve every Gaussian kernel (``np.exp(-gamma * D, out=stack[m])``). With
-    float64 the workspace is the slot of the subset's last kernel, so the memory used is the
-    stack itself plus small blocks. Training stacks are exactly symmetric.
+    ``stack[m, i, j] = k_m(x_i, y_j)``: the training stack is ``kernel_stack(kernels,
+    X_train)``, shape ``(M, n, n)``, exactly symmetric; the test stack ``kernel_stack(kernels,
+    X_test, X_train)``, shape ``(M, n_test, n_train)``. Kernels sharing a column subset share
+    one inner-product matrix :math:`G = X_c Y_c^\top` (linear and polynomial kernels), turned
+    in place into :math:`D_{ij} = \|x_i\|^2 + \|y_j\|^2 - 2G_{ij}` (Gaussian kernels). In
+    float64 the workspace is the slot of the subset's last kernel: no memory beyond the stack
+    and small blocks.
 
     Parameters
     ----------
     kernels : list of kernel specs
-        Anything :func:`as_kernel` accepts, or a list of such. Per-feature templates are
-        expanded and data-dependent widths resolved on the training side: ``Y`` when given,
-        ``X`` otherwise (pass fitted kernels, e.g. ``KernelBank.kernels_``, to avoid it).
+        Anything :func:`as_kernel` accepts, or a list of such. Templates are expanded and
+        data-dependent widths resolved on the training side (``Y`` if given, else ``X``);
+        pass fitted kernels (e.g. ``KernelBank.kernels_``) to avoid it.
     X : array-like of shape (n_X, n_features) or sequence of strings
         Row data (the test data for a test stack).
     Y : array-like of shape (n_Y, n_features) or sequence of strings, default=None
-        Column data (the training data); None means ``Y = X`` (a training stack).
+        Column data (the training data); None means ``Y = X``.
     dtype : {np.float64, np.float32}, default=np.float64
-        Type of the stack. float32 halves its memory; Gram and distance matrices are still
-        computed in float64 (one float64 workspace matrix) and rounded when stored.
+        Type of the stack; with float32 the matrices are computed in one float64 workspace
+        and rounded when stored.
     max_bytes : int, default=None
-        Memory the stack and its workspace may use. None: the memory available now
-        (:func:`available_memory`).
+        Memory the stack and its workspace may use; None: :func:`available_memory`.
     check_psd : {"auto", True, False}, default="auto"
-        For training stacks: "auto" checks symmetry and positive semidefiniteness of callable
-        kernels only (the built-in ones are PSD by construction), True of every kernel.
+        For training stacks: check symmetry and positive semidefiniteness of callable kernels
+        ("auto"; the built-in ones are PSD by construction), of every kernel (True) or none.
 
     Returns
     -------
@@ -1526,8 +1497,8 @@ def kernel_stack(kernels, X, Y=None, *, dtype=np.float64, max_bytes=None, check_
     Raises
     ------
     MemoryError
-        Before allocating, if ``n_kernels * n_X * n_Y * itemsize`` plus the workspace exceeds
-        ``max_bytes`` (or the available memory); the message gives both numbers.
+        Before allocating, if the stack plus workspace exceeds ``max_bytes`` (or the
+        available memory); the message gives both numbers.
     ValueError
         For NaN or infinite input, mismatched features, or a callable kernel that is not
         symmetric PSD.
@@ -1537,8 +1508,6 @@ def kernel_stack(kernels, X, Y=None, *, dtype=np.float64, max_bytes=None, check_
     >>> import numpy as np
     >>> from mklcore.kernels import kernel_bank, kernel_stack
     >>> X = np.random.default_rng(0).normal(size=(20, 3))
-    >>> kernel_stack(kernel_bank("rbf", gamma=[0.1, 1.0]), X).shape
-    (2, 20, 20)
     >>> kernel_stack(kernel_bank("rbf", gamma=[0.1, 1.0]), X[:5], X).shape
     (2, 5, 20)
     """
