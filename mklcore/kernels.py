@@ -1165,21 +1165,18 @@ def _gaussians(sigma=None, gamma=None, scale=None):
     if sigma is None and gamma is None:
         raise ValueError("kernel_bank('rbf') needs sigma=[...] or gamma=[...] (or sigma='median' "
                          "with scale=[...]).")
-    if sigma is not None and isinstance(sigma, str) or gamma is not None and isinstance(gamma, str):
+    key, value = ("sigma", sigma) if sigma is not None else ("gamma", gamma)
+    if isinstance(value, str):
         scales = [1.0] if scale is None else _as_list(scale)
-        if sigma is not None:
-            return [gaussian(sigma=sigma, scale=float(s)) for s in scales]
-        return [gaussian(gamma=gamma, scale=float(s)) for s in scales]
+        return [gaussian(**{key: value}, scale=float(s)) for s in scales]
     if scale is not None:
         raise ValueError("kernel_bank: scale=[...] goes with sigma='median'/'nn' or "
                          "gamma='scale'/'auto'; with numeric widths list them in sigma or gamma.")
-    if sigma is not None:
-        return [gaussian(sigma=float(s)) for s in _as_list(sigma)]
-    return [gaussian(gamma=float(g)) for g in _as_list(gamma)]
+    return [gaussian(**{key: float(v)}) for v in _as_list(value)]
 
 
 def _bank_templates(kind, params):
-    """Return (kernels, default per_feature, accepted parameter names)."""
+    """Return ``(kernels, default per_feature)`` of a bank."""
     p = dict(params)
 
     def take(accepted):
@@ -1188,6 +1185,12 @@ def _bank_templates(kind, params):
             raise TypeError(f"kernel_bank({kind!r}) got unexpected parameter(s) {bad}; accepted: "
                             f"{sorted(accepted)}.")
         return {k: p[k] for k in accepted if k in p}
+
+    def polys(a):  # (<x,z> + 1)^p for the listed degrees
+        return [polynomial(int(d), coef0=1.0) for d in _as_list(a.get("degree", (1, 2, 3)))]
+
+    def fixed_gaussians(a, key, default):
+        return [gaussian(**{key: float(v)}) for v in _as_list(a.get(key, default))]
 
     if kind == "linear":
         take([])
@@ -1205,21 +1208,15 @@ def _bank_templates(kind, params):
         # Rakotomamonjy et al. 2008 (SVM-KM conventions): exp(-||x-z||^2/(2 sigma^2)),
         # (<x,z> + 1)^p
         a = take(["sigma", "degree"])
-        return ([gaussian(sigma=float(s)) for s in _as_list(a.get("sigma", _SIMPLEMKL_SIGMAS))]
-                + [polynomial(int(d), coef0=1.0) for d in _as_list(a.get("degree", (1, 2, 3)))],
-                True)
+        return fixed_gaussians(a, "sigma", _SIMPLEMKL_SIGMAS) + polys(a), True
     if kind == "rls2_default":
         # Dinuzzo's UCI benchmark (Tables 2-4): (<x,x'>+1)^p, p = 1..3, and exp(-gamma ||x-x'||^2),
         # gamma in logspace(-3, 3, 10)
         a = take(["gamma", "degree"])
-        return ([polynomial(int(d), coef0=1.0) for d in _as_list(a.get("degree", (1, 2, 3)))]
-                + [gaussian(gamma=float(g))
-                   for g in _as_list(a.get("gamma", np.logspace(-3, 3, 10)))], True)
+        return polys(a) + fixed_gaussians(a, "gamma", np.logspace(-3, 3, 10)), True
     if kind == "xu2010":
         # Yang et al. 2012 (widths of Xu et al. 2010): sigma in 2^-3 .. 2^6, exp(-||x-z||^2/(2 sigma^2))
-        a = take(["sigma"])
-        return [gaussian(sigma=float(s))
-                for s in _as_list(a.get("sigma", 2.0 ** np.arange(-3, 7)))], True
+        return fixed_gaussians(take(["sigma"]), "sigma", 2.0 ** np.arange(-3, 7)), True
     if kind == "kloft_median":
         # Gaussian bank of Kloft et al. 2009, Sec. 3.1 (median-heuristic widths: our choice):
         # K_k = exp(-D/(c_k d_med)), c_k = 10^(-2 + 4(k-1)/(M-1))
