@@ -70,7 +70,8 @@ _DOC = {
 def _doc(func):
     """Fill the ``{name}`` placeholders of a docstring from ``_DOC`` (others stay as they are)."""
     if func.__doc__:  # None under python -OO
-        func.__doc__ = re.sub(r"\{(\w+)\}", lambda m: _DOC.get(m.group(1), m.group(0)), func.__doc__)
+        func.__doc__ = re.sub(r"\{(\w+)\}", lambda m: _DOC.get(m.group(1), m.group(0)),
+                              func.__doc__)
     return func
 
 
@@ -661,6 +662,14 @@ def _pair_keys(pos, kmer, k, L):
     return np.stack([pos.astype(np.int64), kmer], axis=1)
 
 
+def _csr(parts, shape):
+    """CSR matrix summing the ``(rows, cols, weights)`` triples of ``parts``."""
+    if not parts:
+        parts = [(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))]
+    r, c, w = (np.concatenate(x) for x in zip(*parts))
+    return sp.csr_matrix((w, (r, c)), shape=shape)
+
+
 class SpectrumKernel(_StringKernel):
     r"""Spectrum kernel :math:`\langle\phi_k(x), \phi_k(z)\rangle`; see :func:`spectrum`."""
 
@@ -759,20 +768,8 @@ class WeightedDegreeKernel(_StringKernel):
                     left_parts[j].append((phi[0], phi_c + p, beta * phi[2]))
                     right_parts[j].append((psi[0], psi_c + p, psi[2]))
             offset += 2 * p if self.shift else p
-        maps = []
-        for j, n in enumerate(n_list):
-            mats = []
-            for parts in (left_parts[j], right_parts[j]):
-                if parts:
-                    r = np.concatenate([a for a, _, _ in parts])
-                    c = np.concatenate([b for _, b, _ in parts])
-                    w = np.concatenate([w for _, _, w in parts])
-                else:
-                    r = c = np.zeros(0, np.int64)
-                    w = np.zeros(0)
-                mats.append(sp.csr_matrix((w, (r, c)), shape=(n, max(offset, 1))))
-            maps.append(tuple(mats))
-        return maps
+        return [tuple(_csr(parts, (n, max(offset, 1))) for parts in (left_parts[j], right_parts[j]))
+                for j, n in enumerate(n_list)]
 
 
 class CallableKernel(Kernel):
@@ -874,7 +871,7 @@ def polynomial(degree=2, coef0=1.0, scale=1.0, columns=None):
 
 @_doc
 def gaussian(sigma=None, gamma=None, columns=None, *, scale=1.0):
-    r"""Gaussian (RBF) kernel :math:`k(x, z) = \exp(-\|x - z\|^2 / (2\sigma^2)) = \exp(-\gamma\|x - z\|^2)`.
+    r"""Gaussian (RBF) kernel :math:`\exp(-\|x - z\|^2 / (2\sigma^2)) = \exp(-\gamma\|x - z\|^2)`.
 
     Give ``sigma`` or ``gamma``, not both. Data-dependent widths are resolved by
     :meth:`Kernel.fit` on the training data (restricted to ``columns``), with
@@ -1535,7 +1532,7 @@ def _asymmetry(K):
 
 @_doc
 def normalize_trace(K, factors=None, *, target="n", copy=True):
-    r"""Scale each kernel to a fixed trace: :math:`\tilde K_m = f_m K_m`, :math:`f_m = t/\mathrm{tr}(K_m)`.
+    r"""Scale each kernel to a fixed trace t: :math:`\tilde K_m = K_m\, t/\mathrm{tr}(K_m)`.
 
     :math:`t = n` (``target="n"``) is Kloft et al. 2009's ``K * n / trace(K)`` and Hinrichs et
     al. 2012's "mean diagonal 1" (Gaussian kernels are unchanged); ``target=1.0`` is Gönen &
@@ -1557,7 +1554,7 @@ def normalize_trace(K, factors=None, *, target="n", copy=True):
     K_normalized : ndarray of the shape of ``K``
         The scaled kernels.
     factors : ndarray of shape (n_kernels,) or float
-        The factors :math:`f_m` (a float for a single matrix).
+        The factors :math:`f_m = t/\mathrm{tr}(K_m)` (a float for a single matrix).
     """
     K, Ks, single = _as_stack(K, "K")
     if factors is None:
@@ -1582,7 +1579,7 @@ def normalize_trace(K, factors=None, *, target="n", copy=True):
 
 @_doc
 def normalize_cosine(K, diag_rows=None, diag_cols=None, *, copy=True):
-    r"""Cosine normalisation, unit diagonal in feature space: :math:`k(x, z)/\sqrt{k(x, x)\, k(z, z)}`.
+    r"""Cosine normalisation to a unit diagonal: :math:`k(x, z)/\sqrt{k(x, x)\, k(z, z)}`.
 
     (Kloft et al. 2009: "normalised to unit length in feature space".) A square training
     kernel takes its diagonals from ``K``; a test kernel ``K(X_test, X_train)`` needs
