@@ -46,11 +46,13 @@ _DOWNLOAD_TIMEOUT = 30  # seconds, for every urllib request made by the fetchers
 
 # Shared docstring sections, substituted by ``_fill_doc`` so that loaders do not repeat them.
 _DOC_PARTS = {
-    "sections": """Parameters
-    ----------
-    {return_X_y}
+    "sections": """{parameters}
 
-    Returns
+    {returns}""",
+    "parameters": """Parameters
+    ----------
+    {return_X_y}""",
+    "returns": """Returns
     -------
     {bunch}
     {X_y}
@@ -422,9 +424,7 @@ def load_wdbc(*, return_X_y=False):
     completeness only. Labels are UCI's ``"M"`` (malignant) and ``"B"`` (benign)
     instead of scikit-learn's 0/1.
 
-    Parameters
-    ----------
-    {return_X_y}
+    {parameters}
 
     Returns
     -------
@@ -585,9 +585,7 @@ def load_mnist(*, return_X_y=False):
     odd-vs-even task of Kloft et al. (2009, Figure 1) is
     ``y = np.where(target % 2 == 1, 1, -1)`` (2500 odd, 2500 even).
 
-    Parameters
-    ----------
-    {return_X_y}
+    {parameters}
 
     Returns
     -------
@@ -613,9 +611,7 @@ def load_digits(*, return_X_y=False):
     A wrapper around :func:`sklearn.datasets.load_digits` that adds ``source``; the
     pixel grid stand-in for ADNI's Q-SVM experiment of Hinrichs et al. (2012).
 
-    Parameters
-    ----------
-    {return_X_y}
+    {parameters}
 
     Returns
     -------
@@ -720,14 +716,7 @@ def load_housing(*, drop_b=False, return_X_y=False):
         Drop the ``B`` column (12 features remain).
     {return_X_y}
 
-    Returns
-    -------
-    {bunch}
-    {X_y}
-
-    Raises
-    ------
-    {raises}
+    {returns}
     """
     names = ["CRIM", "ZN", "INDUS", "CHAS", "NOX", "RM", "AGE", "DIS", "RAD", "TAX", "PTRATIO", "B", "LSTAT"]
     raw = _read_csv(_data_file("housing", "boston_housing.csv"), header=None).to_numpy(dtype=float)
@@ -748,9 +737,7 @@ def load_cpu(*, return_X_y=False):
     ``estperf`` for anyone replicating Dinuzzo (2010), who kept it as an input. The
     vendor (30 levels, first token of the machine name) is in ``vendor``.
 
-    Parameters
-    ----------
-    {return_X_y}
+    {parameters}
 
     Returns
     -------
