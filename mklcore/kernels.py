@@ -48,7 +48,7 @@ __all__ = [
 #: rows of a temporary block in the blocked squared-distance update (about 16 MB)
 _BLOCK_ELEMENTS = 1 << 21
 
-# Shared docstring texts, substituted for ``{name}`` by ``_doc``.
+# Shared docstring texts, written at indentation 4 and substituted for ``{name}`` by ``_doc``.
 _DOC = {
     "columns": """columns : None, int, sequence of int or "each", default=None
         Features the kernel reads; None means all; ``"each"`` makes a per-feature template.""",
@@ -67,12 +67,15 @@ _DOC = {
 }
 
 
-def _doc(func):
-    """Fill the ``{name}`` placeholders of a docstring from ``_DOC`` (others stay as they are)."""
-    if func.__doc__:  # None under python -OO
-        func.__doc__ = re.sub(r"\{(\w+)\}", lambda m: _DOC.get(m.group(1), m.group(0)),
-                              func.__doc__)
-    return func
+def _doc(obj):
+    """Fill the ``{name}`` lines of a docstring from ``_DOC``, at the placeholder's indentation."""
+    def fill(m):
+        text = _DOC.get(m.group(2))
+        return m.group(0) if text is None else m.group(1) + text.replace("\n    ", "\n" + m.group(1))
+
+    if obj.__doc__:  # None under python -OO
+        obj.__doc__ = re.sub(r"^( *)\{(\w+)\}$", fill, obj.__doc__, flags=re.M)
+    return obj
 
 
 def _fmt_value(v):
@@ -1815,15 +1818,20 @@ class KernelBank(TransformerMixin, BaseEstimator):
         self.normalize = normalize
         self.dtype = dtype
 
-    def _check_params(self):
+    def _fit(self, X, transform):
+        """Fit on ``X``; return the normalised training stack if ``transform``, else self."""
         validate_params("KernelBank", {"normalize": [Options("trace", "cosine"), None]},
                         {"normalize": self.normalize})
         dtype = _check_dtype(self.dtype, "KernelBank")
         kernels = ([linear(), gaussian(gamma="scale")] if self.kernels is None
                    else _as_kernel_list(self.kernels))
-        return kernels, dtype
-
-    def _store(self, data, kernels, diag):
+        data = _Data(X, "X")
+        if transform:
+            stack, kernels = _stack(kernels, data, None, dtype, None, "auto", "KernelBank")
+            diag = np.diagonal(stack, axis1=1, axis2=2).astype(np.float64)
+        else:
+            kernels = _fit_kernel_list(kernels, data)
+            diag = np.stack([k.diag(data) for k in kernels])
         if any(k.family in ("dot", "dist") for k in kernels):
             X = data.numeric()
             self.n_features_in_ = X.shape[1]
@@ -1840,6 +1848,7 @@ class KernelBank(TransformerMixin, BaseEstimator):
         traces = diag.sum(axis=1)
         n = diag.shape[1]
         self.trace_factors_ = np.where(traces > 0, n / np.where(traces > 0, traces, 1.0), 1.0)
+        return self._normalize(stack, None) if transform else self
 
     @_doc
     def fit(self, X, y=None):
@@ -1854,12 +1863,7 @@ class KernelBank(TransformerMixin, BaseEstimator):
         self : KernelBank
             The fitted transformer.
         """
-        kernels, _ = self._check_params()
-        data = _Data(X, "X")
-        kernels = _fit_kernel_list(kernels, data)
-        diag = np.stack([k.diag(data) for k in kernels])
-        self._store(data, kernels, diag)
-        return self
+        return self._fit(X, transform=False)
 
     @_doc
     def fit_transform(self, X, y=None):
@@ -1874,12 +1878,7 @@ class KernelBank(TransformerMixin, BaseEstimator):
         K : ndarray of shape (n_kernels, n_samples, n_samples)
             Training Gram stack.
         """
-        kernels, dtype = self._check_params()
-        data = _Data(X, "X")
-        stack, kernels = _stack(kernels, data, None, dtype, None, "auto", "KernelBank")
-        diag = np.diagonal(stack, axis1=1, axis2=2).astype(np.float64)
-        self._store(data, kernels, diag)
-        return self._normalize(stack, None)
+        return self._fit(X, transform=True)
 
     def transform(self, X):
         """Stack between ``X`` (rows) and the training data (columns).
