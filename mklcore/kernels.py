@@ -70,8 +70,8 @@ _DOC = {
 def _doc(obj):
     """Fill the ``{name}`` lines of a docstring from ``_DOC``, at the placeholder's indentation."""
     def fill(m):
-        text = _DOC.get(m.group(2))
-        return m.group(0) if text is None else m.group(1) + text.replace("\n    ", "\n" + m.group(1))
+        indent, text = m.group(1), _DOC.get(m.group(2))
+        return m.group(0) if text is None else indent + text.replace("\n    ", "\n" + indent)
 
     if obj.__doc__:  # None under python -OO
         obj.__doc__ = re.sub(r"^( *)\{(\w+)\}$", fill, obj.__doc__, flags=re.M)
@@ -155,10 +155,8 @@ def available_memory():
     candidates = []
     try:
         with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    candidates.append(int(line.split()[1]) * 1024)
-                    break
+            candidates += [int(line.split()[1]) * 1024 for line in fh
+                           if line.startswith("MemAvailable:")][:1]
     except (OSError, ValueError, IndexError):
         pass
     if not candidates:
@@ -171,8 +169,7 @@ def available_memory():
             limit = fh.read().strip()
         if limit != "max":
             with open("/sys/fs/cgroup/memory.current") as fh:
-                current = int(fh.read().strip())
-            candidates.append(max(int(limit) - current, 0))
+                candidates.append(max(int(limit) - int(fh.read().strip()), 0))
     except (OSError, ValueError):
         pass
     return min(candidates) if candidates else None
@@ -1215,7 +1212,7 @@ def _bank_templates(kind, params):
         a = take(["gamma", "degree"])
         return polys(a) + fixed_gaussians(a, "gamma", np.logspace(-3, 3, 10)), True
     if kind == "xu2010":
-        # Yang et al. 2012 (widths of Xu et al. 2010): sigma in 2^-3 .. 2^6, exp(-||x-z||^2/(2 sigma^2))
+        # Yang et al. 2012 (widths of Xu et al. 2010): exp(-||x-z||^2/(2 sigma^2)), sigma 2^-3..2^6
         return fixed_gaussians(take(["sigma"]), "sigma", 2.0 ** np.arange(-3, 7)), True
     if kind == "kloft_median":
         # Gaussian bank of Kloft et al. 2009, Sec. 3.1 (median-heuristic widths: our choice):
