@@ -60,6 +60,13 @@ _DOC_PARTS = {
     Raises
     ------
     {raises}""",
+    "fetch_raises": """Raises
+    ------
+    OSError
+        If the data are not cached and ``download=False`` or the download fails; the
+        message names the offline stand-in.
+    ValueError
+        If the downloaded or cached values differ from those stated above.""",
     "data_home": """data_home : str or Path, default=None
         Cache folder; ``$MKLCORE_DATA_HOME`` or ``~/.cache/mklcore`` by default.
     download : bool, default=True
@@ -1005,13 +1012,7 @@ def fetch_wpbc(data_home=None, download=True, *, dropna=False, return_X_y=False)
         ``feature_names``, ``target_names``, ``DESCR``, ``source``.
     {X_y}
 
-    Raises
-    ------
-    OSError
-        If the file is not cached and ``download=False`` or the download fails; the
-        message names the offline stand-in (wdbc).
-    ValueError
-        If the file's values differ from those stated above.
+    {fetch_raises}
     """
     parsed = _fetch("wpbc", {"wpbc.data": _WPBC_URL}, data_home=data_home, download=download,
                     standin="mklcore.datasets.load_wdbc() (diagnostic instead of prognostic)",
@@ -1079,13 +1080,8 @@ def fetch_servo(data_home=None, download=True, *, encoding="onehot", return_X_y=
         ``data``, ``target`` (rise time), ``feature_names``, ``DESCR``, ``source``.
     {X_y}
 
-    Raises
-    ------
-    OSError
-        If the file is not cached and ``download=False`` or the download fails; the
-        message names the offline stand-in (sklearn's ``load_diabetes``).
-    ValueError
-        If ``encoding`` is unknown or the file's values differ from those stated above.
+    {fetch_raises}
+        Also if ``encoding`` is unknown.
     """
     if encoding not in ("onehot", "ordinal"):
         raise ValueError(f"encoding must be 'onehot' or 'ordinal'; got {encoding!r}.")
@@ -1165,13 +1161,7 @@ def fetch_14cancer(data_home=None, download=True, *, return_X_y=False):
         ``feature_names``, ``DESCR``, ``source``.
     {X_y}
 
-    Raises
-    ------
-    OSError
-        If the files are not cached and ``download=False`` or the download fails; the
-        message names the offline stand-in (Khan SRBCT).
-    ValueError
-        If the files' shapes or class counts differ from those stated above.
+    {fetch_raises}
     """
     parsed = _fetch("14cancer", {f: _ESL_URL + f for f in _14CANCER_FILES}, data_home=data_home,
                     download=download, standin="mklcore.datasets.load_khan() (Khan SRBCT microarray)",
@@ -1275,10 +1265,10 @@ def make_gauss4(n_samples=1200, variant="recalled", random_state=None, *, return
     :math:`\mu_{11} = (-3, 1)`, :math:`\mu_{12} = (1, 1)` (class +1) and
     :math:`\mu_{21} = (-1, -2.2)`, :math:`\mu_{22} = (3, -2.2)` (class -1), with
     :math:`\Sigma_{11} = \Sigma_{12} = \mathrm{diag}(0.8, 2)` and
-    :math:`\Sigma_{21} = \Sigma_{22} = \mathrm{diag}(0.8, v)`. The parameters were lost
-    from the paper's text and are recalled, not verified. With the recalled :math:`v = 4` the Bayes accuracy (89.7 %) is below the
-    92.00 % the paper reports for LMKL, so :math:`v = 2` (Bayes 92.1 %) is offered as
-    well; run both and judge results against :func:`gauss4_bayes_accuracy`.
+    :math:`\Sigma_{21} = \Sigma_{22} = \mathrm{diag}(0.8, v)`. The parameters are recalled,
+    not verified (the paper's text lacks them). With the recalled :math:`v = 4` the Bayes
+    accuracy (89.7 %) is below the 92.00 % the paper reports for LMKL, so :math:`v = 2`
+    (Bayes 92.1 %) is offered as well; judge results against :func:`gauss4_bayes_accuracy`.
 
     Parameters
     ----------
@@ -1395,11 +1385,10 @@ def make_synthetic_dna(n_samples=1000, length=200, random_state=None, *, pos_fra
                        return_signals=False):
     """Generate promoter-like DNA with four planted signals (Kloft et al. 2009 TSS stand-in B).
 
-    An offline substitute for the TSS data of Figure 2 of [1]_ (Sec. 3.3). The transcription start site (TSS) is at position
-    ``length // 2`` (100 for the default length 200; positions are 0-based). The
-    background is i.i.d. with GC content ``gc_content``. Each sequence carries each of
-    four signals independently with probability ``p_signal_pos`` (positives) or
-    ``p_signal_neg`` (negatives):
+    An offline substitute for the TSS data of [1]_ (Sec. 3.3, Figure 2). The transcription
+    start site (TSS) is at 0-based position ``length // 2``; the background is i.i.d. with
+    GC content ``gc_content``. Each sequence carries each of four signals independently with
+    probability ``p_signal_pos`` (positives) or ``p_signal_neg`` (negatives):
 
     a. ``tata``: the motif ``TATAAA`` starting at TSS - 30 + j, j uniform on {-3, ..., 3};
     b. ``cpg_upstream``: on [0, TSS) bases drawn with P(C) = P(G) = 0.3, then a ``CG``
@@ -1410,9 +1399,8 @@ def make_synthetic_dna(n_samples=1000, length=200, random_state=None, *, pos_fra
     d. ``at_rich``: on [TSS - 30, TSS - 10) bases drawn with (A, C, G, T) =
        (0.4, 0.1, 0.1, 0.4) [our choice of the AT-rich composition].
 
-    Signals are planted in the order b, c, d, a, so the motif is always intact. Every
-    signal is informative but none suffices, the regime where the paper finds
-    non-sparse (l2) MKL best.
+    Signals are planted in the order b, c, d, a (the motif stays intact). Every signal is
+    informative but none suffices, the regime where the paper finds non-sparse MKL best.
 
     Parameters
     ----------
@@ -1502,12 +1490,10 @@ def make_synthetic_dna(n_samples=1000, length=200, random_state=None, *, pos_fra
 def add_label_noise(y, q, random_state=None, *, method="independent", return_mask=False):
     """Flip binary labels at random, the noise protocol of Yang et al. (2012).
 
-    The experiments of [1]_ flip each **training**
-    label independently with probability ``q`` (the noise level of Assumption 1,
-    E[p(x, y)] = 1 - q), leaving the test labels clean; apply this function to the
-    training labels only. The number of flips is then Binomial(n, q).
-    ``method="exact"`` instead flips exactly ``round(q * n)`` labels chosen uniformly
-    without replacement (not the paper's protocol; useful for controlled tests).
+    The experiments of [1]_ flip each **training** label independently with probability
+    ``q`` (the noise level of Assumption 1, E[p(x, y)] = 1 - q) and keep the test labels
+    clean: apply this function to the training labels only. ``method="exact"`` flips exactly
+    ``round(q * n)`` labels instead (not the paper's protocol; for controlled tests).
 
     Parameters
     ----------
