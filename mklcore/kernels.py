@@ -436,15 +436,10 @@ class Kernel:
 
 
 class _DotKernel(Kernel):
-    """Kernels that are a function of the inner product ``<x, y>``."""
+    """Kernels of the inner product ``<x, y>``: subclasses define ``_from_gram(G, out)``
+    (write k of the Gram matrix G into ``out``) and ``_from_sqnorm(sq)`` (k(x, x))."""
 
     family = "dot"
-
-    def _from_gram(self, G, out):  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _from_sqnorm(self, sq):  # pragma: no cover - abstract
-        raise NotImplementedError
 
     def _diag(self, data):
         Xc = data.cols(self.columns)
@@ -578,7 +573,7 @@ class GaussianKernel(Kernel):
 
 
 class _StringKernel(Kernel):
-    """Kernels on DNA sequences through sparse one-hot k-mer feature maps."""
+    """Kernels on DNA sequences through sparse k-mer feature maps, given by ``_maps``."""
 
     family = "string"
 
@@ -598,9 +593,6 @@ class _StringKernel(Kernel):
             pad = np.full((codes.shape[0], stop_eff - start - window.shape[1]), _INVALID, np.uint8)
             window = np.concatenate([window, pad], axis=1)
         return np.ascontiguousarray(window), lengths
-
-    def _maps(self, codes_list):  # pragma: no cover - abstract
-        raise NotImplementedError
 
     def _gram(self, dX, dY, symmetric):
         cX = self._window(dX)
@@ -1382,13 +1374,9 @@ def _stack(kernels, X, Y, dtype, max_bytes, check_psd_, owner):
     # memory: the stack, plus a float64 workspace of one Gram matrix when the stack is float32
     # or when other temporaries are needed (medians, string and callable kernels)
     stack_bytes = M * n_X * n_Y * dtype.itemsize
-    n_work = 0
-    if families & {"dot", "dist"} and dtype != np.float64:
-        n_work += 1
-    if symmetric and any(not k.is_fitted for k in klist):
-        n_work += 1
-    if families & {"string", "callable"}:
-        n_work += 2
+    n_work = (int(bool(families & {"dot", "dist"}) and dtype != np.float64)
+              + int(symmetric and any(not k.is_fitted for k in klist))
+              + 2 * int(bool(families & {"string", "callable"})))
     work_bytes = n_work * n_X * n_Y * 8
     limit = max_bytes if max_bytes is not None else available_memory()
     if limit is not None and stack_bytes + work_bytes > limit:
