@@ -344,8 +344,8 @@ def load_ionosphere(*, return_X_y=False):
     # Orange .tab: line 1 names, line 2 types, line 3 flags
     frame = _read_csv(path, sep="\t", skiprows=[1, 2])
     features = frame.drop(columns=[frame.columns[-1], "a2"])
-    return _finish("ionosphere", features.to_numpy(dtype=float), frame.iloc[:, -1].to_numpy(dtype=str),
-                   features.columns, return_X_y=return_X_y)
+    return _finish("ionosphere", features.to_numpy(dtype=float),
+                   frame.iloc[:, -1].to_numpy(dtype=str), features.columns, return_X_y=return_X_y)
 
 
 @_fill_doc
@@ -705,7 +705,8 @@ def load_auto_mpg(*, return_X_y=False):
     names = ["cylinders", "displacement", "horsepower", "weight", "acceleration", "model_year", "origin"]
     frame = _read_csv(_data_file("auto_mpg", "autompg.csv.gz"), header=None, names=[*names, "name", "mpg"])
     return _finish("auto_mpg", frame[names].to_numpy(dtype=float), frame["mpg"].to_numpy(dtype=float), names,
-                   return_X_y=return_X_y, classification=False, car_name=frame["name"].to_numpy(dtype=str))
+                   return_X_y=return_X_y, classification=False,
+                   car_name=frame["name"].to_numpy(dtype=str))
 
 
 @_fill_doc
@@ -969,7 +970,7 @@ def _parse_wpbc(text):
 
 
 def _check_wpbc(parsed):
-    """Check the documented values of wpbc.data: 198 rows, N/R = 151/47, 4 missing lymph-node values."""
+    """Check wpbc.data: 198 rows, N/R = 151/47, 4 missing lymph-node values."""
     X, outcome = parsed["X"], parsed["outcome"]
     _expect(X.shape == (198, 32), f"expected 198 rows x 32 features, found {X.shape}.")
     counts = {c: int(np.sum(outcome == c)) for c in ("N", "R")}
@@ -1043,7 +1044,7 @@ def _parse_servo(text):
 
 
 def _check_servo(parsed):
-    """Check the documented values of servo.data (167 rows; A-E; pgain 3-6; vgain 1-5; 0.13-7.10)."""
+    """Check servo.data: 167 rows; A-E; pgain 3-6; vgain 1-5; rise time 0.13-7.10."""
     n = len(parsed["rise_time"])
     _expect(n == 167, f"expected 167 rows, found {n}.")
     for column in ("motor", "screw"):
