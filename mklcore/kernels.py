@@ -1,45 +1,32 @@
 r"""Kernel functions, kernel banks, Gram stacks, normalisation, centring and alignment.
 
-Everything MKL needs before a solver runs:
+* **Kernels** (:class:`Kernel`) from the factories :func:`linear`, :func:`polynomial`,
+  :func:`gaussian`, :func:`spectrum`, :func:`weighted_degree` or the tuple / callable forms
+  of :func:`as_kernel`; ``k(X, Y)`` is the Gram matrix of shape ``(n_X, n_Y)``
+  (scikit-learn's convention, ``Y=None`` means ``Y = X``).
+* **Banks** (:func:`kernel_bank`): the ``"linear"``, ``"poly"``, ``"rbf"`` families and the
+  named banks of the reproduced papers (``"simplemkl"``, ``"rls2_default"``, ``"xu2010"``,
+  ``"kloft_median"``, ``"lmkl"``).
+* **Stacks** (:func:`kernel_stack`): a bank evaluated into one array of shape
+  ``(n_kernels, n_X, n_Y)``, rows ``X`` and columns ``Y``: ``kernel_stack(kernels, X_train)``
+  for training and ``kernel_stack(kernels, X_test, X_train)`` for testing, the layout of every
+  ``*_solve`` function and of :func:`mklcore.svm.svm_solve`.
+* **Tools**: :func:`normalize_trace`, :func:`normalize_cosine`, :func:`center`,
+  :func:`alignment`, :func:`is_psd`, and :class:`KernelBank`, the scikit-learn transformer
+  from raw ``X`` to Gram stacks (so that ``Pipeline`` and ``GridSearchCV`` work on features).
 
-* **Kernel objects** (:class:`Kernel`) made by the factories :func:`linear`,
-  :func:`polynomial`, :func:`gaussian`, :func:`spectrum` and :func:`weighted_degree`, or
-  from the tuple / callable forms accepted by :func:`as_kernel`. A kernel is called as
-  ``k(X, Y)`` and returns the Gram matrix of shape ``(n_X, n_Y)`` (scikit-learn's
-  convention; ``Y=None`` means ``Y = X``).
-* **Banks** (:func:`kernel_bank`): the generic ``"linear"``, ``"poly"``, ``"rbf"`` families
-  and the named banks of the reproduced papers (``"simplemkl"``, ``"rls2_default"``,
-  ``"xu2010"``, ``"kloft_median"``, ``"lmkl"``).
-* **Stacks** (:func:`kernel_stack`): all kernels of a bank evaluated at once into one
-  pre-allocated array of shape ``(n_kernels, n_X, n_Y)``. Rows are ``X``, columns ``Y``:
-  the training stack is ``kernel_stack(kernels, X_train)`` of shape
-  ``(n_kernels, n_train, n_train)`` and the test stack ``kernel_stack(kernels, X_test,
-  X_train)`` of shape ``(n_kernels, n_test, n_train)``, the layout every ``*_solve``
-  function and :func:`mklcore.svm.svm_solve` expect.
-* **Normalisation and tools**: :func:`normalize_trace`, :func:`normalize_cosine`,
-  :func:`center`, :func:`alignment`, :func:`is_psd`.
-* :class:`KernelBank`, the scikit-learn transformer the estimators use to go from raw
-  ``X`` to Gram stacks (so that ``Pipeline`` and ``GridSearchCV`` work on features).
-
-Data-dependent parameters
--------------------------
-Some kernels have parameters computed from the training data: ``gaussian(gamma="scale")``
-(scikit-learn's :math:`1/(d\,\mathrm{Var}(X))`), ``gaussian(sigma="median", scale=c)`` (the
-median heuristic, our choice of widths for the Gaussian bank of Kloft et al. 2009, Sec. 3.1),
-``gaussian(sigma="nn")`` (Gönen &
-Alpaydın 2008's mean nearest-neighbour distance), and per-feature templates
-(``columns="each"``, one kernel per input feature). :meth:`Kernel.fit` and
-:func:`fit_kernels` resolve them on training data; :func:`kernel_stack` resolves any
-unresolved kernel on the *training side*, i.e. on ``Y`` when it is given and on ``X``
-otherwise, which is what the rows-``X`` / columns-training convention implies.
-:func:`kernel_bank` returns such templates when ``n_features`` is not given (lazy
-expansion at fit time, the preferred use), and concrete single-feature kernels when it is.
+Data-dependent parameters (``gaussian(gamma="scale")``, ``sigma="median"``, ``sigma="nn"``)
+and per-feature templates (``columns="each"``) are resolved on training data by
+:meth:`Kernel.fit` and :func:`fit_kernels`; :func:`kernel_stack` resolves them on the training
+side, ``Y`` when given and ``X`` otherwise. :func:`kernel_bank` returns templates when
+``n_features`` is not given (expanded at fit time, the preferred use).
 """
 
 import copy
 import math
 import numbers
 import os
+import re
 
 import numpy as np
 import scipy.sparse as sp
@@ -60,6 +47,35 @@ __all__ = [
 
 #: rows of a temporary block in the blocked squared-distance update (about 16 MB)
 _BLOCK_ELEMENTS = 1 << 21
+
+# Shared docstring texts, written at indentation 4 and substituted for ``{name}`` by ``_doc``.
+_DOC = {
+    "columns": """columns : None, int, sequence of int or "each", default=None
+        Features the kernel reads; None means all; ``"each"`` makes a per-feature template.""",
+    "kernel": """kernel : Kernel
+        The kernel object.""",
+    "positions": """positions : slice or (start, stop), default=None
+        Window of the sequences to use (0-based, ``stop`` exclusive, as Python slicing);
+        None uses whole sequences.""",
+    "X_fit": """X : array-like of shape (n_samples, n_features) or sequence of strings
+        Training data.
+    y : None
+        Ignored.""",
+    "K": """K : ndarray of shape (n_kernels, n_rows, n_cols) or (n_rows, n_cols)""",
+    "copy": """copy : bool, default=True
+        If False and ``K`` is a float array, work in place.""",
+}
+
+
+def _doc(obj):
+    """Fill the ``{name}`` lines of a docstring from ``_DOC``, at the placeholder's indentation."""
+    def fill(m):
+        indent, text = m.group(1), _DOC.get(m.group(2))
+        return m.group(0) if text is None else indent + text.replace("\n    ", "\n" + indent)
+
+    if obj.__doc__:  # None under python -OO
+        obj.__doc__ = re.sub(r"^( *)\{(\w+)\}$", fill, obj.__doc__, flags=re.M)
+    return obj
 
 
 def _fmt_value(v):
@@ -139,10 +155,8 @@ def available_memory():
     candidates = []
     try:
         with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    candidates.append(int(line.split()[1]) * 1024)
-                    break
+            candidates += [int(line.split()[1]) * 1024 for line in fh
+                           if line.startswith("MemAvailable:")][:1]
     except (OSError, ValueError, IndexError):
         pass
     if not candidates:
@@ -155,8 +169,7 @@ def available_memory():
             limit = fh.read().strip()
         if limit != "max":
             with open("/sys/fs/cgroup/memory.current") as fh:
-                current = int(fh.read().strip())
-            candidates.append(max(int(limit) - current, 0))
+                candidates.append(max(int(limit) - int(fh.read().strip()), 0))
     except (OSError, ValueError):
         pass
     return min(candidates) if candidates else None
@@ -290,23 +303,16 @@ class _Data:
 # ----------------------------------------------------------------------------------------
 
 
+@_doc
 class Kernel:
-    r"""Base class of mklcore kernels.
+    r"""Base class of mklcore kernels: ``k(X, Y)[i, j] = k(x_i, y_j)``, shape ``(n_X, n_Y)``.
 
-    A kernel maps two data sets to their Gram matrix, ``k(X, Y)[i, j] = k(x_i, y_j)``, of
-    shape ``(n_X, n_Y)`` (scikit-learn's convention; ``Y=None`` means ``Y = X``).
+    Kernels are immutable (:meth:`fit` returns a new object); make them with the factories
+    (:func:`linear`, :func:`gaussian`, ...) rather than the classes.
 
     Parameters
     ----------
-    columns : None, int, sequence of int or "each", default=None
-        Input features the kernel reads (``X[:, columns]``); None reads all of them.
-        ``"each"`` marks a per-feature template, expanded into one kernel per feature by
-        :func:`fit_kernels` (or :func:`kernel_stack`) once the number of features is known.
-
-    Notes
-    -----
-    Subclasses are immutable: :meth:`fit` returns a new object. Use the factories
-    (:func:`linear`, :func:`gaussian`, ...) rather than the classes.
+    {columns}
     """
 
     kind = "kernel"
@@ -351,7 +357,7 @@ class Kernel:
         return new
 
     def expand(self, n_features):
-        """Expand a per-feature template into one kernel per feature.
+        """Expand a per-feature template (``columns="each"``) into one kernel per feature.
 
         Parameters
         ----------
@@ -361,8 +367,7 @@ class Kernel:
         Returns
         -------
         kernels : list of Kernel
-            ``[self with columns=[0], ..., self with columns=[n_features-1]]`` for a template
-            (``columns="each"``), ``[self]`` otherwise.
+            ``self`` with ``columns=[0]``, ..., ``[n_features-1]`` for a template, else ``[self]``.
         """
         if self.columns != "each":
             return [self]
@@ -379,7 +384,7 @@ class Kernel:
         Returns
         -------
         kernel : Kernel
-            A fitted copy (kernels without data-dependent parameters return a plain copy).
+            A fitted copy.
         """
         if self.columns == "each":
             raise ValueError(f"{self!r} is a per-feature template; fitting it gives several "
@@ -399,8 +404,7 @@ class Kernel:
         X : array-like of shape (n_X, n_features) or sequence of strings
             Row data.
         Y : array-like of shape (n_Y, n_features), default=None
-            Column data; None means ``Y = X``. An unfitted kernel is fitted on ``Y`` (or on
-            ``X`` when ``Y`` is None), the training side.
+            Column data; None means ``Y = X``. An unfitted kernel is fitted on this side.
 
         Returns
         -------
@@ -420,8 +424,7 @@ class Kernel:
         Returns
         -------
         d : ndarray of shape (n_samples,)
-            ``k(x_i, x_i)`` for every row of ``X`` (used by cosine normalisation of test
-            kernels).
+            ``k(x_i, x_i)`` for every row of ``X``.
         """
         if self.columns == "each":
             raise ValueError(f"{self!r} is a per-feature template; expand it first.")
@@ -433,15 +436,10 @@ class Kernel:
 
 
 class _DotKernel(Kernel):
-    """Kernels that are a function of the inner product ``<x, y>``."""
+    """Kernels of the inner product ``<x, y>``: subclasses define ``_from_gram(G, out)``
+    (write k of the Gram matrix G into ``out``) and ``_from_sqnorm(sq)`` (k(x, x))."""
 
     family = "dot"
-
-    def _from_gram(self, G, out):  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _from_sqnorm(self, sq):  # pragma: no cover - abstract
-        raise NotImplementedError
 
     def _diag(self, data):
         Xc = data.cols(self.columns)
@@ -575,7 +573,7 @@ class GaussianKernel(Kernel):
 
 
 class _StringKernel(Kernel):
-    """Kernels on DNA sequences through sparse one-hot k-mer feature maps."""
+    """Kernels on DNA sequences through sparse k-mer feature maps, given by ``_maps``."""
 
     family = "string"
 
@@ -595,9 +593,6 @@ class _StringKernel(Kernel):
             pad = np.full((codes.shape[0], stop_eff - start - window.shape[1]), _INVALID, np.uint8)
             window = np.concatenate([window, pad], axis=1)
         return np.ascontiguousarray(window), lengths
-
-    def _maps(self, codes_list):  # pragma: no cover - abstract
-        raise NotImplementedError
 
     def _gram(self, dX, dY, symmetric):
         cX = self._window(dX)
@@ -657,6 +652,14 @@ def _pair_keys(pos, kmer, k, L):
     if L * 4 ** k < 2 ** 62:
         return pos.astype(np.int64) * (4 ** k) + kmer
     return np.stack([pos.astype(np.int64), kmer], axis=1)
+
+
+def _csr(parts, shape):
+    """CSR matrix summing the ``(rows, cols, weights)`` triples of ``parts``."""
+    if not parts:
+        parts = [(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0))]
+    r, c, w = (np.concatenate(x) for x in zip(*parts))
+    return sp.csr_matrix((w, (r, c)), shape=shape)
 
 
 class SpectrumKernel(_StringKernel):
@@ -757,20 +760,8 @@ class WeightedDegreeKernel(_StringKernel):
                     left_parts[j].append((phi[0], phi_c + p, beta * phi[2]))
                     right_parts[j].append((psi[0], psi_c + p, psi[2]))
             offset += 2 * p if self.shift else p
-        maps = []
-        for j, n in enumerate(n_list):
-            mats = []
-            for parts in (left_parts[j], right_parts[j]):
-                if parts:
-                    r = np.concatenate([a for a, _, _ in parts])
-                    c = np.concatenate([b for _, b, _ in parts])
-                    w = np.concatenate([w for _, _, w in parts])
-                else:
-                    r = c = np.zeros(0, np.int64)
-                    w = np.zeros(0)
-                mats.append(sp.csr_matrix((w, (r, c)), shape=(n, max(offset, 1))))
-            maps.append(tuple(mats))
-        return maps
+        return [tuple(_csr(parts, (n, max(offset, 1))) for parts in (left_parts[j], right_parts[j]))
+                for j, n in enumerate(n_list)]
 
 
 class CallableKernel(Kernel):
@@ -825,18 +816,17 @@ class CallableKernel(Kernel):
 # ----------------------------------------------------------------------------------------
 
 
+@_doc
 def linear(columns=None):
     r"""Linear kernel :math:`k(x, z) = \langle x, z\rangle`.
 
     Parameters
     ----------
-    columns : None, int, sequence of int or "each", default=None
-        Features the kernel reads; None means all; ``"each"`` makes a per-feature template.
+    {columns}
 
     Returns
     -------
-    kernel : Kernel
-        The kernel object.
+    {kernel}
 
     Examples
     --------
@@ -848,6 +838,7 @@ def linear(columns=None):
     return LinearKernel(columns)
 
 
+@_doc
 def polynomial(degree=2, coef0=1.0, scale=1.0, columns=None):
     r"""Polynomial kernel :math:`k(x, z) = (s\,\langle x, z\rangle + c)^p`.
 
@@ -861,39 +852,33 @@ def polynomial(degree=2, coef0=1.0, scale=1.0, columns=None):
         Offset :math:`c \ge 0` (non-negative so that the kernel is PSD).
     scale : float, default=1.0
         Multiplier :math:`s > 0` of the inner product (scikit-learn's ``gamma``).
-    columns : None, int, sequence of int or "each", default=None
-        Features the kernel reads; None means all; ``"each"`` makes a per-feature template.
+    {columns}
 
     Returns
     -------
-    kernel : Kernel
-        The kernel object.
+    {kernel}
     """
     return PolynomialKernel(degree, coef0, scale, columns)
 
 
+@_doc
 def gaussian(sigma=None, gamma=None, columns=None, *, scale=1.0):
-    r"""Gaussian (RBF) kernel :math:`k(x, z) = \exp(-\|x - z\|^2 / (2\sigma^2))`.
+    r"""Gaussian (RBF) kernel :math:`\exp(-\|x - z\|^2 / (2\sigma^2)) = \exp(-\gamma\|x - z\|^2)`.
 
-    Equivalently :math:`\exp(-\gamma\|x - z\|^2)` with :math:`\gamma = 1/(2\sigma^2)`; give
-    ``sigma`` or ``gamma``, not both. Data-dependent widths are resolved by :meth:`Kernel.fit`
-    on the training data :math:`x_1..x_n` (restricted to ``columns``), with
-    :math:`D_{ij} = \|x_i - x_j\|^2`:
+    Give ``sigma`` or ``gamma``, not both. Data-dependent widths are resolved by
+    :meth:`Kernel.fit` on the training data (restricted to ``columns``), with
+    :math:`D_{ij} = \|x_i - x_j\|^2` and :math:`s` = ``scale``:
 
-    * ``gamma="scale"`` (the default when neither is given): :math:`\gamma = 1 /
-      (s\, d\, \mathrm{Var}(X))`, scikit-learn's ``SVC(gamma="scale")`` for :math:`s = 1`
-      (``Var`` over all entries; 1 when it is 0). ``gamma="auto"``: :math:`1/(s\,d)`.
+    * ``gamma="scale"`` (the default): :math:`\gamma = 1/(s\, d\, \mathrm{Var}(X))`,
+      scikit-learn's ``SVC(gamma="scale")`` for :math:`s = 1` (1 when the variance is 0);
+      ``gamma="auto"``: :math:`1/(s\,d)`.
     * ``sigma="median"``: :math:`\gamma = 1/(s\, d_{med})`, :math:`d_{med} =
-      \mathrm{median}_{i\ne j} D_{ij}`, i.e.
-      :math:`K = \exp(-D/(c\, d_{med}))` with :math:`c` = ``scale`` (the widths of the Gaussian
-      bank of Kloft et al. 2009, Sec. 3.1, are not given; this heuristic is our choice). If more than half the
-      pairs coincide (:math:`d_{med} = 0`) the median of the positive :math:`D_{ij}` is used; if
-      all points coincide (a constant feature) the kernel is the all-ones matrix
-      (:math:`\gamma = 0`).
-    * ``sigma="nn"``: :math:`\gamma = 1/(s\, \bar d^2)` with :math:`\bar d = \frac1n\sum_i
-      \min_{j\ne i}\|x_i - x_j\|` the mean nearest-neighbour distance (Gönen & Alpaydın 2008,
-      :math:`K_G = \exp(-\|x-z\|^2/\bar d^2)` for :math:`s = 1`, the ``2s^2`` form for
-      :math:`s = 2`).
+      \mathrm{median}_{i\ne j} D_{ij}` (the median of the positive :math:`D_{ij}` if that is
+      0; :math:`\gamma = 0` if all points coincide). Kloft et al. 2009, Sec. 3.1, do not give
+      the widths of their Gaussian bank; this heuristic is our choice.
+    * ``sigma="nn"``: :math:`\gamma = 1/(s\, \bar d^2)`, :math:`\bar d = \frac1n\sum_i
+      \min_{j\ne i}\|x_i - x_j\|` (Gönen & Alpaydın 2008's :math:`\exp(-\|x-z\|^2/\bar d^2)`
+      for :math:`s = 1`, the ``2s^2`` form for :math:`s = 2`).
 
     Parameters
     ----------
@@ -901,17 +886,14 @@ def gaussian(sigma=None, gamma=None, columns=None, *, scale=1.0):
         Width :math:`\sigma > 0`, or a data-dependent rule.
     gamma : float or {"scale", "auto"}, default=None
         Inverse width :math:`\gamma > 0`, or a data-dependent rule.
-    columns : None, int, sequence of int or "each", default=None
-        Features the kernel reads; None means all; ``"each"`` makes a per-feature template.
+    {columns}
     scale : float, default=1.0
-        Multiplier :math:`s` of a data-dependent squared width (see above). Must be 1 with a
-        fixed ``sigma`` or ``gamma``.
+        Multiplier :math:`s` of a data-dependent squared width; 1 with a fixed width.
 
     Returns
     -------
     kernel : Kernel
-        The kernel object; after fitting, ``kernel.gamma_`` and ``kernel.sigma_`` hold the
-        resolved width.
+        The kernel object; once fitted, ``kernel.gamma_`` and ``kernel.sigma_`` hold the width.
 
     Examples
     --------
@@ -927,52 +909,43 @@ def gaussian(sigma=None, gamma=None, columns=None, *, scale=1.0):
     return GaussianKernel(sigma=sigma, gamma=gamma, scale=scale, columns=columns)
 
 
+@_doc
 def spectrum(k=3, positions=None):
     r"""Spectrum kernel on DNA sequences (Leslie et al. 2002).
 
-    .. math::
-        k(x, z) = \sum_{u \in \{A,C,G,T\}^k} \phi_u(x)\, \phi_u(z),
-
-    where :math:`\phi_u(x)` counts the occurrences of the k-mer :math:`u` in :math:`x`
-    (the promoter and exon kernels of Kloft et al. 2009, Sec. 3.3). Computed as the product of sparse count matrices. Letters
-    other than A, C, G, T (either case) match nothing: a k-mer containing one is not counted.
+    :math:`k(x, z) = \sum_{u \in \{A,C,G,T\}^k} \phi_u(x)\, \phi_u(z)`, where
+    :math:`\phi_u(x)` counts the occurrences of the k-mer :math:`u` in :math:`x` (the promoter
+    and exon kernels of Kloft et al. 2009, Sec. 3.3), computed as a product of sparse count
+    matrices. A k-mer containing a letter other than A, C, G, T (either case) is not counted.
 
     Parameters
     ----------
     k : int, default=3
         k-mer length, 1 <= k <= 31.
-    positions : slice or (start, stop), default=None
-        Window of the sequences to use (0-based, ``stop`` exclusive, as Python slicing);
-        None uses whole sequences (which may then have different lengths).
+    {positions}
 
     Returns
     -------
     kernel : Kernel
-        The kernel object. Data are given as a sequence of strings or as an ``(n, L)`` array of
-        single characters.
+        The kernel object; data are a sequence of strings or an ``(n, L)`` array of characters.
     """
     return SpectrumKernel(k, positions)
 
 
+@_doc
 def weighted_degree(d=3, shift=0, positions=None):
     r"""Weighted-degree kernel, optionally with shifts, on DNA sequences of one length L.
 
-    Without shifts (Rätsch & Sonnenburg; the TSS kernel of Kloft et al. 2009, Sec. 3.3):
-
-    .. math::
-        k(x, z) = \sum_{k=1}^{d} \beta_k \sum_{l=1}^{L-k+1}
-        \mathbb 1[x_{l:l+k} = z_{l:l+k}], \qquad \beta_k = \frac{2(d-k+1)}{d(d+1)}.
-
-    With maximal shift :math:`S` = ``shift``:
+    With maximal shift :math:`S` = ``shift`` (Rätsch & Sonnenburg; the TSS kernel of Kloft
+    et al. 2009, Sec. 3.3, is :math:`S = 0`, where only the :math:`s = 0` term remains):
 
     .. math::
         k(x, z) = \sum_{k=1}^{d}\beta_k\sum_{l=1}^{L-k+1}\ \sum_{s=0,\ s+l\le L-k+1}^{S}
         \delta_s\big(\mathbb 1[x_{l+s:l+s+k}=z_{l:l+k}] + \mathbb 1[x_{l:l+k}=z_{l+s:l+s+k}]\big),
-        \qquad \delta_s = \frac{1}{2(s+1)},
 
-    which reduces to the first form for :math:`S = 0`. Computed with sparse positional
-    one-hot k-mer maps :math:`\Phi^{(k)}` (n x (L-k+1) 4^k): WD :math:`=\sum_k \beta_k
-    \Phi^{(k)}\Phi^{(k)\top}`, plus :math:`\delta_s(\Phi^{(k)}_{+s}\Phi^{(k)\top} +
+    :math:`\beta_k = 2(d-k+1)/(d(d+1))`, :math:`\delta_s = 1/(2(s+1))`. Computed with sparse
+    positional one-hot k-mer maps :math:`\Phi^{(k)}`: :math:`\sum_k \beta_k
+    \Phi^{(k)}\Phi^{(k)\top}` plus :math:`\delta_s(\Phi^{(k)}_{+s}\Phi^{(k)\top} +
     \Phi^{(k)}\Phi^{(k)\top}_{+s})` for the shifts. Letters other than A, C, G, T match nothing.
 
     Parameters
@@ -981,13 +954,11 @@ def weighted_degree(d=3, shift=0, positions=None):
         Maximal k-mer length (degree), 1 <= d <= 30.
     shift : int, default=0
         Maximal shift :math:`S \ge 0`.
-    positions : slice or (start, stop), default=None
-        Window of the sequences to use (0-based, ``stop`` exclusive).
+    {positions}
 
     Returns
     -------
-    kernel : Kernel
-        The kernel object.
+    {kernel}
     """
     return WeightedDegreeKernel(d, shift, positions)
 
@@ -1183,21 +1154,18 @@ def _gaussians(sigma=None, gamma=None, scale=None):
     if sigma is None and gamma is None:
         raise ValueError("kernel_bank('rbf') needs sigma=[...] or gamma=[...] (or sigma='median' "
                          "with scale=[...]).")
-    if sigma is not None and isinstance(sigma, str) or gamma is not None and isinstance(gamma, str):
+    key, value = ("sigma", sigma) if sigma is not None else ("gamma", gamma)
+    if isinstance(value, str):
         scales = [1.0] if scale is None else _as_list(scale)
-        if sigma is not None:
-            return [gaussian(sigma=sigma, scale=float(s)) for s in scales]
-        return [gaussian(gamma=gamma, scale=float(s)) for s in scales]
+        return [gaussian(**{key: value}, scale=float(s)) for s in scales]
     if scale is not None:
         raise ValueError("kernel_bank: scale=[...] goes with sigma='median'/'nn' or "
                          "gamma='scale'/'auto'; with numeric widths list them in sigma or gamma.")
-    if sigma is not None:
-        return [gaussian(sigma=float(s)) for s in _as_list(sigma)]
-    return [gaussian(gamma=float(g)) for g in _as_list(gamma)]
+    return [gaussian(**{key: float(v)}) for v in _as_list(value)]
 
 
 def _bank_templates(kind, params):
-    """Return (kernels, default per_feature, accepted parameter names)."""
+    """Return ``(kernels, default per_feature)`` of a bank."""
     p = dict(params)
 
     def take(accepted):
@@ -1206,6 +1174,12 @@ def _bank_templates(kind, params):
             raise TypeError(f"kernel_bank({kind!r}) got unexpected parameter(s) {bad}; accepted: "
                             f"{sorted(accepted)}.")
         return {k: p[k] for k in accepted if k in p}
+
+    def polys(a):  # (<x,z> + 1)^p for the listed degrees
+        return [polynomial(int(d), coef0=1.0) for d in _as_list(a.get("degree", (1, 2, 3)))]
+
+    def fixed_gaussians(a, key, default):
+        return [gaussian(**{key: float(v)}) for v in _as_list(a.get(key, default))]
 
     if kind == "linear":
         take([])
@@ -1223,21 +1197,15 @@ def _bank_templates(kind, params):
         # Rakotomamonjy et al. 2008 (SVM-KM conventions): exp(-||x-z||^2/(2 sigma^2)),
         # (<x,z> + 1)^p
         a = take(["sigma", "degree"])
-        return ([gaussian(sigma=float(s)) for s in _as_list(a.get("sigma", _SIMPLEMKL_SIGMAS))]
-                + [polynomial(int(d), coef0=1.0) for d in _as_list(a.get("degree", (1, 2, 3)))],
-                True)
+        return fixed_gaussians(a, "sigma", _SIMPLEMKL_SIGMAS) + polys(a), True
     if kind == "rls2_default":
         # Dinuzzo's UCI benchmark (Tables 2-4): (<x,x'>+1)^p, p = 1..3, and exp(-gamma ||x-x'||^2),
         # gamma in logspace(-3, 3, 10)
         a = take(["gamma", "degree"])
-        return ([polynomial(int(d), coef0=1.0) for d in _as_list(a.get("degree", (1, 2, 3)))]
-                + [gaussian(gamma=float(g))
-                   for g in _as_list(a.get("gamma", np.logspace(-3, 3, 10)))], True)
+        return polys(a) + fixed_gaussians(a, "gamma", np.logspace(-3, 3, 10)), True
     if kind == "xu2010":
-        # Yang et al. 2012 (widths of Xu et al. 2010): sigma in 2^-3 .. 2^6, exp(-||x-z||^2/(2 sigma^2))
-        a = take(["sigma"])
-        return [gaussian(sigma=float(s))
-                for s in _as_list(a.get("sigma", 2.0 ** np.arange(-3, 7)))], True
+        # Yang et al. 2012 (widths of Xu et al. 2010): exp(-||x-z||^2/(2 sigma^2)), sigma 2^-3..2^6
+        return fixed_gaussians(take(["sigma"]), "sigma", 2.0 ** np.arange(-3, 7)), True
     if kind == "kloft_median":
         # Gaussian bank of Kloft et al. 2009, Sec. 3.1 (median-heuristic widths: our choice):
         # K_k = exp(-D/(c_k d_med)), c_k = 10^(-2 + 4(k-1)/(M-1))
@@ -1269,53 +1237,39 @@ def kernel_bank(kind, *, per_feature=None, n_features=None, **params):
     Parameters
     ----------
     kind : str
-        Generic families:
-
-        * ``"linear"``: one linear kernel.
-        * ``"poly"`` / ``"polynomial"``: ``degree=[...]`` (required), ``coef0=1.0``,
-          ``scale=1.0``; :math:`(s\langle x,z\rangle + c)^p`.
-        * ``"rbf"`` / ``"gaussian"``: ``sigma=[...]`` or ``gamma=[...]``, or a rule
-          (``sigma="median"``, ``sigma="nn"``, ``gamma="scale"``) with ``scale=[...]``
-          (see :func:`gaussian`).
-
-        Named banks (``per_feature`` defaults to True for the first three):
+        Generic families: ``"linear"`` (one linear kernel); ``"poly"`` / ``"polynomial"``
+        (``degree=[...]`` required, ``coef0=1.0``, ``scale=1.0``); ``"rbf"`` / ``"gaussian"``
+        (``sigma=[...]`` or ``gamma=[...]``, or a rule ``sigma="median"``, ``"nn"``,
+        ``gamma="scale"`` with ``scale=[...]``, see :func:`gaussian`). Named banks:
 
         * ``"simplemkl"`` (Rakotomamonjy et al. 2008): Gaussian
-          :math:`\exp(-\|x-z\|^2/(2\sigma^2))` with ``sigma`` in (0.5, 1, 2, 5, 7, 10, 12, 15,
-          17, 20) and polynomial :math:`(\langle x,z\rangle+1)^p`, ``degree`` in (1, 2, 3), on
-          all variables and on each single variable: :math:`13(d+1)` kernels.
-        * ``"rls2_default"`` (Dinuzzo's UCI benchmark, Tables 2-4): polynomial :math:`(\langle x,x'\rangle+1)^p`,
-          p = 1..3, and Gaussian :math:`\exp(-\gamma\|x-x'\|^2)`, ``gamma`` =
-          ``logspace(-3, 3, 10)``, on all features and each single feature: :math:`13(N+1)`.
-          No normalisation here: the trace scaling (18) is the solver's ``scaling="trace"``.
-        * ``"xu2010"`` (the kernels of Yang et al. 2012, widths of Xu et al. 2010): Gaussian with ``sigma`` =
-          :math:`2^{-3},\dots,2^{6}` on all attributes and each single attribute:
-          :math:`10(d+1)`. Pass ``sigma=[0.5, 1, 2, 5, 7, 10, 12, 15, 17, 20]`` for SimpleMKL's
-          widths. These widths are fixed, not data-dependent: they assume every attribute
-          min-max scaled to :math:`[0,1]`, as in Yang et al. (2012). Neither this
-          bank nor :class:`~mklcore.stpmkl.StPMKLClassifier` scales ``X``; on raw features
-          of a larger range the narrow widths give near-diagonal Gram matrices and the
-          widths no longer span the scale of the data. Scale first, e.g.
-          ``make_pipeline(MinMaxScaler(), StPMKLClassifier(kernels=kernel_bank("xu2010")))``
-          (a pipeline takes the scaling statistics from the training data only).
-        * ``"kloft_median"`` (the 50 Gaussian kernels of Kloft et al. 2009, Sec. 3.1, with
-          median-heuristic widths of our choice): ``n_kernels=M`` (default 50)
-          Gaussian kernels :math:`\exp(-D/(c_k d_{med}))`, :math:`c_k` log-spaced from
-          :math:`10^{-2}` to :math:`10^2` (or ``scale=[...]``).
-        * ``"lmkl"`` (the kernels of Gönen & Alpaydın 2008): :math:`K_L`, :math:`K_P =
-          (\langle x,z\rangle+1)^q` (``degree=2``) and :math:`K_G = \exp(-\|x-z\|^2/s^2)`
-          with :math:`s` the mean nearest-neighbour distance (``gaussian_form="2s2"`` for
-          :math:`2s^2`).
+          :math:`\exp(-\|x-z\|^2/(2\sigma^2))`, ``sigma`` in (0.5, 1, 2, 5, 7, 10, 12, 15, 17,
+          20), and :math:`(\langle x,z\rangle+1)^p`, ``degree`` in (1, 2, 3), on all variables
+          and on each single variable: :math:`13(d+1)` kernels.
+        * ``"rls2_default"`` (Dinuzzo's UCI benchmark, Tables 2-4): :math:`(\langle
+          x,x'\rangle+1)^p`, p = 1..3, and :math:`\exp(-\gamma\|x-x'\|^2)`, ``gamma`` =
+          ``logspace(-3, 3, 10)``, on all and on each single feature: :math:`13(N+1)`. The
+          trace scaling (18) is the solver's ``scaling="trace"``, not done here.
+        * ``"xu2010"`` (Yang et al. 2012, widths of Xu et al. 2010): Gaussian with ``sigma`` =
+          :math:`2^{-3},\dots,2^{6}` on all and on each single attribute: :math:`10(d+1)`.
+          The widths are fixed and assume attributes min-max scaled to :math:`[0,1]`, as in
+          Yang et al. (2012); neither this bank nor :class:`~mklcore.stpmkl.StPMKLClassifier`
+          scales ``X``, so scale first, e.g. ``make_pipeline(MinMaxScaler(),
+          StPMKLClassifier(kernels=kernel_bank("xu2010")))``.
+        * ``"kloft_median"`` (the Gaussian bank of Kloft et al. 2009, Sec. 3.1; the widths are
+          our choice): ``n_kernels=M`` (default 50) kernels :math:`\exp(-D/(c_k d_{med}))`,
+          :math:`c_k` log-spaced from :math:`10^{-2}` to :math:`10^2` (or ``scale=[...]``).
+        * ``"lmkl"`` (Gönen & Alpaydın 2008): :math:`K_L`, :math:`K_P = (\langle
+          x,z\rangle+1)^q` (``degree=2``) and :math:`K_G = \exp(-\|x-z\|^2/s^2)`, :math:`s`
+          the mean nearest-neighbour distance (``gaussian_form="2s2"`` for :math:`2s^2`).
     per_feature : bool or "only", default=None
-        True: the kernels on all features followed by the same kernels on each single
-        feature (kernel by kernel, features in order); ``"only"``: the single-feature kernels
-        only; False: all features only. None: True for "simplemkl", "rls2_default", "xu2010",
-        False otherwise.
+        True: the kernels on all features, then the same kernels on each single feature
+        (kernel by kernel, features in order); ``"only"``: the single-feature kernels only;
+        False: all features only. None: True for "simplemkl", "rls2_default", "xu2010".
     n_features : int, default=None
-        Number of input features. When given, single-feature kernels are created now
-        (``columns=[j]``); when None they are templates (``columns="each"``) that
-        :func:`fit_kernels`, :func:`kernel_stack` and :class:`KernelBank` expand on the
-        training data, in the same order. Lazy expansion is the preferred use.
+        Number of input features. Given: single-feature kernels are created now
+        (``columns=[j]``); None: they are templates (``columns="each"``) expanded on the
+        training data by :func:`fit_kernels`, :func:`kernel_stack` and :class:`KernelBank`.
     **params : dict
         Parameters of the family or overrides of the named bank's lists (``sigma``,
         ``gamma``, ``degree``, ``scale``, ``n_kernels``, ``coef0``, ``gaussian_form``).
@@ -1323,8 +1277,7 @@ def kernel_bank(kind, *, per_feature=None, n_features=None, **params):
     Returns
     -------
     kernels : list of Kernel
-        The bank. Its number of kernels after expansion is ``len(kernels)`` when
-        ``n_features`` is given.
+        The bank.
 
     Raises
     ------
@@ -1421,13 +1374,9 @@ def _stack(kernels, X, Y, dtype, max_bytes, check_psd_, owner):
     # memory: the stack, plus a float64 workspace of one Gram matrix when the stack is float32
     # or when other temporaries are needed (medians, string and callable kernels)
     stack_bytes = M * n_X * n_Y * dtype.itemsize
-    n_work = 0
-    if families & {"dot", "dist"} and dtype != np.float64:
-        n_work += 1
-    if symmetric and any(not k.is_fitted for k in klist):
-        n_work += 1
-    if families & {"string", "callable"}:
-        n_work += 2
+    n_work = (int(bool(families & {"dot", "dist"}) and dtype != np.float64)
+              + int(symmetric and any(not k.is_fitted for k in klist))
+              + 2 * int(bool(families & {"string", "callable"})))
     work_bytes = n_work * n_X * n_Y * 8
     limit = max_bytes if max_bytes is not None else available_memory()
     if limit is not None and stack_bytes + work_bytes > limit:
@@ -1484,8 +1433,7 @@ def _stack(kernels, X, Y, dtype, max_bytes, check_psd_, owner):
         for i, k in enumerate(klist):
             if check_psd_ is True or k.family == "callable":
                 Ki = stack[i]
-                scale = max(float(np.max(np.abs(Ki))), np.finfo(float).tiny)
-                asym = float(np.max(np.abs(Ki - Ki.T)))
+                asym, scale = _asymmetry(Ki)
                 if asym > 1e-8 * scale:
                     raise ValueError(f"Kernel {i} of {M} ({k!r}) is not symmetric: max |K - K^T| "
                                      f"= {asym:.2e}. A kernel must satisfy k(x, z) = k(z, x).")
@@ -1496,36 +1444,32 @@ def _stack(kernels, X, Y, dtype, max_bytes, check_psd_, owner):
 def kernel_stack(kernels, X, Y=None, *, dtype=np.float64, max_bytes=None, check_psd="auto"):
     r"""Evaluate a list of kernels into one pre-allocated Gram stack.
 
-    ``stack[m, i, j] = k_m(x_i, y_j)``: rows are ``X``, columns ``Y``. The training stack is
-    ``kernel_stack(kernels, X_train)`` (shape ``(M, n, n)``) and the test stack
-    ``kernel_stack(kernels, X_test, X_train)`` (shape ``(M, n_test, n_train)``).
-
-    Kernels that share a column subset share the expensive part: one inner-product matrix
-    :math:`G = X_c Y_c^\top` per subset serves every linear / polynomial kernel, and is then
-    turned in place into the squared distances :math:`D_{ij} = \|x_i\|^2 + \|y_j\|^2 -
-    2G_{ij}` that serve every Gaussian kernel (``np.exp(-gamma * D, out=stack[m])``). With
-    float64 the workspace is the slot of the subset's last kernel, so the memory used is the
-    stack itself plus small blocks. Training stacks are exactly symmetric.
+    ``stack[m, i, j] = k_m(x_i, y_j)``: the training stack is ``kernel_stack(kernels,
+    X_train)``, shape ``(M, n, n)``, exactly symmetric; the test stack ``kernel_stack(kernels,
+    X_test, X_train)``, shape ``(M, n_test, n_train)``. Kernels sharing a column subset share
+    one inner-product matrix :math:`G = X_c Y_c^\top` (linear and polynomial kernels), turned
+    in place into :math:`D_{ij} = \|x_i\|^2 + \|y_j\|^2 - 2G_{ij}` (Gaussian kernels). In
+    float64 the workspace is the slot of the subset's last kernel: no memory beyond the stack
+    and small blocks.
 
     Parameters
     ----------
     kernels : list of kernel specs
-        Anything :func:`as_kernel` accepts, or a list of such. Per-feature templates are
-        expanded and data-dependent widths resolved on the training side: ``Y`` when given,
-        ``X`` otherwise (pass fitted kernels, e.g. ``KernelBank.kernels_``, to avoid it).
+        Anything :func:`as_kernel` accepts, or a list of such. Templates are expanded and
+        data-dependent widths resolved on the training side (``Y`` if given, else ``X``);
+        pass fitted kernels (e.g. ``KernelBank.kernels_``) to avoid it.
     X : array-like of shape (n_X, n_features) or sequence of strings
         Row data (the test data for a test stack).
     Y : array-like of shape (n_Y, n_features) or sequence of strings, default=None
-        Column data (the training data); None means ``Y = X`` (a training stack).
+        Column data (the training data); None means ``Y = X``.
     dtype : {np.float64, np.float32}, default=np.float64
-        Type of the stack. float32 halves its memory; Gram and distance matrices are still
-        computed in float64 (one float64 workspace matrix) and rounded when stored.
+        Type of the stack; with float32 the matrices are computed in one float64 workspace
+        and rounded when stored.
     max_bytes : int, default=None
-        Memory the stack and its workspace may use. None: the memory available now
-        (:func:`available_memory`).
+        Memory the stack and its workspace may use; None: :func:`available_memory`.
     check_psd : {"auto", True, False}, default="auto"
-        For training stacks: "auto" checks symmetry and positive semidefiniteness of callable
-        kernels only (the built-in ones are PSD by construction), True of every kernel.
+        For training stacks: check symmetry and positive semidefiniteness of callable kernels
+        ("auto"; the built-in ones are PSD by construction), of every kernel (True) or none.
 
     Returns
     -------
@@ -1535,8 +1479,8 @@ def kernel_stack(kernels, X, Y=None, *, dtype=np.float64, max_bytes=None, check_
     Raises
     ------
     MemoryError
-        Before allocating, if ``n_kernels * n_X * n_Y * itemsize`` plus the workspace exceeds
-        ``max_bytes`` (or the available memory); the message gives both numbers.
+        Before allocating, if the stack plus workspace exceeds ``max_bytes`` (or the
+        available memory); the message gives both numbers.
     ValueError
         For NaN or infinite input, mismatched features, or a callable kernel that is not
         symmetric PSD.
@@ -1546,8 +1490,6 @@ def kernel_stack(kernels, X, Y=None, *, dtype=np.float64, max_bytes=None, check_
     >>> import numpy as np
     >>> from mklcore.kernels import kernel_bank, kernel_stack
     >>> X = np.random.default_rng(0).normal(size=(20, 3))
-    >>> kernel_stack(kernel_bank("rbf", gamma=[0.1, 1.0]), X).shape
-    (2, 20, 20)
     >>> kernel_stack(kernel_bank("rbf", gamma=[0.1, 1.0]), X[:5], X).shape
     (2, 5, 20)
     """
@@ -1560,48 +1502,49 @@ def kernel_stack(kernels, X, Y=None, *, dtype=np.float64, max_bytes=None, check_
 
 
 def _as_stack(K, name):
+    """``(K, stack view of shape (M, n_rows, n_cols), whether K is a single matrix)``."""
     K = np.asarray(K)
     if K.dtype.kind not in "f":
         K = K.astype(np.float64)
     if K.ndim not in (2, 3):
         raise ValueError(f"{name} must have shape (n_rows, n_cols) or (n_kernels, n_rows, n_cols); "
                          f"got {K.shape}.")
-    return K
+    return K, (K[None] if K.ndim == 2 else K), K.ndim == 2
 
 
+def _asymmetry(K):
+    """``max|K - K^T|`` and the scale ``max|K|`` it is compared with (at least ``tiny``)."""
+    scale = max(float(np.max(np.abs(K))) if K.size else 0.0, np.finfo(float).tiny)
+    return (float(np.max(np.abs(K - K.T))) if K.size else 0.0), scale
+
+
+@_doc
 def normalize_trace(K, factors=None, *, target="n", copy=True):
-    r"""Scale each kernel to a fixed trace (default: trace n, i.e. mean diagonal 1).
+    r"""Scale each kernel to a fixed trace t: :math:`\tilde K_m = K_m\, t/\mathrm{tr}(K_m)`.
 
-    .. math::
-        \tilde K_m = f_m K_m, \qquad f_m = \frac{t}{\mathrm{tr}(K_m)},
-
-    with :math:`t = n` (``target="n"``, as Kloft et al. 2009's ``K * n / trace(K)`` and
-    Hinrichs et al. 2012's "mean diagonal 1"; Gaussian kernels are unchanged) or a given
-    number (``target=1.0`` gives Gönen & Alpaydın 2008's and Dinuzzo's unit trace, which only
-    rescales C or lambda by n). Test kernels use the training factors: pass them as
-    ``factors``. A kernel with zero trace (identically zero) keeps factor 1.
+    :math:`t = n` (``target="n"``) is Kloft et al. 2009's ``K * n / trace(K)`` and Hinrichs et
+    al. 2012's "mean diagonal 1" (Gaussian kernels are unchanged); ``target=1.0`` is Gönen &
+    Alpaydın 2008's and Dinuzzo's unit trace (which only rescales C or lambda by n). Test
+    kernels use the training factors, passed as ``factors``. A zero-trace kernel keeps f = 1.
 
     Parameters
     ----------
-    K : ndarray of shape (n_kernels, n_rows, n_cols) or (n_rows, n_cols)
+    {K}
         Kernels; square when ``factors`` is None.
     factors : ndarray of shape (n_kernels,) or float, default=None
         Factors computed on the training kernels; None computes them from ``K``.
     target : "n" or float, default="n"
         Trace after normalisation.
-    copy : bool, default=True
-        If False and ``K`` is a float array, scale it in place.
+    {copy}
 
     Returns
     -------
     K_normalized : ndarray of the shape of ``K``
         The scaled kernels.
     factors : ndarray of shape (n_kernels,) or float
-        The factors :math:`f_m` (a float for a single matrix).
+        The factors :math:`f_m = t/\mathrm{tr}(K_m)` (a float for a single matrix).
     """
-    K = _as_stack(K, "K")
-    single = K.ndim == 2
-    Ks = K[None] if single else K
+    K, Ks, single = _as_stack(K, "K")
     if factors is None:
         if Ks.shape[1] != Ks.shape[2]:
             raise ValueError(f"normalize_trace computes factors from square training kernels; got "
@@ -1622,37 +1565,31 @@ def normalize_trace(K, factors=None, *, target="n", copy=True):
     return (out[0] if single else out), (float(f[0]) if single else f)
 
 
+@_doc
 def normalize_cosine(K, diag_rows=None, diag_cols=None, *, copy=True):
-    r"""Cosine (spherical) normalisation: unit diagonal in feature space.
+    r"""Cosine normalisation to a unit diagonal: :math:`k(x, z)/\sqrt{k(x, x)\, k(z, z)}`.
 
-    .. math::
-        \tilde k(x, z) = \frac{k(x, z)}{\sqrt{k(x, x)\, k(z, z)}}
-
-    (Kloft et al. 2009: "normalised to unit length in feature space"). For a square training
-    kernel the diagonals come from ``K``; for a test kernel ``K(X_test, X_train)`` pass
-    ``diag_rows = k(x, x)`` on the test points (:meth:`Kernel.diag`) and ``diag_cols`` on the
-    training points. Entries of points with :math:`k(x, x) = 0` (zero feature vector) are set to
-    0. The result is exactly symmetric with an exactly unit diagonal for a symmetric ``K``.
+    (Kloft et al. 2009: "normalised to unit length in feature space".) A square training
+    kernel takes its diagonals from ``K``; a test kernel ``K(X_test, X_train)`` needs
+    ``diag_rows`` on the test points (:meth:`Kernel.diag`) and ``diag_cols`` on the training
+    points. Points with :math:`k(x, x) = 0` get 0. A symmetric ``K`` stays exactly symmetric.
 
     Parameters
     ----------
-    K : ndarray of shape (n_kernels, n_rows, n_cols) or (n_rows, n_cols)
+    {K}
         Kernels.
     diag_rows : ndarray of shape (n_kernels, n_rows) or (n_rows,), default=None
         :math:`k(x_i, x_i)` of the row points.
     diag_cols : ndarray of shape (n_kernels, n_cols) or (n_cols,), default=None
         :math:`k(z_j, z_j)` of the column points.
-    copy : bool, default=True
-        If False and ``K`` is a float array, normalise it in place.
+    {copy}
 
     Returns
     -------
     K_normalized : ndarray of the shape of ``K``
         The normalised kernels.
     """
-    K = _as_stack(K, "K")
-    single = K.ndim == 2
-    Ks = K[None] if single else K
+    K, Ks, single = _as_stack(K, "K")
     M, n_r, n_c = Ks.shape
     if (diag_rows is None) != (diag_cols is None):
         raise ValueError("normalize_cosine: give both diag_rows and diag_cols (test kernels) or "
@@ -1680,18 +1617,13 @@ def normalize_cosine(K, diag_rows=None, diag_cols=None, *, copy=True):
     return out[0] if single else out
 
 
+@_doc
 def center(K, K_train=None):
     r"""Centre kernels in feature space, :math:`\phi(x) \to \phi(x) - \bar\phi`.
 
-    Training (square ``K``, ``K_train`` None): :math:`\tilde K = HKH`, :math:`H = I -
-    \frac1n\mathbf 1\mathbf 1^\top`, i.e.
-
-    .. math::
-        \tilde K_{ij} = K_{ij} - \tfrac1n\textstyle\sum_k K_{ik} - \tfrac1n\sum_k K_{kj}
-        + \tfrac1{n^2}\sum_{kl}K_{kl}.
-
-    Test (``K`` of shape (n_test, n_train) between test and training points, and the training
-    kernel ``K_train``), with :math:`\bar\phi` the training mean:
+    Training (square ``K``): :math:`\tilde K = HKH`, :math:`H = I - \frac1n\mathbf 1\mathbf
+    1^\top`. Test (``K`` of shape (n_test, n_train), ``K_train`` given), with the training
+    mean :math:`\bar\phi`:
 
     .. math::
         \tilde K(x, x_j) = K(x, x_j) - \tfrac1n\textstyle\sum_k K(x, x_k)
@@ -1699,7 +1631,7 @@ def center(K, K_train=None):
 
     Parameters
     ----------
-    K : ndarray of shape (n_kernels, n_rows, n_cols) or (n_rows, n_cols)
+    {K}
         Training kernels (square) or test kernels.
     K_train : ndarray of shape (n_kernels, n_train, n_train) or (n_train, n_train), default=None
         Training kernels, for test kernels.
@@ -1709,7 +1641,7 @@ def center(K, K_train=None):
     K_centered : ndarray of the shape of ``K``
         Centred kernels (a new array; exactly symmetric for a symmetric training ``K``).
     """
-    K = _as_stack(K, "K")
+    K = _as_stack(K, "K")[0]
     if K_train is None:
         if K.shape[-1] != K.shape[-2]:
             raise ValueError(f"center: training kernels must be square; got {K.shape}. Pass "
@@ -1719,7 +1651,7 @@ def center(K, K_train=None):
         c = r if symmetric else K.mean(axis=-2)
         a = K.mean(axis=(-2, -1))
     else:
-        K_train = _as_stack(K_train, "K_train")
+        K_train = _as_stack(K_train, "K_train")[0]
         if K_train.shape[-1] != K.shape[-1] or K_train.shape[-2] != K_train.shape[-1]:
             raise ValueError(f"center: K of shape {K.shape} and K_train of shape {K_train.shape} "
                              f"do not match (K_train must be (n_train, n_train)).")
@@ -1732,13 +1664,10 @@ def center(K, K_train=None):
 def alignment(K1, K2, *, centered=False):
     r"""Kernel-target or kernel-kernel alignment.
 
-    Uncentred (default; Cristianini et al. 2002, the quantity behind Dinuzzo's Lemma 5):
-
-    .. math::
-        A(K_1, K_2) = \frac{\langle K_1, K_2\rangle_F}{\|K_1\|_F\,\|K_2\|_F}.
-
-    ``centered=True`` gives the centred alignment of Cortes, Mohri & Rostamizadeh (2012): the
-    same ratio after centring both kernels in feature space (:func:`center`).
+    Uncentred (Cristianini et al. 2002, the quantity behind Dinuzzo's Lemma 5):
+    :math:`A(K_1, K_2) = \langle K_1, K_2\rangle_F / (\|K_1\|_F\,\|K_2\|_F)`.
+    ``centered=True``: the centred alignment of Cortes, Mohri & Rostamizadeh (2012), the same
+    ratio after centring both kernels (:func:`center`).
 
     Parameters
     ----------
@@ -1754,10 +1683,9 @@ def alignment(K1, K2, *, centered=False):
     a : float or ndarray of shape (n_kernels,)
         Alignment(s) in [-1, 1] (nan where a kernel is zero).
     """
-    K1 = _as_stack(K1, "K1").astype(np.float64, copy=False)
+    K1, Ks, single = _as_stack(K1, "K1")
+    Ks = Ks.astype(np.float64, copy=False)
     K2 = np.asarray(K2, dtype=np.float64)
-    single = K1.ndim == 2
-    Ks = K1[None] if single else K1
     if centered:
         Ks = center(Ks)
     if K2.ndim == 1:
@@ -1785,8 +1713,7 @@ def is_psd(K, tol=PSD_TOL):
     """Whether kernel matrices are symmetric positive semidefinite.
 
     A matrix passes when ``max|K - K^T| <= 1e-8 max|K|`` and its smallest eigenvalue is at
-    least ``-tol * trace(K)`` (the rule of :func:`mklcore._validation.check_psd`, which raises
-    with an explanatory message instead).
+    least ``-tol * trace(K)`` (the rule of :func:`mklcore._validation.check_psd`).
 
     Parameters
     ----------
@@ -1800,16 +1727,14 @@ def is_psd(K, tol=PSD_TOL):
     psd : bool or ndarray of shape (n_kernels,) of bool
         One flag per kernel.
     """
-    K = _as_stack(K, "K")
-    single = K.ndim == 2
-    Ks = K[None] if single else K
+    K, Ks, single = _as_stack(K, "K")
     if Ks.shape[1] != Ks.shape[2]:
         raise ValueError(f"is_psd needs square matrices; got shape {K.shape}.")
     flags = np.zeros(Ks.shape[0], dtype=bool)
     for m in range(Ks.shape[0]):
         Km = np.asarray(Ks[m], dtype=np.float64)
-        scale = max(float(np.max(np.abs(Km))) if Km.size else 0.0, np.finfo(float).tiny)
-        if Km.size and float(np.max(np.abs(Km - Km.T))) > 1e-8 * scale:
+        asym, scale = _asymmetry(Km)
+        if asym > 1e-8 * scale:
             continue
         try:
             check_psd(Km, tol=tol)
@@ -1827,11 +1752,10 @@ def is_psd(K, tol=PSD_TOL):
 class KernelBank(TransformerMixin, BaseEstimator):
     r"""Turn raw features into Gram stacks: the bridge between ``X`` and the MKL solvers.
 
-    ``fit(X)`` resolves the kernels on the training data; ``fit_transform(X)`` returns the
-    training stack of shape ``(n_kernels, n, n)``; ``transform(X)`` returns the stack between
-    new points and the training points, shape ``(n_kernels, n_X, n_fit)`` (rows = ``X``),
-    normalised with the training statistics, so that ``bank.transform(X_test)`` is the test
-    stack every ``*_solve`` result and ``decision`` expect.
+    ``fit(X)`` resolves the kernels on training data; ``fit_transform(X)`` returns the training
+    stack ``(n_kernels, n, n)``; ``transform(X)`` the stack ``(n_kernels, n_X, n_fit)`` between
+    new and training points, normalised with the training statistics (the test stack every
+    ``*_solve`` result and ``decision`` expect).
 
     Parameters
     ----------
@@ -1879,15 +1803,20 @@ class KernelBank(TransformerMixin, BaseEstimator):
         self.normalize = normalize
         self.dtype = dtype
 
-    def _check_params(self):
+    def _fit(self, X, transform):
+        """Fit on ``X``; return the normalised training stack if ``transform``, else self."""
         validate_params("KernelBank", {"normalize": [Options("trace", "cosine"), None]},
                         {"normalize": self.normalize})
         dtype = _check_dtype(self.dtype, "KernelBank")
         kernels = ([linear(), gaussian(gamma="scale")] if self.kernels is None
                    else _as_kernel_list(self.kernels))
-        return kernels, dtype
-
-    def _store(self, data, kernels, diag):
+        data = _Data(X, "X")
+        if transform:
+            stack, kernels = _stack(kernels, data, None, dtype, None, "auto", "KernelBank")
+            diag = np.diagonal(stack, axis1=1, axis2=2).astype(np.float64)
+        else:
+            kernels = _fit_kernel_list(kernels, data)
+            diag = np.stack([k.diag(data) for k in kernels])
         if any(k.family in ("dot", "dist") for k in kernels):
             X = data.numeric()
             self.n_features_in_ = X.shape[1]
@@ -1904,54 +1833,37 @@ class KernelBank(TransformerMixin, BaseEstimator):
         traces = diag.sum(axis=1)
         n = diag.shape[1]
         self.trace_factors_ = np.where(traces > 0, n / np.where(traces > 0, traces, 1.0), 1.0)
+        return self._normalize(stack, None) if transform else self
 
+    @_doc
     def fit(self, X, y=None):
         """Resolve the kernels on training data and record normalisation statistics.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features) or sequence of strings
-            Training data.
-        y : None
-            Ignored.
+        {X_fit}
 
         Returns
         -------
         self : KernelBank
             The fitted transformer.
         """
-        kernels, _ = self._check_params()
-        data = _Data(X, "X")
-        kernels = _fit_kernel_list(kernels, data)
-        diag = np.stack([k.diag(data) for k in kernels])
-        self._store(data, kernels, diag)
-        return self
+        return self._fit(X, transform=False)
 
+    @_doc
     def fit_transform(self, X, y=None):
         """Fit and return the (normalised) training stack.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features) or sequence of strings
-            Training data.
-        y : None
-            Ignored.
+        {X_fit}
 
         Returns
         -------
         K : ndarray of shape (n_kernels, n_samples, n_samples)
             Training Gram stack.
         """
-        kernels, dtype = self._check_params()
-        data = _Data(X, "X")
-        stack, kernels = _stack(kernels, data, None, dtype, None, "auto", "KernelBank")
-        diag = np.diagonal(stack, axis1=1, axis2=2).astype(np.float64)
-        self._store(data, kernels, diag)
-        if self.normalize == "trace":
-            normalize_trace(stack, self.trace_factors_, copy=False)
-        elif self.normalize == "cosine":
-            normalize_cosine(stack, copy=False)
-        return stack
+        return self._fit(X, transform=True)
 
     def transform(self, X):
         """Stack between ``X`` (rows) and the training data (columns).
@@ -1977,8 +1889,14 @@ class KernelBank(TransformerMixin, BaseEstimator):
         dtype = _check_dtype(self.dtype, "KernelBank")
         stack, _ = _stack(self.kernels_, data, _Data(self.X_fit_, "X_fit_"), dtype, None,
                           False, "KernelBank")
+        return self._normalize(stack, data)
+
+    def _normalize(self, stack, data):
+        """Normalise a training (``data`` None) or test stack in place with training statistics."""
         if self.normalize == "trace":
             normalize_trace(stack, self.trace_factors_, copy=False)
+        elif self.normalize == "cosine" and data is None:
+            normalize_cosine(stack, copy=False)
         elif self.normalize == "cosine":
             diag_rows = np.stack([k.diag(data) for k in self.kernels_])
             normalize_cosine(stack, diag_rows, self.train_diag_, copy=False)
