@@ -236,8 +236,8 @@ def _quiet_interrupts():
     import logging
     import threading
 
-    logging.getLogger("papermill").setLevel(logging.CRITICAL)
-    logging.getLogger("traitlets").setLevel(logging.CRITICAL)
+    for name in ("papermill", "traitlets", "asyncio"):  # asyncio: "Task exception was never
+        logging.getLogger(name).setLevel(logging.CRITICAL)  # retrieved" of the killed cell
     threading.excepthook = lambda info: None if issubclass(
         info.exc_type, (KeyboardInterrupt, SystemExit)) else threading.__excepthook__(info)
 

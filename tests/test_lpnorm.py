@@ -387,7 +387,7 @@ def test_interleaved_needs_smo(toy):
     ({"p": 0.5}, r"'p' parameter of lpmkl_solve must be a float in the range \[1, inf\]"),
     ({"solver": "foo"}, r"'solver' parameter of lpmkl_solve must be one of"),
     ({"p": 1.0, "solver": "newton"}, r"solver='newton' requires p > 1.*analytic"),
-    ({"tol": 0}, r"'tol' parameter"),
+    ({"tol": -1e-3}, r"'tol' parameter"),
     ({"master": "bogus", "solver": "cutting_plane"}, r"'master' parameter"),
 ])
 def test_bad_parameters(toy, kwargs, match):

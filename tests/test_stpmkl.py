@@ -452,7 +452,8 @@ def test_mipmkl(toy_problem):
     losses = np.maximum(0, 1 - y * res.decision_train)
     assert losses[res.p == 0].min() >= losses[res.p == 1].max() - 1e-9
     # kappa = 1: p stays 1 and the inner solve is AMP without budget, step by step
-    full = mipmkl_solve(K, y, noise_level=0.0, lam=L1_LAM, kappa=1.0, max_iter=100, tol=None)
+    full = mipmkl_solve(K, y, noise_level=0.0, lam=L1_LAM, kappa=1.0, max_iter=100, tol=None,
+                        max_alt=1)
     amp = stpmkl_solve(K, y, noise_level=0.0, lam=L1_LAM, rho=1e9,
                        max_iter=100, tol=None)
     assert full.n_iter == 1 and np.all(full.p == 1)
