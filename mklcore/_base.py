@@ -230,8 +230,6 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
 
     #: default: the constraints of the wrapper-family parameters (only those present are checked)
     _parameter_constraints = common_constraints(*WRAPPER_PARAMS)
-    #: whether to run the (Lanczos) PSD check on the training kernels
-    _check_psd = True
     #: the ``*_solve`` function called by the default ``_solve`` (a staticmethod)
     _solver = None
 
@@ -277,7 +275,9 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
         """
         self.kernel_bank_ = self._build_bank()
         K = self.kernel_bank_.fit_transform(X)
-        return check_kernel_stack(K, y, check_psd_=self._check_psd,
+        # the bank already checked what may be indefinite (callables, kernel="auto" rule);
+        # its built-in kernels are PSD by construction, and normalising keeps them so
+        return check_kernel_stack(K, y, check_psd_=False,
                                   descriptions=getattr(self.kernel_bank_, "descriptions_", None))
 
     def fit(self, X, y):

@@ -863,9 +863,6 @@ class LMKLClassifier(BaseMKLClassifier):
         "random_state": [Interval("int", 0, None), np.random.RandomState, None],
     }
 
-    #: the locally combined kernel is PSD whenever the K_m are; LMKL does not check them
-    _check_psd = False
-
     def __init__(self, *, kernels=None, C=1.0, gating="softmax", max_iter=50,
                  normalize="trace", gate_threshold=0.0, standardize_gating=True,
                  gating_columns=None, tol=None, line_search="expand_backtrack", init_scale=0.01,
