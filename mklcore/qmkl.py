@@ -899,7 +899,7 @@ def grid_laplacian(h, w, *, mu=1.0, radius=np.sqrt(2.0), add_identity=True, spar
     mu : float, default=1.0
         Weight of the Laplacian (>= 0).
     radius : float, default=sqrt(2)
-        Neighbourhood radius (> 0).
+        Neighbourhood radius (> 0; ``np.inf`` links every pair of pixels).
     add_identity : bool, default=True
         Return :math:`I+\mu L` (positive definite); ``False`` returns :math:`\mu L`.
     sparse : bool, default=False
@@ -920,7 +920,7 @@ def grid_laplacian(h, w, *, mu=1.0, radius=np.sqrt(2.0), add_identity=True, spar
             raise ValueError(f"The {name!r} parameter of grid_laplacian must be an int >= 1. "
                              f"Got {value!r} instead.")
     validate_params("grid_laplacian", {"mu": [Interval("real", 0, None)],
-                                       "radius": [Interval("real", 0, None, closed="neither")]},
+                                       "radius": [Interval("real", 0, np.inf, closed="right")]},
                     {"mu": mu, "radius": radius})
     rows, cols = np.divmod(np.arange(h * w), w)
     reach = int(min(max(h, w), np.floor(radius))) if np.isfinite(radius) else max(h, w)

@@ -255,3 +255,30 @@ def test_the_table_covers_every_solver_estimator_and_input():
             assert {f"budget={v}" for v in VALUE_CASES} <= cases, api
         if "kernels" in api.inputs or "kernels" in api.params:
             assert "not_psd" in cases, api
+
+
+# ------------------------------------------------------------------ data folders
+
+@pytest.mark.parametrize("variable,value,exc,pattern", [
+    ("MKLCORE_DATA_DIR", "missing", FileNotFoundError, r"^\$MKLCORE_DATA_DIR is set to .*missing"),
+    ("MKLCORE_DATA_HOME", "file", FileExistsError, r"^\$MKLCORE_DATA_HOME \(.*file'\)"),
+    ("MKLCORE_DATA_HOME", "file/below", NotADirectoryError, r"^\$MKLCORE_DATA_HOME \("),
+    ("data_home", "file", FileExistsError, r"^The 'data_home' folder .*file'"),
+])
+def test_bad_data_folders_name_the_variable(variable, value, exc, pattern, tmp_path,
+                                            monkeypatch):
+    from mklcore import datasets
+
+    (tmp_path / "file").write_text("not a folder")
+    path = str(tmp_path / value)
+    monkeypatch.delenv("MKLCORE_DATA_HOME", raising=False)
+    monkeypatch.delenv("MKLCORE_DATA_DIR", raising=False)
+    with pytest.raises(exc, match=pattern):
+        if variable == "MKLCORE_DATA_DIR":
+            monkeypatch.setenv(variable, path)
+            datasets.data_dir()
+        elif variable == "data_home":
+            datasets._resolve_data_home(path)
+        else:
+            monkeypatch.setenv(variable, path)
+            datasets._resolve_data_home()
