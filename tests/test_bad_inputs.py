@@ -18,7 +18,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 import mklcore
 from mklcore.kernels import gaussian, linear
-from mklcore.registry import SOLVERS
+from mklcore.registry import SOLVERS, SolverInfo
 
 OK = "ok"
 
@@ -38,6 +38,8 @@ SOLVE_EXTRA = {
     "rls2": {"lam": 0.5},
     "linear_rls2": {"lam": 0.5},
     "lmkl": {"random_state": 0, "max_iter": 3},
+    "rls2_path": {"lams": [1.0, 0.1]},
+    "linear_rls2_path": {"lams": [1.0, 0.1]},
 }
 BANK = [linear(), gaussian(gamma="scale")]
 
@@ -90,8 +92,21 @@ class Api:
         return f"{self.kind}:{self.name}"
 
 
+#: public solve functions outside the registry: the RLS2 paths (the SVM engine
+#: svm_solve trusts its inputs, see test_svm_engine_rejects_sparse_and_bad_ranges)
+EXTRA_SOLVERS = [
+    SolverInfo(name="rls2_path", label="RLS2 path", solve_ref="rls2:rls2_path",
+               estimator_ref=None, options={}, tol=1e-6, task="regression",
+               inputs="kernels", paper="", method="rls2"),
+    SolverInfo(name="linear_rls2_path", label="Linear RLS2 path",
+               solve_ref="rls2:rls2_linear_path", estimator_ref=None,
+               options={}, tol=1e-6, task="regression", inputs="features",
+               paper="", method="linear_rls2"),
+]
+
+
 def _apis():
-    apis = [Api("solve", name, info) for name, info in SOLVERS.items()]
+    apis = [Api("solve", info.name, info) for info in [*SOLVERS.values(), *EXTRA_SOLVERS]]
     seen = set()
     for name, info in SOLVERS.items():
         if info.estimator_ref not in seen:
@@ -159,7 +174,7 @@ def _bad_labels(api, case):
 DATA_CASES = ["nan", "inf", "sparse", "sparse_list", "not_square", "1d", "strings", "not_psd"]
 LABEL_CASES = ["y_short", "y_nan", "y_one_class", "y_strings", "y_one_sample_class"]
 VALUE_CASES = {"zero": 0.0, "neg": -1.0, "inf": np.inf, "nan": np.nan, "str": "1"}
-PARAM_CASES = [f"{p}={v}" for p in ("C", "lam", "tol", "budget") for v in VALUE_CASES]
+PARAM_CASES = [f"{p}={v}" for p in ("C", "lam", "lams", "tol", "budget") for v in VALUE_CASES]
 
 
 def _expected(api, case):
@@ -201,6 +216,11 @@ def _expected(api, case):
         return None
     value = VALUE_CASES[value]
     kwargs = {param: value}
+    if param == "lams":  # the values of an RLS2 path; inf is the limit of Lemma 5
+        if isinstance(value, str):
+            return None
+        return {"lams": [1.0, value]}, (OK if value == np.inf else (
+            ValueError, rf"The 'lams' parameter of {api.owner} must hold floats"))
     # tol=0 is allowed (only an exact optimum stops; run the budget), except by RLS2 whose
     # exact subproblem solvers would report a stall at round-off as a failure
     if param == "tol" and value == 0.0 and "RLS2" not in api.owner.upper():
@@ -227,8 +247,9 @@ def test_bad_input(api, args, expected):
         if expected == OK:
             out = api.call(**args)
             if api.kind == "solve":
-                assert np.all(np.isfinite(out.weights)) and np.all(np.isfinite(out.dual_coef))
-                assert out.status in (0, 1)
+                for res in out if isinstance(out, list) else [out]:
+                    assert np.all(np.isfinite(res.weights)) and np.all(np.isfinite(res.dual_coef))
+                    assert res.status in (0, 1)
             elif api.task == "regression":
                 assert np.all(np.isfinite(out.predict(X)))
             else:
@@ -244,17 +265,35 @@ def test_the_table_covers_every_solver_estimator_and_input():
               if isinstance(getattr(mklcore, name), type)
               and issubclass(getattr(mklcore, name), (ClassifierMixin, RegressorMixin))}
     assert {api.name for api in APIS if api.kind == "fit"} == public
-    assert [api.name for api in APIS if api.kind == "solve"] == list(SOLVERS)
+    solve = {name for name in mklcore.__all__ if name.endswith(("_solve", "_path"))}
+    solve.discard("svm_solve")
+    assert {api.owner for api in APIS if api.kind == "solve"} == solve
     cells = _cells()
     for api in APIS:
         cases = {c.id.split("-", 1)[1] for c in cells if c.values[0] is api}
         assert {"nan", "inf", "sparse", "1d", "strings", "y_short", "y_strings",
                 "y_one_class"} <= cases, api
-        assert any(case.startswith(("C=", "lam=")) for case in cases), api
+        assert any(case.startswith(("C=", "lam")) for case in cases), api
         if api.budget is not None:
             assert {f"budget={v}" for v in VALUE_CASES} <= cases, api
         if "kernels" in api.inputs or "kernels" in api.params:
             assert "not_psd" in cases, api
+
+
+@pytest.mark.parametrize("kwargs,exc,pattern", [
+    ({"K": sp.csr_matrix(K[0])}, TypeError, r"^Sparse data was passed for K\b"),
+    ({"y": sp.csr_matrix(Y)}, TypeError, r"^Sparse data was passed for y\b"),
+    ({"C": np.inf}, ValueError, r"The 'C' parameter of svm_solve must be"),
+    ({"C": np.nan}, ValueError, r"The 'C' parameter of svm_solve must be"),
+    ({"tol": np.inf}, ValueError, r"The 'tol' parameter of svm_solve must be"),
+    ({"tol": 0.0}, ValueError, r"The 'tol' parameter of svm_solve must be"),
+])
+def test_svm_engine_rejects_sparse_and_bad_ranges(kwargs, exc, pattern):
+    from mklcore.svm import svm_solve
+
+    args = {"K": K, "y": Y, **kwargs}
+    with pytest.raises(exc, match=pattern):
+        svm_solve(args.pop("K"), args.pop("y"), **args)
 
 
 # ------------------------------------------------------------------ data folders
