@@ -12,6 +12,7 @@ import numpy as np
 __all__ = [
     "Interval", "Options", "validate_params", "check_kernel_stack", "check_binary_labels",
     "check_finite", "check_psd", "smallest_eigenvalue", "PSD_TOL", "check_solver_inputs",
+    "check_dense", "as_float_array",
 ]
 
 #: relative tolerance for the smallest eigenvalue of a kernel, as a multiple of its trace
@@ -25,7 +26,10 @@ class Interval:
     ----------
     kind : {"real", "int"}
     left, right : float or None
-        Bounds; ``None`` means unbounded.
+        Bounds; ``None`` means unbounded: every finite value on that side, never
+        ``-inf`` / ``inf`` (the message shows the end as open, "(0, inf)"). Give the bound
+        ``np.inf`` with a closed end, e.g. ``Interval("real", 0, np.inf, closed="right")``
+        for (0, inf], to accept infinity.
     closed : {"both", "left", "right", "neither"}, default="both"
     """
 
@@ -38,6 +42,9 @@ class Interval:
         if self.kind == "int" and not isinstance(value, numbers.Integral):
             return False
         if np.isnan(value):
+            return False
+        # an unbounded end is open: +-inf is outside "(0, inf)" as the message says
+        if np.isinf(value) and (self.right if value > 0 else self.left) is None:
             return False
         if self.left is not None:
             if value < self.left or (value == self.left and self.closed in ("right", "neither")):
@@ -125,9 +132,90 @@ def validate_params(owner, constraints, params):
             f"Got {value!r} instead.")
 
 
+def check_dense(value, name):
+    """Reject scipy.sparse input with one sentence naming the argument.
+
+    Every solver works on dense Gram matrices and feature arrays, so sparse input is
+    rejected (never densified behind the user's back), with the same message as the
+    estimators' :func:`sklearn.utils.validation.validate_data`.
+
+    Parameters
+    ----------
+    value : object
+        The argument; a list or tuple is checked item by item (a list of kernels).
+    name : str
+        Its name in the message, e.g. ``"K"``.
+
+    Returns
+    -------
+    value : object
+        ``value`` unchanged.
+
+    Raises
+    ------
+    TypeError
+        ``Sparse data was passed for K, but dense data is required. Use '.toarray()' ...``
+    """
+    from scipy.sparse import issparse
+
+    items = value if isinstance(value, (list, tuple)) else [value]
+    for i, item in enumerate(items):
+        if issparse(item):
+            where = name if item is value else f"{name} (item {i} of {len(items)})"
+            raise TypeError(f"Sparse data was passed for {where}, but dense data is required. "
+                            f"Use '.toarray()' to convert to a dense numpy array.")
+    return value
+
+
+def as_float_array(value, name, owner="this function"):
+    """``value`` as a float ndarray, with a message naming it when it does not hold numbers.
+
+    Parameters
+    ----------
+    value : array-like
+    name : str
+        Its name in the message, e.g. ``"X"``.
+    owner : str, default="this function"
+        Used in the message.
+
+    Returns
+    -------
+    array : ndarray of dtype float64
+
+    Raises
+    ------
+    TypeError
+        For scipy.sparse input (see :func:`check_dense`).
+    ValueError
+        If the values are not numbers (e.g. strings).
+    """
+    array = np.asarray(check_dense(value, name))
+    if array.dtype.kind in "biuf":
+        return array.astype(np.float64, copy=False)
+    if array.dtype.kind == "O":  # e.g. a list of numbers and None
+        try:
+            return array.astype(np.float64)
+        except (TypeError, ValueError):
+            pass
+    raise ValueError(f"{owner} needs numeric {name}; got an array of dtype {array.dtype} "
+                     f"(e.g. {array.ravel()[:1].tolist()}).")
+
+
 def check_finite(array, name):
-    """Raise ``ValueError`` if ``array`` contains NaN or infinity, naming it."""
-    array = np.asarray(array)
+    """Raise ``ValueError`` if ``array`` contains NaN or infinity, naming it.
+
+    Parameters
+    ----------
+    array : array-like
+    name : str
+        Its name in the message, e.g. ``"K"``.
+
+    Returns
+    -------
+    array : ndarray
+        ``np.asarray(array)``.
+    """
+    array = np.asarray(check_dense(array, name))
     if array.dtype.kind in "fc" and not np.all(np.isfinite(array)):
         n_bad = int(np.size(array) - np.count_nonzero(np.isfinite(array)))
         raise ValueError(f"{name} contains NaN or infinity ({n_bad} entries); "
@@ -216,13 +304,14 @@ def check_kernel_stack(K, y=None, *, check_psd_=True, psd_tol=PSD_TOL, square=Tr
     -------
     K : ndarray of shape (n_kernels, n_rows, n_cols)
     """
+    check_dense(K, "K")
     if isinstance(K, (list, tuple)):
         if len(K) == 0:
             raise ValueError("The kernel list is empty: give at least one kernel.")
         K = np.stack([np.asarray(k) for k in K])
     K = np.asarray(K)
     if K.dtype not in dtype:
-        K = K.astype(np.float64)
+        K = as_float_array(K, "K", "a kernel method")
     if K.ndim == 2:
         K = K[None]
     if K.ndim != 3:
@@ -272,7 +361,7 @@ def check_binary_labels(y, owner="this method"):
     classes : ndarray of shape (2,)
         The sorted original labels.
     """
-    y = np.asarray(y)
+    y = np.asarray(check_dense(y, "y"))
     if y.ndim != 1:
         if y.ndim == 2 and y.shape[1] == 1:
             y = y.ravel()

@@ -112,7 +112,11 @@ def data_dir():
     """
     env = os.environ.get("MKLCORE_DATA_DIR")
     if env:
-        return Path(env)
+        if not Path(env).expanduser().is_dir():
+            raise FileNotFoundError(
+                f"$MKLCORE_DATA_DIR is set to {env!r}, which is not a folder: point it at a "
+                f"copy of the repository's data/ folder, or unset it.")
+        return Path(env).expanduser()
     checkout = Path(__file__).resolve().parent.parent / "data"
     if checkout.is_dir():
         return checkout
@@ -127,10 +131,22 @@ def data_dir():
 
 def _resolve_data_home(data_home=None):
     """Cache folder for downloaded datasets: ``data_home``, ``$MKLCORE_DATA_HOME`` or ``~/.cache/mklcore``."""
-    if data_home is None:
-        data_home = os.environ.get("MKLCORE_DATA_HOME", Path.home() / ".cache" / "mklcore")
+    env = os.environ.get("MKLCORE_DATA_HOME")
+    if data_home is not None:
+        where, fix = f"The 'data_home' folder {str(data_home)!r}", "give a writable folder"
+    elif env:
+        data_home = env
+        where, fix = f"$MKLCORE_DATA_HOME ({env!r})", "set it to a writable folder or unset it"
+    else:
+        data_home = Path.home() / ".cache" / "mklcore"
+        where = f"The default cache folder {str(data_home)!r}"
+        fix = "set $MKLCORE_DATA_HOME to a writable folder"
     path = Path(data_home).expanduser()
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file, a path below a file, no permission, ...
+        raise type(exc)(f"{where} cannot be used as the dataset cache folder "
+                        f"({exc.strerror or exc}): {fix}.") from exc
     return path
 
 

@@ -34,8 +34,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import BaseMKLClassifier, common_constraints, fill_doc
 from ._result import MKLResult, Monitor
-from ._validation import (Interval, Options, check_finite, check_kernel_stack,
-                          validate_params)
+from ._validation import (Interval, Options, as_float_array, check_dense, check_finite,
+                          check_kernel_stack, validate_params)
 from .svm import available_backends, default_backend, libsvm_intercept, svm_solve
 
 __all__ = [
@@ -325,11 +325,12 @@ def _intercept(alpha, y, K_eta_coef, C):
 def _check_inputs(K, y, X_gate, gating, owner):
     K = check_kernel_stack(K, y)
     n = K.shape[1]
-    y = np.asarray(y, dtype=float).ravel()
-    if not np.all(np.isin(y, (-1.0, 1.0))):
+    y = np.asarray(check_dense(y, "y")).ravel()
+    if y.dtype.kind not in "biuf" or not np.all(np.isin(y, (-1.0, 1.0))):
         raise ValueError(f"y must hold labels in {{-1, +1}} for {owner}; got values "
                          f"{np.unique(y)[:5].tolist()}. Map them first (the estimator "
                          f"LMKLClassifier accepts any two labels).")
+    y = y.astype(float)
     if np.unique(y).size < 2:
         raise ValueError(f"y has a single class; {owner} needs two classes.")
     if gating == "fixed":
@@ -338,7 +339,7 @@ def _check_inputs(K, y, X_gate, gating, owner):
         raise ValueError(f"{owner} with gating='softmax' needs the gating representation "
                          f"X_gate of shape (n_samples, n_gate_features); pass the (standardised) "
                          f"inputs, or use gating='fixed' for a constant gating.")
-    X_gate = np.asarray(X_gate, dtype=float)
+    X_gate = as_float_array(X_gate, "X_gate", owner)
     if X_gate.ndim == 1:
         raise ValueError(f"X_gate must be 2-D of shape (n_samples, n_gate_features); got a 1-D "
                          f"array of length {X_gate.shape[0]}. Use X_gate.reshape(-1, 1) for a "

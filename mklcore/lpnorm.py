@@ -119,14 +119,12 @@ class SumKernelSVC(BaseMKLClassifier):
 # lp-norm MKL: weight updates (Kloft et al. 2009, Sec. 2.4; Kloft et al. 2011, Algorithm 1)
 # ======================================================================================
 
-def _analytic_update(theta, S, p, *, stabilize=False, theta_floor=THETA_FLOOR):
+def _analytic_update(theta, S, p, *, theta_floor=THETA_FLOOR):
     r"""Closed-form minimiser of :math:`\frac12\sum_m\|w_m\|^2/\theta_m` over the unit p-ball.
 
     :math:`\theta_m=\|w_m\|^{2/(p+1)}/(\sum_{m'}\|w_{m'}\|^{2p/(p+1)})^{1/p}` with
     :math:`\|w_m\|^2=\theta_m^2q_m=2\theta_m^2S_m` (Kloft et al. JMLR 2011, Algorithm 1), in
-    the log domain; ``stabilize`` adds SHOGUN's regulariser
-    :math:`\theta\leftarrow\min(1, (\theta+R)/\|\theta+R\|_p)`,
-    :math:`R=0.01\sqrt{\|\theta_{old}-\theta\|^2/p}`.
+    the log domain.
     """
     theta = np.asarray(theta, dtype=float)
     if np.isinf(p):
@@ -138,9 +136,6 @@ def _analytic_update(theta, S, p, *, stabilize=False, theta_floor=THETA_FLOOR):
         return theta.copy()  # alpha = 0: no information, keep the weights
     z = (2.0 / (p + 1.0)) * log_w  # theta_m ~ ||w_m||^(2/(p+1)), normalised
     new = np.exp(z - logsumexp(p * z) / p)
-    if stabilize:  # SHOGUN's compute_optimal_betas_directly
-        R = 0.01 * np.sqrt(np.sum((theta - new) ** 2) / p)
-        new = np.minimum(normalize_pnorm(new + R, p), 1.0)
     return normalize_pnorm(np.maximum(new, theta_floor), p)
 
 
@@ -260,13 +255,12 @@ class _AnalyticStep(WeightStep):
 
     method = "lpmkl"
 
-    def __init__(self, p, *, stabilize=False, theta_floor=THETA_FLOOR):
-        self.p, self.stabilize, self.theta_floor = p, stabilize, theta_floor
+    def __init__(self, p, *, theta_floor=THETA_FLOOR):
+        self.p, self.theta_floor = p, theta_floor
         self.label = f"LpMKL (analytic, p={p:g})"
 
     def step(self, state, oracle):
-        return _analytic_update(state.theta, state.S, self.p, stabilize=self.stabilize,
-                                theta_floor=self.theta_floor)
+        return _analytic_update(state.theta, state.S, self.p, theta_floor=self.theta_floor)
 
 
 #: above this p the cutting-plane master uses the unit box (the p = inf ball) instead of the
@@ -291,6 +285,7 @@ class _CuttingPlaneStep(SIPWeightStep):
     def __init__(self, p, *, master="sqclp", inner_eps=1e-6, max_inner=50, **cut_options):
         super().__init__(**cut_options)
         self.p, self.kind, self.inner_eps, self.max_inner = p, master, inner_eps, max_inner
+        self.fallback = None  # (n_cuts, reason) once the SQCLP master gave way to the exact one
         self.label = f"LpMKL (cutting_plane, p={p:g})"
 
     def master(self, state):
@@ -310,20 +305,46 @@ class _CuttingPlaneStep(SIPWeightStep):
             self.n_master_solves += 1
             theta = normalize_pnorm(theta, self.p)
         else:  # SQCLP: a sequence of QCLPs around the current point
-            theta_t = normalize_pnorm(state.theta, self.p)
-            eta_old = None
-            for _ in range(self.max_inner):
-                theta_star, _ = _cvx_master(cuts, self.p, theta_tilde=theta_t, kind="sqclp")
-                self.n_master_solves += 1
-                theta_t = normalize_pnorm(theta_star, self.p)
-                eta = float(np.max(cuts.values(theta_t)))
-                if self.p == 2:  # the surrogate is exact: one QCLP solves the master
-                    break
-                if eta_old is not None and abs(1.0 - eta / eta_old) < self.inner_eps:
-                    break
-                eta_old = eta
-            theta = theta_t
+            try:
+                return self._sqclp(state)
+            except NumericalFailure as exc:
+                if self.p > _P_EXACT_MAX:
+                    raise
+                # Taylor surrogates around nearly sparse weights (coefficients
+                # theta^(p-2) spanning many orders on large banks) can defeat the conic
+                # solver: continue with the exact p-norm master
+                self.kind = "exact"
+                self.fallback = (len(self.cuts), str(exc))
+                return self.master(state)
         return theta, eta
+
+    def _sqclp(self, state):
+        """The SQCLP master: QCLPs around the current point until eta settles."""
+        cuts = self.cuts
+        theta_t = normalize_pnorm(state.theta, self.p)
+        eta_old = None
+        for _ in range(self.max_inner):
+            theta_star, _ = _cvx_master(cuts, self.p, theta_tilde=theta_t, kind="sqclp")
+            self.n_master_solves += 1
+            theta_t = normalize_pnorm(theta_star, self.p)
+            eta = float(np.max(cuts.values(theta_t)))
+            if self.p == 2:  # the surrogate is exact: one QCLP solves the master
+                break
+            if eta_old is not None and abs(1.0 - eta / eta_old) < self.inner_eps:
+                break
+            eta_old = eta
+        return theta_t, eta
+
+    def result_extras(self):
+        out = super().result_extras()
+        out["master_fallback"] = self.note() or None
+        return out
+
+    def note(self):
+        if self.fallback is None:
+            return ""
+        return (f"the SQCLP master failed at cut {self.fallback[0]}; continued with "
+                f"master='exact'")
 
     def history_extras(self):
         return {"eta": self.eta, "n_master_solves": self.n_master_solves,
@@ -336,8 +357,7 @@ _SOLVER_OPTIONS = {
                "ls_min": [Interval("real", 0, 1, closed="neither")],
                "armijo_c": [Interval("real", 0, 1, closed="left")],
                "theta_floor": [Interval("real", 0, 1e-3, closed="right")]},
-    "analytic": {"stabilize": [bool],
-                 "theta_floor": [Interval("real", 0, 1e-3, closed="right")]},
+    "analytic": {"theta_floor": [Interval("real", 0, 1e-3, closed="right")]},
     "cutting_plane": {"master": [Options("sqclp", "exact")],
                       "inner_eps": [Interval("real", 0, None, closed="neither")],
                       "max_inner": [Interval("int", 1, None)],
@@ -348,7 +368,8 @@ _SOLVER_OPTIONS = {
 _COMMON_OPTIONS = {"svm_backend": [str],
                    "polish_tol": [Interval("real", 0, None, closed="neither")],
                    "mode": [Options("wrapper", "interleaved")],
-                   "mkl_every": [Interval("int", 1, None), None]}
+                   "mkl_every": [Interval("int", 1, None), None],
+                   "svm_max_iter": [Interval("int", 1, None), None]}
 
 _LPMKL_CONSTRAINTS = {
     "p": [Interval("real", 1, np.inf, closed="both")],
@@ -415,7 +436,6 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
     **solver_options
         ``"newton"``: ``newton_steps=1``, ``ls_shrink=0.5``, ``ls_min=1e-9``, ``armijo_c=0``
         (0: any strict decrease; SHOGUN uses 1e-4), ``theta_floor=1e-12``. ``"analytic"``:
-        ``stabilize=False`` (SHOGUN's regulariser, recommended for p = 1),
         ``theta_floor=1e-12``. ``"cutting_plane"``: ``master={"sqclp", "exact"}`` (Taylor
         QCLPs, or the exact ``pnorm`` constraint for p <= 1000), ``inner_eps=1e-6`` (SQCLP
         stop), ``max_inner=50``, ``max_cuts=100`` and ``prune_cuts=True`` (keep at most
@@ -425,7 +445,9 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
         ``mkl_every`` SMO iterations between updates, default ``max(10, n // 10)``),
         ``svm_backend`` (``"libsvm"``, the wrapper default, or ``"smo"``,
         :class:`mklcore.svm.CachedSMO`, required by ``"interleaved"``), ``polish_tol``
-        (re-solve the final SVM at this tolerance).
+        (re-solve the final SVM at this tolerance), ``svm_max_iter`` (cap on the iterations
+        of one SVM solve, default ``max(10**6, 100 n)``; reaching it ends the run with
+        status 2, see :func:`mklcore.wrapper.run_wrapper`).
 
     Returns
     -------
@@ -481,8 +503,8 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
     if solver == "newton" and p == 1.0:
         raise ValueError(
             "solver='newton' requires p > 1: the Newton step on log(theta) of Kloft et al. "
-            "(2009, Sec. 2.4.1) is undefined for p = 1. Use solver='analytic' (with "
-            "stabilize=True), solver='cutting_plane', or simplemkl_solve / silp_solve.")
+            "(2009, Sec. 2.4.1) is undefined for p = 1. Use solver='cutting_plane' (the "
+            "LP master of SILP), solver='analytic', or simplemkl_solve / silp_solve.")
     own, common = _split_options("lpmkl_solve", solver, solver_options, _SOLVER_OPTIONS[solver])
     K, y_pm = check_solver_inputs(K, y, "lpmkl_solve", check_input)
     extras = {"p": p, "solver": solver}
@@ -500,7 +522,8 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
     return run_wrapper(K, y_pm, step, C=C, tol=tol, max_iter=max_iter, svm_tol=svm_tol,
                        callback=callback, verbose=int(verbose), svm_backend=backend,
                        polish_tol=common.get("polish_tol"), extras=extras, mode=mode,
-                       mkl_every=common.get("mkl_every"))
+                       mkl_every=common.get("mkl_every"),
+                       svm_max_iter=common.get("svm_max_iter"))
 
 
 @fill_doc

@@ -39,7 +39,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
 from ._result import Monitor
-from ._validation import (Interval, Options, check_binary_labels, check_finite,
+from ._validation import (Interval, Options, as_float_array, check_binary_labels, check_finite,
                           check_kernel_stack, validate_params)
 from .svm import svm_solve
 from .wrapper import NumericalFailure, WeightStep, run_wrapper
@@ -899,7 +899,7 @@ def grid_laplacian(h, w, *, mu=1.0, radius=np.sqrt(2.0), add_identity=True, spar
     mu : float, default=1.0
         Weight of the Laplacian (>= 0).
     radius : float, default=sqrt(2)
-        Neighbourhood radius (> 0).
+        Neighbourhood radius (> 0; ``np.inf`` links every pair of pixels).
     add_identity : bool, default=True
         Return :math:`I+\mu L` (positive definite); ``False`` returns :math:`\mu L`.
     sparse : bool, default=False
@@ -920,7 +920,7 @@ def grid_laplacian(h, w, *, mu=1.0, radius=np.sqrt(2.0), add_identity=True, spar
             raise ValueError(f"The {name!r} parameter of grid_laplacian must be an int >= 1. "
                              f"Got {value!r} instead.")
     validate_params("grid_laplacian", {"mu": [Interval("real", 0, None)],
-                                       "radius": [Interval("real", 0, None, closed="neither")]},
+                                       "radius": [Interval("real", 0, np.inf, closed="right")]},
                     {"mu": mu, "radius": radius})
     rows, cols = np.divmod(np.arange(h * w), w)
     reach = int(min(max(h, w), np.floor(radius))) if np.isfinite(radius) else max(h, w)
@@ -1031,7 +1031,7 @@ def qsvm_solve(X, y, Q, *, C=1.0, svm_tol=1e-6, check_input=True):
     """
     validate_params("qsvm_solve", _QSVM_CONSTRAINTS,
                     {"C": C, "svm_tol": svm_tol})
-    X = np.asarray(X, dtype=float)
+    X = as_float_array(X, "X", "qsvm_solve") if check_input else np.asarray(X, dtype=float)
     if check_input:
         if X.ndim != 2:
             raise ValueError(f"X must have shape (n_samples, n_features); got {X.shape}.")
@@ -1039,10 +1039,7 @@ def qsvm_solve(X, y, Q, *, C=1.0, svm_tol=1e-6, check_input=True):
         if np.shape(y) != (X.shape[0],):
             raise ValueError(f"X and y do not match: X has {X.shape[0]} rows but y has shape "
                              f"{np.shape(y)}.")
-    y = np.asarray(y)
-    if not np.all(np.isin(y, (-1, 1))):
-        y, _ = check_binary_labels(y, "qsvm_solve")
-    y = y.astype(float)
+    y, _ = check_binary_labels(y, "qsvm_solve")  # {-1, +1} labels are kept as they are
     solve_q = _check_q_features(Q, X.shape[1], "qsvm_solve")
     # one SVM, no weight step: the MKL criterion is 0 and the run converges at iteration 1
     monitor = Monitor("qsvm", tol=0.0, max_iter=1, label="Q-SVM",

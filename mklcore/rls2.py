@@ -44,7 +44,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import KernelBankMixin, store_params
 from ._result import Monitor
-from ._validation import Interval, Options, check_finite, check_kernel_stack, validate_params
+from ._validation import (Interval, Options, as_float_array, check_dense, check_finite,
+                          check_kernel_stack, validate_params)
 
 __all__ = [
     "rls2_solve", "rls2_path", "rls2_linear_solve", "rls2_linear_path", "rls2_scaling",
@@ -55,7 +56,8 @@ __all__ = [
 #: parameter constraints shared by the solver functions and the estimators
 _SOLVER_CONSTRAINTS = {
     "accelerate": [bool],
-    "lam": [Interval("real", 0, None, closed="neither")],
+    # lam = inf is the limit of Lemma 5 (c = 0); the estimators exclude it
+    "lam": [Interval("real", 0, np.inf, closed="right")],
     "tol": [Interval("real", 0, None, closed="neither"), None],
     "residual_tol": [Interval("real", 0, None, closed="neither"), None],
     "max_iter": [Interval("int", 1, None)],
@@ -885,7 +887,7 @@ def _alternate(ops, y, lam, *, intercept, d0, c0, tol, residual_tol, max_iter, s
 
 # --- Public solver functions ----------------------------------------------------------
 def _check_y(y, n, owner):
-    y = np.asarray(y)
+    y = np.asarray(check_dense(y, "y"))
     if y.ndim == 2 and y.shape[1] == 1:
         y = y.ravel()
     if y.ndim != 1:
@@ -917,7 +919,7 @@ def _check_lams(lams, owner):
     bad = ~(lams > 0)
     if bad.any():
         raise ValueError(f"The 'lams' parameter of {owner} must hold floats in the range "
-                         f"(0, inf). Got {lams[bad][0]!r} instead.")
+                         f"(0, inf]. Got {lams[bad][0]!r} instead.")
     return np.sort(lams)[::-1]
 
 
@@ -937,7 +939,7 @@ def _kernel_setup(K, y, scaling, transductive_K, intercept, check_input, owner):
 
 def _linear_setup(X, y, scaling, transductive_X, fisher_weighted, intercept, owner):
     """(operators, outputs minus b, b) of linear RLS2 on the inputs ``X``."""
-    X = np.asarray(X)
+    X = np.asarray(check_dense(X, "X"))
     if X.ndim != 2:
         raise ValueError(f"X must have shape (n_samples, n_features); got {X.shape}.")
     if X.dtype.kind not in "biuf":
@@ -1307,6 +1309,7 @@ def rls2_lambda_max(K, y, *, linear=False, scaling=None, intercept=0.0, rtol=0.0
 # --- Estimators -----------------------------------------------------------------------
 _ESTIMATOR_CONSTRAINTS = dict(
     _SOLVER_CONSTRAINTS,
+    lam=[Interval("real", 0, None, closed="neither")],
     normalize=[Options("trace", "cosine"), None],
     fit_intercept=[bool],
     ova_coding=[Options("pm1", "01")],
@@ -1314,7 +1317,7 @@ _ESTIMATOR_CONSTRAINTS = dict(
 
 
 def _check_ova_classes(y, owner):
-    """Classes and their counts; every class needs two samples (one-vs-all, Sec. 5.3)."""
+    """The classes; with three or more (one-vs-all, Sec. 5.3) each needs two samples."""
     classes, counts = np.unique(y, return_counts=True)
 
     def show(label):
@@ -1323,8 +1326,10 @@ def _check_ova_classes(y, owner):
     if classes.size < 2:
         raise ValueError(f"y has only one class ({show(classes[0])}); {owner} needs at least "
                          f"two classes. Classifier can't train when only one class is present.")
-    small = np.flatnonzero(counts < 2)
-    if small.size:
+    # two classes: one least-squares machine on +/-1 outputs, fine with a single sample of a
+    # class; one-vs-all (three or more classes) asks for two samples per class
+    small = np.flatnonzero(counts < 2) if classes.size > 2 else []
+    if len(small):
         raise ValueError(f"Class {show(classes[small[0]])} has only 1 sample; {owner} trains one "
                          f"machine per class (one-vs-all) and needs at least 2 samples per class.")
     return classes
@@ -1436,7 +1441,7 @@ class _RegressionTask(RegressorMixin):
             raise ValueError("scaling='fisher' (rule (17)) is for classification; use "
                              "LinearRLS2Classifier or scaling='norm'.")
         X, y = validate_data(self, X, y, y_numeric=True)
-        y = check_finite(np.asarray(y, dtype=float), "y")
+        y = check_finite(as_float_array(y, "y", type(self).__name__), "y")
         return X, [y], "mean" if self.fit_intercept else 0.0
 
     @staticmethod

@@ -46,13 +46,14 @@ _SILP_CONSTRAINTS = {
     "mode": [Options("wrapper", "interleaved")],
     "mkl_every": [Interval("int", 1, None), None],
     "stop": [Options("gap", "sip")],
+    "svm_max_iter": [Interval("int", 1, None), None],
 }
 
 
 @fill_doc
 def silp_solve(K, y, *, C=1.0, tol=1e-5, max_iter=1000, svm_tol=1e-3, callback=None, verbose=0,
                check_input=True, max_cuts=100, prune_cuts=True, mode="wrapper", mkl_every=None,
-               svm_backend=None, stop="gap"):
+               svm_backend=None, stop="gap", svm_max_iter=None):
     r"""Solve l1-norm MKL by the SILP column-generation method of Sonnenburg et al. (2006).
 
     Solves problem (6) of Kloft et al. (2009) with :math:`p=1` in its semi-infinite form
@@ -100,7 +101,12 @@ def silp_solve(K, y, *, C=1.0, tol=1e-5, max_iter=1000, svm_tol=1e-3, callback=N
         solver) and the LP value :math:`\eta` (the LP's vertex weights need not certify
         through :math:`D_1(\alpha)` when the optimal weights are not unique). ``"sip"``: the
         SIP gap :math:`|1-\eta/J|` alone (Sonnenburg's :math:`\epsilon_{MKL}` test,
-        Algorithm 1 of [1]_). ``history["gap"]`` and ``gap`` hold :math:`\Delta_{rel}`.
+        Algorithm 1 of [1]_). ``history["gap"]`` and ``gap`` hold :math:`\Delta_{rel}`;
+        ``criterion`` (and the message) hold the stopping value, named
+        ``criterion_name``.
+    svm_max_iter : int, default=None
+        Cap on the iterations of one SVM solve; ``None``: ``max(10**6, 100 n)``. Reaching it
+        ends the run with status 2 (see :func:`mklcore.wrapper.run_wrapper`).
 
     Returns
     -------
@@ -132,7 +138,8 @@ def silp_solve(K, y, *, C=1.0, tol=1e-5, max_iter=1000, svm_tol=1e-3, callback=N
     step = _SILPStep(max_cuts=max_cuts, prune_cuts=prune_cuts, stop=stop)
     return run_wrapper(K, y_pm, step, C=C, tol=tol, max_iter=max_iter, svm_tol=svm_tol,
                        callback=callback, verbose=int(verbose), svm_backend=svm_backend,
-                       extras={"p": 1.0}, mode=mode, mkl_every=mkl_every)
+                       extras={"p": 1.0}, mode=mode, mkl_every=mkl_every,
+                       svm_max_iter=svm_max_iter)
 
 
 @fill_doc

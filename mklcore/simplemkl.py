@@ -168,13 +168,14 @@ _SIMPLEMKL_CONSTRAINTS = {
     "step_cap": [Interval("real", 0, None, closed="neither")],
     "numerical_precision": [Interval("real", 0, 1e-2, closed="both")],
     "svm_backend": [str],
+    "svm_max_iter": [Interval("int", 1, None), None],
 }
 
 
 @fill_doc
 def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callback=None,
                     verbose=0, check_input=True, gs_tol=0.1, step_cap=0.1,
-                    numerical_precision=1e-8, svm_backend="libsvm"):
+                    numerical_precision=1e-8, svm_backend="libsvm", svm_max_iter=None):
     r"""Solve l1-norm MKL with SimpleMKL's reduced-gradient descent (Rakotomamonjy et al. 2008).
 
     Solves problem (6) of Kloft et al. (2009) with :math:`p=1` in SimpleMKL's form
@@ -214,6 +215,11 @@ def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callb
         (the warm-started SMO with per-kernel gradient caches of :mod:`mklcore.wrapper`,
         each line-search evaluation starting from the alpha of the current point) or another
         backend of :func:`mklcore.svm.available_backends`.
+    svm_max_iter : int, default=None
+        Cap on the iterations of one SVM solve (each line-search evaluation included);
+        ``None``: ``max(10**6, 100 n)``. Reaching it ends the run with status 2 and a
+        ``ConvergenceWarning`` (huge C, unscaled features; see
+        :func:`mklcore.wrapper.run_wrapper`).
 
     Returns
     -------
@@ -251,7 +257,7 @@ def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callb
                           numerical_precision=numerical_precision)
     return run_wrapper(K, y_pm, step, C=C, tol=tol, max_iter=max_iter, svm_tol=svm_tol,
                        callback=callback, verbose=int(verbose), svm_backend=svm_backend,
-                       extras={"p": 1.0})
+                       extras={"p": 1.0}, svm_max_iter=svm_max_iter)
 
 
 @fill_doc

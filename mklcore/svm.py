@@ -16,7 +16,7 @@ gradient caches, the engine of the interleaved MKL scheme) and :func:`libsvm_int
 import numpy as np
 
 from ._result import MKLResult
-from ._validation import Interval, check_binary_labels, validate_params
+from ._validation import Interval, check_binary_labels, check_dense, validate_params
 
 __all__ = ["svm_solve", "combine_kernels", "kernel_quadratic_terms", "register_backend",
            "available_backends", "libsvm_intercept", "CachedSMO", "BUILTIN_BACKENDS",
@@ -539,10 +539,10 @@ def svm_solve(K, y, *, weights=None, C=1.0, tol=1e-3, alpha0=None, backend="libs
     """
     validate_params("svm_solve", _SVM_CONSTRAINTS, {"C": C, "tol": tol})
     solver = _backend(backend)
-    K = np.asarray(K)
+    K = np.asarray(check_dense(K, "K"))
     if K.ndim == 2:
         K = K[None]
-    y = np.asarray(y)
+    y = np.asarray(check_dense(y, "y"))
     if not np.all(np.isin(y, (-1, 1))):
         y, _ = check_binary_labels(y, "svm_solve")
     y = y.astype(float)

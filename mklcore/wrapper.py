@@ -61,7 +61,8 @@ from scipy.special import logsumexp
 from ._result import Monitor
 from .svm import CachedSMO, combine_kernels, svm_solve
 
-__all__ = ["THETA_FLOOR", "conjugate_exponent", "dual_norm", "pnorm", "normalize_pnorm",
+__all__ = ["THETA_FLOOR", "SVM_GAP_LIMIT", "default_svm_max_iter", "SVMIterationLimit",
+           "conjugate_exponent", "dual_norm", "pnorm", "normalize_pnorm",
            "uniform_weights", "WrapperState", "SVMOracle", "WeightStep", "SIPWeightStep",
            "FixedWeights", "NumericalFailure", "Cuts", "lp_master", "run_wrapper"]
 
@@ -72,6 +73,45 @@ THETA_FLOOR = 1e-12
 
 class NumericalFailure(RuntimeError):
     """Raised by a weight step that cannot continue (e.g. its master problem failed)."""
+
+
+class SVMIterationLimit(NumericalFailure):
+    """Raised by :class:`SVMOracle` when an SVM solve reaches its iteration cap.
+
+    Parameters
+    ----------
+    message : str
+        What happened and what to try.
+    state : WrapperState
+        The (unconverged) SVM solution at the cap.
+    """
+
+    def __init__(self, message, state):
+        super().__init__(message)
+        self.state = state
+
+
+#: relative SVM duality gap :math:`(P_{hinge}-J)/|P_{hinge}|` of the final SVM above which a
+#: wrapper run cannot be a success: the hinge primal is then more than ten times the dual
+#: value and certifies nothing (huge C for the kernels' scale, or an SVM stopped early). A
+#: KKT tolerance ``svm_tol`` allows a gap of up to about :math:`2Cn\,` ``svm_tol``, so the
+#: relative gap of converged solves grows with C: about 1e-3 at C = 1 and 0.5 at C = 1000
+#: on trace-normalised kernels, 0.9999 at C = 1e8
+SVM_GAP_LIMIT = 0.9
+
+
+def default_svm_max_iter(n_samples):
+    """The default cap on the iterations of one SVM solve: ``max(10**6, 100 * n_samples)``.
+
+    Parameters
+    ----------
+    n_samples : int
+
+    Returns
+    -------
+    max_iter : int
+    """
+    return max(10 ** 6, 100 * int(n_samples))
 
 
 # --------------------------------------------------------------------------------------
@@ -273,11 +313,16 @@ class SVMOracle:
     backend : str, default="libsvm"
         ``"smo"`` (the warm-started :class:`~mklcore.svm.CachedSMO`) or a backend of
         :func:`mklcore.svm.svm_solve`.
+    svm_max_iter : int, default=None
+        Cap on the iterations of one SVM solve; :func:`default_svm_max_iter` of ``n``. A solve
+        that reaches it raises :class:`SVMIterationLimit`.
     """
 
-    def __init__(self, K, y, *, C, svm_tol, p, backend="libsvm"):
+    def __init__(self, K, y, *, C, svm_tol, p, backend="libsvm", svm_max_iter=None):
         self.K, self.y, self.C, self.svm_tol, self.p = K, y, float(C), float(svm_tol), p
         self.backend = backend
+        self.svm_max_iter = int(default_svm_max_iter(K.shape[1]) if svm_max_iter is None
+                                else svm_max_iter)
         self.n_calls = 0
         self.n_smo_iter = 0
         self.svm_time = 0.0
@@ -290,26 +335,38 @@ class SVMOracle:
 
         ``max_iter`` caps the SMO iterations (``"smo"`` backend only; interleaved mode): the
         returned state then has ``exact=False`` unless the SVM converged within the cap.
+        Without it, a solve that reaches :attr:`svm_max_iter` raises
+        :class:`SVMIterationLimit` (carrying the unconverged state).
         """
         theta = np.asarray(theta, dtype=float)
         tol = self.svm_tol if tol is None else float(tol)
         start = self.last if start is None else start
         t0 = time.perf_counter()
         if self.backend == "smo":
-            state = self._solve_smo(theta, start, tol, max_iter)
+            state, capped = self._solve_smo(theta, start, tol, max_iter)
         else:
             if self._buffer is None:
                 self._buffer = np.empty(self.K.shape[1:], dtype=np.float64)
             K_theta = combine_kernels(self.K, theta, out=self._buffer)
-            res = svm_solve(self.K, self.y, weights=theta, C=self.C, tol=tol,
-                            alpha0=None if start is None else start.alpha,
-                            backend=self.backend, K_combined=K_theta)
+            with warnings.catch_warnings():  # scikit-learn's "terminated early": ours below
+                warnings.filterwarnings("ignore", "Solver terminated early")
+                res = svm_solve(self.K, self.y, weights=theta, C=self.C, tol=tol,
+                                alpha0=None if start is None else start.alpha,
+                                backend=self.backend, K_combined=K_theta,
+                                max_iter=self.svm_max_iter)
             self.n_smo_iter += max(int(res.n_iter), 0)
+            capped = int(res.n_iter) >= self.svm_max_iter
             state = WrapperState(theta, res.alpha, res.dual_coef, res.intercept, 0.5 * res.q,
-                                 self.p, primal_objective=res.primal_objective, svm=res)
+                                 self.p, primal_objective=res.primal_objective, svm=res,
+                                 exact=not capped)
         self.svm_time += time.perf_counter() - t0
         self.n_calls += 1
         self.last = state
+        if capped:
+            raise SVMIterationLimit(
+                f"the SVM did not converge within svm_max_iter={self.svm_max_iter} iterations "
+                f"at C={self.C:g} (huge C? unscaled features?); scale the kernels "
+                f"(normalize='trace') or the features, lower C, or raise svm_max_iter", state)
         return state
 
     def _solve_smo(self, theta, start, tol, max_iter):
@@ -320,19 +377,17 @@ class SVMOracle:
             alpha0, H = np.zeros(n), np.zeros((n_kernels, n))
         else:
             alpha0, H = start.alpha, start.H.copy()
-        alpha, H, b, n_iter, converged = self._smo.solve(theta, alpha0, H, tol, max_iter)
-        if not converged and max_iter is None:
-            from sklearn.exceptions import ConvergenceWarning
-
-            warnings.warn(f"SMO stopped after {n_iter} iterations before reaching svm_tol "
-                          f"{tol:g}.", ConvergenceWarning, stacklevel=4)
+        capped_run = max_iter is None  # a partial solve (interleaved chunk) is no failure
+        alpha, H, b, n_iter, converged = self._smo.solve(
+            theta, alpha0, H, tol, self.svm_max_iter if capped_run else max_iter)
         self.n_smo_iter += n_iter
         coef = alpha * self.y
         q = np.maximum(H @ coef, 0.0)
         f = theta @ H + b
         primal = 0.5 * float(theta @ q) + self.C * float(np.maximum(0.0, 1.0 - self.y * f).sum())
-        return WrapperState(theta, alpha, coef, b, 0.5 * q, self.p, primal_objective=primal, H=H,
-                            exact=converged)
+        state = WrapperState(theta, alpha, coef, b, 0.5 * q, self.p, primal_objective=primal,
+                             H=H, exact=converged)
+        return state, capped_run and not converged
 
     def rescore(self, state, theta):
         """Same alpha, new weights (no SVM): used after small clean-ups of the weights."""
@@ -382,6 +437,10 @@ class WeightStep:
         """Extras added to the final result."""
         return {}
 
+    def note(self):
+        """A remark for the result's message (e.g. a fallback taken), or ``""``."""
+        return ""
+
 
 class FixedWeights(WeightStep):
     r"""No weight step: the SVM at fixed weights (e.g. the sum kernel, :math:`p=\infty`)."""
@@ -427,14 +486,22 @@ class SIPWeightStep(WeightStep):
     """
 
     eta = -np.inf
-    STOP_NAMES = {"gap": "relative duality gap", "sip": "SIP gap |1 - eta/J|"}
+    STOP_NAMES = {"gap": "relative duality gap", "sip": "SIP gap |1 - eta/J|",
+                  "gap_l1": "min(relative duality gap, SIP gap |1 - eta/J|)"}
 
     def __init__(self, *, max_cuts=100, prune_cuts=True, stop="gap"):
         self.max_cuts, self.prune_cuts = max_cuts, prune_cuts
-        # validated by the public solvers' parameter constraints
-        self.stop, self.criterion_name = stop, self.STOP_NAMES[stop]
+        self.stop = stop  # validated by the public solvers' parameter constraints
         self.n_master_solves = 0
         self.cuts = None
+
+    @property
+    def criterion_name(self):
+        """Name of :meth:`gap` for messages: ``gap`` (the result's relative duality gap)
+        and the criterion differ at p = 1 with ``stop="gap"``, so the names differ too."""
+        if self.stop == "gap" and self.p == 1:
+            return self.STOP_NAMES["gap_l1"]
+        return self.STOP_NAMES[self.stop]
 
     def init(self, n_kernels):
         self.cuts = Cuts(n_kernels, max_cuts=self.max_cuts, prune=self.prune_cuts)
@@ -579,9 +646,18 @@ def _snapshot(state):
             "dual_objective": state.dual_objective, "alpha": state.alpha}
 
 
+def _svm_gap(state):
+    r"""Relative duality gap :math:`(P_{hinge}-J)/|P_{hinge}|` of the SVM at the state's
+    weights (0 when the primal is unknown or 0)."""
+    primal = state.primal_objective
+    if not np.isfinite(primal) or primal == 0:
+        return 0.0
+    return max(primal - state.J, 0.0) / abs(primal)
+
+
 def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose=0,
                 svm_backend="libsvm", polish_tol=None, extras=None, mode="wrapper",
-                mkl_every=None):
+                mkl_every=None, svm_max_iter=None):
     r"""Run the shared MKL wrapper loop with one method's weight step.
 
     Parameters
@@ -619,6 +695,11 @@ def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose
         criterion is below ``tol`` (see the module docstring).
     mkl_every : int, default=None
         SMO iterations between weight steps in interleaved mode; ``max(10, n // 10)``.
+    svm_max_iter : int, default=None
+        Cap on the iterations of every SVM solve (LIBSVM's ``max_iter``, the SMO's cap);
+        ``None``: :func:`default_svm_max_iter` (``max(10**6, 100 n)``). A solve that reaches
+        it ends the run with status 2 and a ``ConvergenceWarning`` naming the likely cause
+        (huge C, unscaled features), so that no run is unbounded.
 
     Returns
     -------
@@ -631,7 +712,9 @@ def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose
         (:math:`P_{hinge}`), ``rigorous_gap`` (:math:`P_{hinge}-D_p(\alpha)\ge0`),
         ``criterion`` and ``criterion_name`` (the method's stopping value), ``tol``,
         ``n_svm_calls``, ``n_smo_iter``, ``svm_time``, ``time``, ``mode``, ``svm_backend``
-        and the method's extras.
+        and the method's extras. The sanity gate of the wrapper: a run whose final SVM is not
+        certified, :math:`(P_{hinge}-J)/|P_{hinge}|` above :data:`SVM_GAP_LIMIT`, ends with
+        status 2 ("the SVM did not converge"), whatever its MKL criterion.
     """
     n_kernels = K.shape[0]
     interleaved = mode == "interleaved"
@@ -639,18 +722,23 @@ def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose
         raise ValueError("mode='interleaved' needs svm_backend='smo' (partial SVM solves with "
                          f"per-kernel gradient caches); got svm_backend={svm_backend!r}.")
     chunk = (mkl_every or max(10, K.shape[1] // 10)) if interleaved else None
-    oracle = SVMOracle(K, y, C=C, svm_tol=svm_tol, p=step.dual_norm, backend=svm_backend)
+    oracle = SVMOracle(K, y, C=C, svm_tol=svm_tol, p=step.dual_norm, backend=svm_backend,
+                       svm_max_iter=svm_max_iter)
     monitor = Monitor(step.method, tol=tol, max_iter=max_iter, callback=callback,
                       verbose=verbose, label=step.label, criterion_name=step.criterion_name)
 
     theta = _check_weights(step.init(n_kernels), n_kernels, f"{step.label} initialisation")
-    state = oracle(theta, max_iter=chunk)
+    capped = None
+    try:
+        state = oracle(theta, max_iter=chunk)
+    except SVMIterationLimit as exc:  # no better state to return: record it, then stop
+        state, capped = exc.state, exc
     while True:
         crit = float(step.gap(state))
         if monitor.record(objective=state.J, gap=state.rel_gap, weights=state.theta,
                           criterion=crit, ready=state.exact, snapshot=_snapshot(state),
                           dual_objective=state.dual_objective, n_svm_calls=oracle.n_calls,
-                          **step.history_extras()):
+                          **step.history_extras()) or capped is not None:
             break
         try:
             if tol is not None and crit <= tol:  # interleaved: weights done, finish the SVM
@@ -673,17 +761,31 @@ def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose
         state = new_state
 
     # polish: the returned (alpha, b, theta) must belong together
-    if not state.exact or (polish_tol is not None and polish_tol < svm_tol):
-        state = oracle(state.theta, start=state, tol=polish_tol)
+    if capped is None and (not state.exact or (polish_tol is not None
+                                               and polish_tol < svm_tol)):
+        try:
+            state = oracle(state.theta, start=state, tol=polish_tol)
+        except SVMIterationLimit as exc:
+            state, capped = exc.state, exc
+    if capped is not None:
+        monitor.fail(capped)
+    svm_gap = _svm_gap(state)
+    if svm_gap > max(SVM_GAP_LIMIT, tol or 0.0) and monitor.status != 2:
+        monitor.fail(f"the SVM did not converge (huge C?): its relative duality gap "
+                     f"(P_hinge - J)/P_hinge is {svm_gap:.2g} at C={float(C):g}; scale the "
+                     f"kernels (normalize='trace'), lower C or tighten svm_tol")
     result = monitor.finish(
         weights=state.theta.copy(), dual_coef=state.dual_coef, intercept=state.intercept,
         objective=state.J, gap=state.rel_gap, stacklevel=4, alpha=state.alpha,
         dual_objective=state.dual_objective, primal_objective=state.primal_objective,
-        rigorous_gap=state.primal_objective - state.dual_objective,
+        rigorous_gap=state.primal_objective - state.dual_objective, svm_gap=svm_gap,
         criterion=float(step.gap(state)), n_svm_calls=oracle.n_calls,
         n_smo_iter=oracle.n_smo_iter, svm_time=oracle.svm_time, mode=mode,
         svm_backend=svm_backend)
     result.update(step.result_extras())
+    note = step.note()
+    if note:
+        result["message"] = f"{result['message']} ({note})"
     if extras:
         result.update(extras)
     return result

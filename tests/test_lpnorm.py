@@ -110,10 +110,10 @@ def test_cutting_plane_sip_stop(toy, p):
         lpmkl_solve(K, y, p=p, C=C, solver="cutting_plane", stop="eta")
 
 
-@pytest.mark.parametrize("solver,opts", [("analytic", {"stabilize": True}),
-                                         ("cutting_plane", {})], ids=["analytic", "cp-lp"])
+@pytest.mark.parametrize("solver,opts", [("analytic", {}), ("cutting_plane", {})],
+                         ids=["analytic", "cp-lp"])
 def test_l1_solvers_reach_toy_optimum(toy, oracle, solver, opts):
-    """p = 1: analytic (stabilised) and cutting plane (LP master) agree within 1e-4."""
+    """p = 1: analytic and cutting plane (LP master) agree within 1e-4."""
     K, y, C = toy
     res = lpmkl_solve(K, y, p=1.0, C=C, solver=solver, tol=1e-4, svm_tol=1e-7, **opts)
     assert res.success
@@ -192,10 +192,9 @@ def test_weight_updates_stay_feasible(theta, S, p):
     step never increases Phi(theta) = sum_m a_m / theta_m on the p-sphere (Sec. 2.4.1)."""
     theta = normalize_pnorm(np.array(theta), p)
     S = np.array(S[:theta.size])
-    for stabilize in (False, True):
-        new = _analytic_update(theta, S, p, stabilize=stabilize)
-        assert np.all(np.isfinite(new)) and np.all(new >= 0)
-        assert abs(pnorm(new, p) - 1.0) <= 1e-8
+    new = _analytic_update(theta, S, p)
+    assert np.all(np.isfinite(new)) and np.all(new >= 0)
+    assert abs(pnorm(new, p) - 1.0) <= 1e-8
     if p > 1:
         new = _newton_update(theta, S, p)
         assert np.all(new >= 0) and abs(pnorm(new, p) - 1.0) <= 1e-8
@@ -541,3 +540,68 @@ def test_run_wrapper_with_a_new_weight_step(toy):
     res = run_wrapper(K, y, HalfStep(), C=C, tol=1e-6, max_iter=500, svm_tol=SVM_TOL)
     assert res.success and res.method == "halfstep"
     np.testing.assert_allclose(res.objective, TOY_OPTIMA[2.0][0], rtol=1e-5)
+
+
+# --------------------------------------------------------------------------------------
+# issue 16: failing defaults, uncertified SVMs, bounded SVM solves
+# --------------------------------------------------------------------------------------
+
+def test_sqclp_master_falls_back_to_exact(toy, monkeypatch):
+    """A failing SQCLP master (as on 400+ kernel banks) hands over to the exact master."""
+    import mklcore.lpnorm as lpnorm
+
+    K, y, C = toy
+    exact = lpmkl_solve(K, y, p=4 / 3, C=C, solver="cutting_plane", master="exact", tol=1e-6)
+    plain = lpmkl_solve(K, y, p=4 / 3, C=C, solver="cutting_plane", tol=1e-6)
+    assert plain.master_fallback is None and "master=" not in plain.message
+    real = lpnorm._cvx_master
+
+    def failing(cuts, p, *, theta_tilde=None, kind="sqclp"):
+        if kind == "sqclp" and len(cuts) >= 2:
+            raise lpnorm.NumericalFailure("master problem (sqclp) failed: SolverError")
+        return real(cuts, p, theta_tilde=theta_tilde, kind=kind)
+
+    monkeypatch.setattr(lpnorm, "_cvx_master", failing)
+    res = lpmkl_solve(K, y, p=4 / 3, C=C, solver="cutting_plane", tol=1e-6)
+    assert res.success and res.status == 0
+    assert "continued with master='exact'" in res.message
+    assert res.master_fallback.startswith("the SQCLP master failed at cut 2")
+    np.testing.assert_allclose(res.objective, exact.objective, rtol=1e-5)
+
+
+def test_stabilize_is_gone(toy):
+    """SHOGUN's regulariser stalled on large banks; it is no option, nor advised any more."""
+    K, y, C = toy
+    with pytest.raises(TypeError, match="unknown option"):
+        lpmkl_solve(K, y, p=1.0, solver="analytic", stabilize=True)
+    with pytest.raises(ValueError, match="requires p > 1") as info:
+        lpmkl_solve(K, y, p=1.0, solver="newton")
+    assert "stabilize" not in str(info.value)
+    with pytest.raises(TypeError):
+        LpMKLClassifier(stabilize=True)
+
+
+def test_uncertified_svm_is_no_success(toy):
+    """Huge C: the sum-kernel SVM's hinge primal dwarfs its dual, so no success is claimed."""
+    from mklcore.lpnorm import sum_kernel_svm_solve
+    from mklcore.wrapper import SVM_GAP_LIMIT
+
+    K, y, _ = toy
+    ok = sum_kernel_svm_solve(K, y, C=1.0)
+    assert ok.success and ok.svm_gap < 1e-2
+    with pytest.warns(ConvergenceWarning, match=r"the SVM did not converge \(huge C\?\)"):
+        res = sum_kernel_svm_solve(100.0 * K, y, C=1e8)
+    assert not res.success and res.status == 2 and res.svm_gap > SVM_GAP_LIMIT
+    assert "the SVM did not converge (huge C?)" in res.message
+
+
+@pytest.mark.parametrize("backend", ["libsvm", "smo"])
+def test_svm_max_iter_bounds_the_run(toy, backend):
+    """svm_max_iter caps every SVM solve; reaching it ends the run with status 2."""
+    K, y, C = toy
+    with pytest.warns(ConvergenceWarning, match=r"svm_max_iter=3 .*huge C\? unscaled"):
+        res = lpmkl_solve(K, y, p=2.0, C=C, svm_backend=backend, svm_max_iter=3)
+    assert res.status == 2 and not res.success and res.n_svm_calls == 1 and res.n_iter == 1
+    assert res.n_smo_iter == 3
+    with pytest.raises(ValueError, match="svm_max_iter"):
+        lpmkl_solve(K, y, svm_max_iter=0)

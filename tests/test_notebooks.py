@@ -521,3 +521,17 @@ def test_runner_interrupt_prints_one_message_and_exits_130(tmp_path):
     assert proc.returncode == 130, out
     assert len(lines) <= 5 and "Traceback" not in out, out
     assert "Interrupted" in lines[-1]
+
+
+@notebook_params
+def test_committed_full_run_notebook_shows_its_figures(path):
+    """``figures/<id>/<id>.ipynb``, the executed full run, embeds at least one image per
+    figure file of the run (so a reader sees them on the repository page)."""
+    folder = ROOT / "figures" / path.stem
+    executed = folder / path.name
+    assert executed.is_file(), f"{executed} missing: run make reproduce-{path.stem}"
+    nb = nbformat.read(executed, as_version=4)
+    images = sum("image/png" in out.get("data", {}) for cell in nb.cells
+                 if cell.cell_type == "code" for out in cell.get("outputs", []))
+    n_png = len(list(folder.glob("*.png")))
+    assert images >= max(1, n_png), f"{images} images in {executed.name}, {n_png} PNG files"

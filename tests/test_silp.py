@@ -30,7 +30,7 @@ def test_reaches_l1_optimum(toy, toy_run):
     res = toy_run
     assert res.success and res.method == "silp" and res.criterion <= 1e-6
     # stop="gap" at p = 1: the better of Δ_rel and the LP bound's gap 1 - eta/J
-    assert res.criterion_name == "relative duality gap"
+    assert res.criterion_name == "min(relative duality gap, SIP gap |1 - eta/J|)"
     assert res.criterion == min(res.gap, abs(1.0 - res.eta / res.objective))
     assert res.eta <= TOY_OPTIMA[1.0][0] * (1 + 1e-6)  # the LP value is a lower bound
     np.testing.assert_allclose(res.objective, TOY_OPTIMA[1.0][0], rtol=L1_RTOL)
@@ -130,7 +130,7 @@ def test_max_iter_and_callback(toy):
         res = silp_solve(K, y, max_iter=2, stop="sip")
     assert not res.success and res.status == 1
     with pytest.warns(ConvergenceWarning, match=r"SILP-MKL did not converge in 2 iterations: "
-                                                r"relative duality gap"):
+                                                r"min\(relative duality gap, SIP gap"):
         res = silp_solve(K, y, max_iter=2)
     assert not res.success and res.status == 1
 
@@ -184,3 +184,21 @@ def test_history_has_n_iter_rows(toy, mode, max_iter, status):
         res = silp_solve(K, y, C=C, tol=1e-5, max_iter=max_iter, mode=mode)
     assert res.status == status
     assert all(len(v) == res.n_iter for v in res.history.values())
+
+
+def test_message_names_the_criterion_not_gap(toy):
+    """gap is the relative duality gap; the message reports the criterion under its own name."""
+    K, y, _ = toy
+    with pytest.warns(ConvergenceWarning):
+        res = silp_solve(K, y, max_iter=2)
+    assert res.criterion != res.gap  # the LP bound gives the better certificate here
+    assert f"{res.criterion_name} {res.criterion:.1e} > tol" in res.message
+    assert f"relative duality gap {res.criterion:.1e}" not in res.message.replace(
+        f"min(relative duality gap, SIP gap |1 - eta/J|) {res.criterion:.1e}", "")
+
+
+def test_svm_max_iter(toy):
+    K, y, C = toy
+    with pytest.warns(ConvergenceWarning, match="svm_max_iter=2"):
+        res = silp_solve(K, y, C=C, svm_max_iter=2)
+    assert res.status == 2 and res.n_svm_calls == 1

@@ -129,3 +129,17 @@ def test_history_has_n_iter_rows(toy, max_iter, status):
         res = simplemkl_solve(K, y, C=C, tol=1e-3, max_iter=max_iter)
     assert res.status == status
     assert all(len(v) == res.n_iter for v in res.history.values())
+
+
+def test_huge_c_run_is_bounded_and_flagged():
+    """Unscaled features and C = 1e8: the SVM cap ends the run at once (status 2, warning)."""
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X, y = X[:150], y[:150]
+    K = np.stack([X[:, :10] @ X[:, :10].T, X @ X.T])
+    with pytest.warns(ConvergenceWarning, match=r"svm_max_iter=2000 .*huge C\?"):
+        res = simplemkl_solve(K, y, C=1e8, max_iter=3, svm_max_iter=2000)
+    assert res.status == 2 and not res.success and res.n_svm_calls == 1
+    assert np.all(np.isfinite(res.weights)) and res.n_smo_iter == 2000

@@ -1,0 +1,323 @@
+"""Bad inputs for every public solver and estimator: one table, input x API -> verdict.
+
+Every solve path of :mod:`mklcore.registry` (``solve:<name>``) and every estimator
+(``fit:<name>``) meets every input of :data:`CASES` that applies to it: NaN / inf / sparse /
+misshapen / indefinite kernels or features, short, one-class, string or NaN labels, and each
+numeric hyperparameter at 0, below 0, at inf, at NaN and of the wrong type. The expected
+verdict is an exception of a given type whose message matches a pattern naming the argument,
+or ``OK`` (a finite result, no exception) where the input is valid. Nothing may be silently
+accepted where the message of the range says it is not.
+"""
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import ClassifierMixin, RegressorMixin, is_regressor
+from sklearn.exceptions import ConvergenceWarning
+
+import mklcore
+from mklcore.kernels import gaussian, linear
+from mklcore.registry import SOLVERS, SolverInfo
+
+OK = "ok"
+
+# ------------------------------------------------------------------ data (small, fixed)
+_rng = np.random.default_rng(0)
+X = _rng.normal(size=(24, 3))
+Y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1.0, -1.0)
+Y_REG = X[:, 0] - 0.5 * X[:, 2] + 0.1 * _rng.normal(size=24)
+_D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+K = np.stack([X @ X.T, np.exp(-_D / 2.0)])
+
+# hyperparameters without defaults, and budgets small enough for a fast table
+SOLVE_EXTRA = {
+    "stpmkl_amp": {"noise_level": 0.0, "lam": 1e-2},
+    "stpmkl_vi": {"noise_level": 0.0, "lam": 1e-2},
+    "mipmkl": {"noise_level": 0.1, "lam": 1e-2, "max_alt": 3},
+    "rls2": {"lam": 0.5},
+    "linear_rls2": {"lam": 0.5},
+    "lmkl": {"random_state": 0, "max_iter": 3},
+    "rls2_path": {"lams": [1.0, 0.1]},
+    "linear_rls2_path": {"lams": [1.0, 0.1]},
+}
+BANK = [linear(), gaussian(gamma="scale")]
+
+
+def _not_psd(A, B):
+    return -(A @ B.T)
+
+
+# ------------------------------------------------------------------ the APIs
+
+class Api:
+    """One public entry point: a registry solve path or an estimator."""
+
+    def __init__(self, kind, name, info=None, estimator=None):
+        self.kind, self.name, self.info, self._estimator = kind, name, info, estimator
+        if kind == "solve":
+            self.owner = info.solve.__name__
+            self.task, self.inputs = info.task, info.inputs
+            self.params = set(info.solve.__code__.co_varnames)
+            self.budget = info.budget
+        else:
+            est = self.make()
+            self.owner = type(est).__name__
+            self.task = "regression" if is_regressor(est) else "classification"
+            self.inputs = "kernels" if "kernels" in est.get_params() else "features"
+            self.params = set(est.get_params())
+            self.budget = next((b for b in ("max_alt", "max_iter") if b in self.params), None)
+
+    def make(self, **params):
+        est = self._estimator() if callable(self._estimator) else self.info.make_estimator()
+        base = {"kernels": BANK} if "kernels" in est.get_params() else {}
+        if "max_iter" in est.get_params() and isinstance(est, mklcore.LMKLClassifier):
+            base.update(max_iter=3, random_state=0)
+        if "max_alt" in est.get_params():
+            base["max_alt"] = 3
+        return est.set_params(**{**base, **params})
+
+    def call(self, K_=None, X_=None, y_=None, **kwargs):
+        y_ = (Y_REG if self.task == "regression" else Y) if y_ is None else y_
+        if self.kind == "fit":
+            return self.make(**kwargs).fit(X if X_ is None else X_, y_)
+        K_ = K if K_ is None else K_
+        X_ = X if X_ is None else X_
+        args = {"kernels": (K_, y_), "kernels+Q": (K_, y_, np.eye(2)),
+                "kernels+gate": (K_, y_, X), "features": (X_, y_),
+                "features+Q": (X_, y_, np.eye(3))}[self.inputs]
+        return self.info.run(*args, **{**SOLVE_EXTRA.get(self.name, {}), **kwargs})
+
+    def __repr__(self):
+        return f"{self.kind}:{self.name}"
+
+
+#: public solve functions outside the registry: the RLS2 paths (the SVM engine
+#: svm_solve trusts its inputs, see test_svm_engine_rejects_sparse_and_bad_ranges)
+EXTRA_SOLVERS = [
+    SolverInfo(name="rls2_path", label="RLS2 path", solve_ref="rls2:rls2_path",
+               estimator_ref=None, options={}, tol=1e-6, task="regression",
+               inputs="kernels", paper="", method="rls2"),
+    SolverInfo(name="linear_rls2_path", label="Linear RLS2 path",
+               solve_ref="rls2:rls2_linear_path", estimator_ref=None,
+               options={}, tol=1e-6, task="regression", inputs="features",
+               paper="", method="linear_rls2"),
+]
+
+
+def _apis():
+    apis = [Api("solve", info.name, info) for info in [*SOLVERS.values(), *EXTRA_SOLVERS]]
+    seen = set()
+    for name, info in SOLVERS.items():
+        if info.estimator_ref not in seen:
+            seen.add(info.estimator_ref)
+            apis.append(Api("fit", info.estimator_ref.split(":")[1], info))
+    apis += [Api("fit", cls.__name__, estimator=cls)
+             for cls in (mklcore.RLS2Classifier, mklcore.LinearRLS2Classifier)]
+    return apis
+
+
+APIS = _apis()
+
+
+# ------------------------------------------------------------------ the inputs
+
+def _with(array, index, value):
+    out = array.copy()
+    out[index] = value
+    return out
+
+
+def _data_name(api):
+    """The argument that carries the data: K for kernel solvers, X otherwise."""
+    return "K" if api.kind == "solve" and api.inputs.startswith("kernels") else "X"
+
+
+def _bad_data(api, case):
+    """Arguments of ``api.call`` for a corrupted K or X (None: the case does not apply)."""
+    if _data_name(api) == "K":
+        return {
+            "nan": {"K_": _with(K, (0, 0, 1), np.nan)},
+            "inf": {"K_": _with(K, (1, 2, 2), np.inf)},
+            "sparse": {"K_": sp.csr_matrix(K[0])},
+            "sparse_list": {"K_": [sp.csr_matrix(k) for k in K]},
+            "not_square": {"K_": K[:, :, :-1]},
+            "1d": {"K_": K[0, 0]},
+            "strings": {"K_": "gram"},
+            "not_psd": {"K_": _with(K, 1, K[1] - 3.0 * np.eye(24))},
+        }.get(case)
+    if case == "not_psd":
+        return {"kernels": [linear(), _not_psd]} if "kernels" in api.params else None
+    return {
+        "nan": {"X_": _with(X, (0, 1), np.nan)},
+        "inf": {"X_": _with(X, (3, 0), -np.inf)},
+        "sparse": {"X_": sp.csr_matrix(X)},
+        "sparse_list": None,
+        "not_square": None,
+        "1d": {"X_": X[:, 0]},
+        "strings": {"X_": "features"},
+    }.get(case)
+
+
+def _bad_labels(api, case):
+    """Arguments of ``api.call`` for unusual labels y."""
+    y = Y_REG if api.task == "regression" else Y
+    return {
+        "y_short": {"y_": y[:-1]},
+        "y_nan": {"y_": _with(y, 4, np.nan)},
+        "y_one_class": {"y_": np.ones(24)},
+        "y_strings": {"y_": np.where(Y > 0, "yes", "no")},
+        "y_one_sample_class": {"y_": np.where(np.arange(24) == 5, 1.0, -1.0)},
+    }[case]
+
+
+DATA_CASES = ["nan", "inf", "sparse", "sparse_list", "not_square", "1d", "strings", "not_psd"]
+LABEL_CASES = ["y_short", "y_nan", "y_one_class", "y_strings", "y_one_sample_class"]
+VALUE_CASES = {"zero": 0.0, "neg": -1.0, "inf": np.inf, "nan": np.nan, "str": "1"}
+PARAM_CASES = [f"{p}={v}" for p in ("C", "lam", "lams", "tol", "budget") for v in VALUE_CASES]
+
+
+def _expected(api, case):
+    """The verdict of one cell: ``OK`` or ``(exception type, pattern)``; None: no such cell."""
+    if case in DATA_CASES:
+        args = _bad_data(api, case)
+        if args is None:
+            return None
+        name = _data_name(api)
+        # the estimators check X with sklearn's validate_data: its messages for a NaN, a
+        # sparse X or a 1-D X ("Expected 2D array, got 1D array instead") are the standard ones
+        shape = "Expected 2D array" if api.kind == "fit" else rf"^{name} must (have shape|hold)"
+        return args, {
+            "nan": (ValueError, rf"^(Input )?{name} contains (NaN|infinity)"),
+            "inf": (ValueError, rf"^(Input )?{name} contains (NaN|infinity)"),
+            "sparse": (TypeError, rf"^Sparse data was passed for {name}\b"),
+            "sparse_list": (TypeError, rf"^Sparse data was passed for {name} \(item 0 of 2\)"),
+            "not_square": (ValueError, r"square"),
+            "1d": (ValueError, shape),
+            "strings": (ValueError, rf"{shape}|needs numeric {name}\b"),
+            "not_psd": (ValueError, r"not positive semidefinite"),
+        }[case]
+    if case in LABEL_CASES:
+        args = _bad_labels(api, case)
+        regression = api.task == "regression"
+        verdict = {
+            "y_short": (ValueError, r"\by\b|samples"),
+            "y_nan": (ValueError, r"^(Input )?y contains NaN|^y must hold labels"),
+            "y_one_class": OK if regression else (ValueError, r"\by\b.*one class|single class"),
+            # solvers that need {-1, +1} say so naming y; the others map any two labels
+            "y_strings": ((ValueError, r"\by\b") if regression or api.owner == "lmkl_solve"
+                          else OK),
+            "y_one_sample_class": OK,
+        }[case]
+        return args, verdict
+    param, value = case.split("=")
+    param = api.budget if param == "budget" else param
+    if param is None or param not in api.params:
+        return None
+    value = VALUE_CASES[value]
+    kwargs = {param: value}
+    if param == "lams":  # the values of an RLS2 path; inf is the limit of Lemma 5
+        if isinstance(value, str):
+            return None
+        return {"lams": [1.0, value]}, (OK if value == np.inf else (
+            ValueError, rf"The 'lams' parameter of {api.owner} must hold floats"))
+    # tol=0 is allowed (only an exact optimum stops; run the budget), except by RLS2 whose
+    # exact subproblem solvers would report a stall at round-off as a failure
+    if param == "tol" and value == 0.0 and "RLS2" not in api.owner.upper():
+        return {**kwargs, **({api.budget: 3} if api.budget else {})}, OK
+    if param == "lam" and value == np.inf and api.kind == "solve" and "rls2" in api.owner:
+        return kwargs, OK  # the limit lambda -> inf of Lemma 5 of Dinuzzo (2010): c = 0
+    return kwargs, (ValueError, rf"The '{param}' parameter of {api.owner} must be")
+
+
+def _cells():
+    cells = []
+    for api in APIS:
+        for case in DATA_CASES + LABEL_CASES + PARAM_CASES:
+            expected = _expected(api, case)
+            if expected is not None:
+                cells.append(pytest.param(api, expected[0], expected[1], id=f"{api!r}-{case}"))
+    return cells
+
+
+@pytest.mark.parametrize("api,args,expected", _cells())
+def test_bad_input(api, args, expected):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        if expected == OK:
+            out = api.call(**args)
+            if api.kind == "solve":
+                for res in out if isinstance(out, list) else [out]:
+                    assert np.all(np.isfinite(res.weights)) and np.all(np.isfinite(res.dual_coef))
+                    assert res.status in (0, 1)
+            elif api.task == "regression":
+                assert np.all(np.isfinite(out.predict(X)))
+            else:
+                assert set(out.predict(X)) <= set(args.get("y_", Y))
+            return
+        exc, pattern = expected
+        with pytest.raises(exc, match=pattern):
+            api.call(**args)
+
+
+def test_the_table_covers_every_solver_estimator_and_input():
+    public = {name for name in mklcore.__all__
+              if isinstance(getattr(mklcore, name), type)
+              and issubclass(getattr(mklcore, name), (ClassifierMixin, RegressorMixin))}
+    assert {api.name for api in APIS if api.kind == "fit"} == public
+    solve = {name for name in mklcore.__all__ if name.endswith(("_solve", "_path"))}
+    solve.discard("svm_solve")
+    assert {api.owner for api in APIS if api.kind == "solve"} == solve
+    cells = _cells()
+    for api in APIS:
+        cases = {c.id.split("-", 1)[1] for c in cells if c.values[0] is api}
+        assert {"nan", "inf", "sparse", "1d", "strings", "y_short", "y_strings",
+                "y_one_class"} <= cases, api
+        assert any(case.startswith(("C=", "lam")) for case in cases), api
+        if api.budget is not None:
+            assert {f"budget={v}" for v in VALUE_CASES} <= cases, api
+        if "kernels" in api.inputs or "kernels" in api.params:
+            assert "not_psd" in cases, api
+
+
+@pytest.mark.parametrize("kwargs,exc,pattern", [
+    ({"K": sp.csr_matrix(K[0])}, TypeError, r"^Sparse data was passed for K\b"),
+    ({"y": sp.csr_matrix(Y)}, TypeError, r"^Sparse data was passed for y\b"),
+    ({"C": np.inf}, ValueError, r"The 'C' parameter of svm_solve must be"),
+    ({"C": np.nan}, ValueError, r"The 'C' parameter of svm_solve must be"),
+    ({"tol": np.inf}, ValueError, r"The 'tol' parameter of svm_solve must be"),
+    ({"tol": 0.0}, ValueError, r"The 'tol' parameter of svm_solve must be"),
+])
+def test_svm_engine_rejects_sparse_and_bad_ranges(kwargs, exc, pattern):
+    from mklcore.svm import svm_solve
+
+    args = {"K": K, "y": Y, **kwargs}
+    with pytest.raises(exc, match=pattern):
+        svm_solve(args.pop("K"), args.pop("y"), **args)
+
+
+# ------------------------------------------------------------------ data folders
+
+@pytest.mark.parametrize("variable,value,exc,pattern", [
+    ("MKLCORE_DATA_DIR", "missing", FileNotFoundError, r"^\$MKLCORE_DATA_DIR is set to .*missing"),
+    ("MKLCORE_DATA_HOME", "file", FileExistsError, r"^\$MKLCORE_DATA_HOME \(.*file'\)"),
+    ("MKLCORE_DATA_HOME", "file/below", NotADirectoryError, r"^\$MKLCORE_DATA_HOME \("),
+    ("data_home", "file", FileExistsError, r"^The 'data_home' folder .*file'"),
+])
+def test_bad_data_folders_name_the_variable(variable, value, exc, pattern, tmp_path,
+                                            monkeypatch):
+    from mklcore import datasets
+
+    (tmp_path / "file").write_text("not a folder")
+    path = str(tmp_path / value)
+    monkeypatch.delenv("MKLCORE_DATA_HOME", raising=False)
+    monkeypatch.delenv("MKLCORE_DATA_DIR", raising=False)
+    with pytest.raises(exc, match=pattern):
+        if variable == "MKLCORE_DATA_DIR":
+            monkeypatch.setenv(variable, path)
+            datasets.data_dir()
+        elif variable == "data_home":
+            datasets._resolve_data_home(path)
+        else:
+            monkeypatch.setenv(variable, path)
+            datasets._resolve_data_home()
