@@ -86,12 +86,12 @@ def test_summary_table_rows():
     acc_df = _acc_df(ROBUST)
     conv, hist = _conv(1e-4, 1e-2)
     claims = ye.paper_claims(acc_df, [0.0, 0.3], ["a", "b", "c"], S1_OK, conv, hist)
-    verdicts = ["PASS"] * len(claims)
+    verdicts = ["match"] * len(claims)
     s = ye.summary_table(claims, verdicts, conv, ye.ablation_table(acc_df), acc_df,
                          ["a", "b", "c"], [0.0, 0.3])
     assert list(s.columns) == ["item", "paper", "ours", "verdict"]
     assert len(s) == 7 + 1 + 2 + 3 * 2 * 4
-    assert s.loc[7, "verdict"] == "PASS" and s.loc[7, "ours"] == "0.0001 / 0.01"
+    assert s.loc[7, "verdict"] == "match" and s.loc[7, "ours"] == "0.0001 / 0.01"
     row = s[s["item"] == "accuracy b, q=0.3, SiPMKL"].iloc[0]
     assert row["ours"] == pytest.approx(0.7) and row["verdict"] == "n/a"
 
