@@ -298,3 +298,12 @@ except FileNotFoundError as exc:
     assert out.returncode == 0, out.stderr
     message = out.stdout.strip()
     assert "\n" not in message and "MKLCORE_DATA_HOME" in message and "checkout" in message
+
+
+def test_citation_file_matches_the_package():
+    """CITATION.cff (what the README asks to cite) states the package's version and licence."""
+    text = (ROOT / "CITATION.cff").read_text()
+    fields = dict(re.findall(r"^([a-z-]+):\s*(\S.*)$", text, re.M))
+    assert fields["cff-version"] == "1.2.0" and "authors" in text
+    assert fields["version"] == read_pyproject()["project"]["version"]
+    assert fields["license"] == "BSD-3-Clause"
