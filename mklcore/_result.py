@@ -122,9 +122,6 @@ def decision(result, K_test, **inputs):
     :data:`DECISION_RULES` (keyed by ``result.method``), so ``decision(result, K_test)``
     works for every solver.
     """
-    override = getattr(type(result), "decision", None)
-    if override is not None and override is not MKLResult.decision:  # legacy result classes
-        return result.decision(K_test, **inputs)
     rule = DECISION_RULES.get(result.get("method"))
     if rule is not None:
         module, name = rule.split(":")

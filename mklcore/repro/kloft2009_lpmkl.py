@@ -48,6 +48,7 @@ from .experiments import auc, repeated_splits, spawn_seeds, subsample
 from ..kernels import (fit_kernels, gaussian, kernel_bank, kernel_stack, normalize_cosine,
                       spectrum, weighted_degree)
 from ..lpnorm import lpmkl_solve, sum_kernel_svm_solve
+from ..reference import TOY_OPTIMA, toy_problem
 from .reporting import Claim
 from ..silp import silp_solve
 from ..simplemkl import simplemkl_solve
@@ -85,8 +86,7 @@ TIMING_METHODS = {
 }
 
 #: optimal values of problem (6) on :func:`reference_problem` (computed with cvxpy, C = 1)
-REFERENCE_OPTIMA = {1.0: 24.2363916, 4.0 / 3.0: 20.1271774, 2.0: 16.0983153, 4.0: 12.5861724,
-                    16.0: 10.3386805, float("inf"): 9.6619386}
+REFERENCE_OPTIMA = {p: value for p, (value, _) in TOY_OPTIMA.items()}
 #: p -> optimum of problem (6) on :func:`reference_problem` for large p (cvxpy, C = 1)
 REFERENCE_PINF = {16.0: 10.3386805, 64.0: 9.8277097, 256.0: 9.7031696}
 
@@ -160,7 +160,8 @@ def solve(K, y, p, C, *, solver="analytic", tol=1e-5, svm_tol=1e-3, max_iter=100
 def reference_problem():
     """A toy problem with known optima (60 points, 3 Gaussian + 1 linear kernel, trace-normalised).
 
-    The optima of problem (6) on it, :data:`REFERENCE_OPTIMA`, were computed with cvxpy
+    It is :func:`mklcore.reference.toy_problem`. The optima of problem (6) on it,
+    :data:`REFERENCE_OPTIMA` (from :data:`mklcore.reference.TOY_OPTIMA`), were computed with cvxpy
     (primal and dual agree to 2e-8); it is a solver check, not an experiment of the paper.
 
     Returns
@@ -168,13 +169,8 @@ def reference_problem():
     K : ndarray of shape (4, 60, 60)
     y : ndarray of shape (60,)
     """
-    rng = np.random.default_rng(0)
-    n, d = 60, 5
-    X = rng.normal(size=(n, d))
-    y = np.sign(X[:, 0] + 0.5 * X[:, 1] ** 2 - 0.5 + 0.3 * rng.normal(size=n))
-    D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
-    Ks = [np.exp(-D / (2 * s * s)) for s in (0.5, 1.0, 2.0)] + [X @ X.T]
-    return np.stack([Km * n / np.trace(Km) for Km in Ks]), y
+    K, y, _ = toy_problem()  # C = 1
+    return K, y
 
 
 def reference_check(tol=1e-6, svm_tol=1e-5):
@@ -594,6 +590,19 @@ def timing_claims(df_n, df_m, *, time_col="cpu_s", obj_rtol=1e-4):
     return claims
 
 
+def _max_spread(rows, keys):
+    """Largest (max - min) / |min| of ``objective`` over the groups of ``rows`` by ``keys``."""
+    dev = 0.0
+    for _, g in rows.groupby(keys):
+        obj = g["objective"].to_numpy(dtype=float)
+        dev = max(dev, float((obj.max() - obj.min()) / abs(obj.min())))
+    return dev
+
+
+def _problem_keys(df):
+    return [k for k in ("panel", "n", "n_kernels", "repeat") if k in df.columns]
+
+
 def l1_agreement(df):
     """Largest relative objective deviation between the l1 solvers on the same problem.
 
@@ -607,13 +616,7 @@ def l1_agreement(df):
     dev : float
         Largest (max - min) / |min| of the l1 objectives on one problem.
     """
-    keys = [k for k in ("panel", "n", "n_kernels", "repeat") if k in df.columns]
-    l1 = df[df["method"].isin(["SILP", "SimpleMKL", "CP p=1"])]
-    dev = 0.0
-    for _, g in l1.groupby(keys):
-        obj = g["objective"].to_numpy(dtype=float)
-        dev = max(dev, float((obj.max() - obj.min()) / abs(obj.min())))
-    return dev
+    return _max_spread(df[df["method"].isin(["SILP", "SimpleMKL", "CP p=1"])], _problem_keys(df))
 
 
 def lp_agreement(df):
@@ -629,13 +632,8 @@ def lp_agreement(df):
     dev : float
         Largest (max - min) / |min| of the lp objectives at one p on one problem.
     """
-    keys = [k for k in ("panel", "n", "n_kernels", "repeat") if k in df.columns]
     lp = df[(df["family"] == "lpmkl") & (df["p"] != "1")]
-    dev = 0.0
-    for _, g in lp.groupby(keys + ["p"]):
-        obj = g["objective"].to_numpy(dtype=float)
-        dev = max(dev, float((obj.max() - obj.min()) / abs(obj.min())))
-    return dev
+    return _max_spread(lp, _problem_keys(df) + ["p"])
 
 
 _TIMING_STYLE = {

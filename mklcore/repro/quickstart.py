@@ -7,6 +7,8 @@
 * :func:`plot_kernel_accuracy`, :func:`plot_cv_curve`: the tour's two figures.
 """
 
+import functools
+
 import matplotlib.pyplot as plt
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -58,6 +60,13 @@ def candidates(bank):
     return {SUM: bank, **{repr(k): [k] for k in bank}}
 
 
+@functools.lru_cache(maxsize=4)
+def _data_and_splits(test_size, n_repeats, master_seed):
+    """Ionosphere and its splits, loaded once per process (every cell shares them)."""
+    X, y = load_ionosphere(return_X_y=True)
+    return X, y, repeated_splits(y, n_repeats=n_repeats, test_size=test_size, seed=master_seed)
+
+
 def single_kernel_cell(*, model, repeat, seed, C, test_size, n_repeats, master_seed):
     """Test accuracy of one model on one split (a cell of :func:`~.experiments.run`).
 
@@ -81,9 +90,8 @@ def single_kernel_cell(*, model, repeat, seed, C, test_size, n_repeats, master_s
     row : dict
         ``accuracy`` and ``converged``.
     """
-    X, y = load_ionosphere(return_X_y=True)
-    split = repeated_splits(y, n_repeats=n_repeats, test_size=test_size,
-                            seed=master_seed)[repeat]
+    X, y, splits = _data_and_splits(test_size, n_repeats, master_seed)
+    split = splits[repeat]
     kernels = candidates(ionosphere_bank(X.shape[1]))[model]
     clf = make_pipeline(StandardScaler(), SumKernelSVC(kernels=kernels, C=C, normalize="trace"))
     clf.fit(X[split["train"]], y[split["train"]])

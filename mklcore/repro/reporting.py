@@ -206,9 +206,6 @@ VERDICTS = ("match", "close", "differs", "n/a")
 #: the columns of every ``summary.csv``
 SUMMARY_COLUMNS = ["item", "paper", "ours", "verdict", "source", "note"]
 
-_LEGACY_VERDICTS = {"PASS": "match", "NOT REPRODUCED": "differs"}
-
-
 def _claim_verdict(holds):
     if holds is None or _is_missing(holds):
         return "n/a"
@@ -277,7 +274,6 @@ def summary_table(df):
     if missing:
         raise ValueError(f"A summary table needs the columns item, ours and verdict; "
                          f"{missing} missing in {list(df.columns)}.")
-    df["verdict"] = df["verdict"].replace(_LEGACY_VERDICTS)
     unknown = sorted(set(df["verdict"].astype(str)) - set(VERDICTS))
     if unknown:
         raise ValueError(f"Unknown verdicts {unknown}; the vocabulary is {list(VERDICTS)}.")
