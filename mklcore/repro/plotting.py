@@ -15,7 +15,8 @@ import numpy as np
 
 __all__ = [
     "HASHSALT", "METHOD_COLORS", "set_theme", "method_palette", "savefig",
-    "plot_weights", "plot_curves", "plot_gap_history",
+    "place_legend", "shorten_label", "plot_weights", "plot_curves", "plot_gap_history",
+    "plot_gated_boundary",
 ]
 
 #: fixed salt for the ids matplotlib writes into SVG files (random otherwise)
@@ -262,7 +263,72 @@ def _get_ax(ax):
     return ax
 
 
-def plot_weights(weights, labels=None, ax=None, *, palette=None):
+def place_legend(ax, where="best", **kwargs):
+    """Draw the legend of an axes where it does not hide the data.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        Axes whose labelled artists go into the legend.
+    where : {"best", "outside", "below"} or None, default="best"
+        ``"best"``: inside the axes at matplotlib's least crowded spot; ``"outside"``: to
+        the right of the axes, top-aligned; ``"below"``: under the x-axis label, in up to
+        four columns; ``None``: no legend (an existing one is removed).
+    **kwargs
+        Extra arguments of ``Axes.legend`` (e.g. ``title``, ``fontsize``).
+
+    Returns
+    -------
+    legend : matplotlib.legend.Legend or None
+    """
+    if where is None:
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+        return None
+    if where == "best":
+        return ax.legend(loc="best", **kwargs)
+    if where == "outside":
+        return ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
+                         **kwargs)
+    if where == "below":
+        n = len(ax.get_legend_handles_labels()[1])
+        return ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), borderaxespad=0.0,
+                         ncol=max(1, min(4, n)), **kwargs)
+    raise ValueError(f"where must be 'best', 'outside', 'below' or None; got {where!r}.")
+
+
+def shorten_label(label, max_len=24):
+    """Shorten a tick label to at most ``max_len`` characters.
+
+    Kernel names such as ``"gaussian(sigma=1.0, columns=[12])"`` lose the function name's
+    parentheses and keyword names first (``"gaussian 1.0 [12]"``), and are cut with an
+    ellipsis only if still too long.
+
+    Parameters
+    ----------
+    label : object
+        The label (converted with ``str``).
+    max_len : int, default=24
+        Longest label kept.
+
+    Returns
+    -------
+    short : str
+    """
+    text = str(label)
+    if len(text) <= max_len:
+        return text
+    m = re.fullmatch(r"\s*(\w+)\((.*)\)\s*", text)
+    if m:
+        args = re.sub(r"\b\w+=", "", m.group(2)).replace(",", "")
+        text = f"{m.group(1)} {' '.join(args.split())}".strip()
+    if len(text) > max_len:
+        text = text[: max_len - 1] + "\u2026"
+    return text
+
+
+def plot_weights(weights, labels=None, ax=None, *, palette=None, orient="auto",
+                 max_label_len=24, legend="best"):
     """Bar chart of kernel weights.
 
     Parameters
@@ -271,16 +337,27 @@ def plot_weights(weights, labels=None, ax=None, *, palette=None):
         Weights of one model, or of several methods (grouped bars, one colour per
         method from :func:`method_palette`).
     labels : sequence of str, default=None
-        Kernel names for the x axis; kernel indices by default.
+        Kernel names; kernel indices by default. Long names are shortened with
+        :func:`shorten_label`.
     ax : matplotlib.axes.Axes, default=None
         Axes to draw on; a new figure by default.
     palette : dict, default=None
         ``{method: colour}`` for the dict form; :func:`method_palette` by default.
+    orient : {"auto", "v", "h"}, default="auto"
+        Vertical bars (kernels on the x axis) or horizontal bars (kernels on the y axis,
+        read top to bottom, names never overlap). ``"auto"``: horizontal when there are
+        more than 8 kernels or a label is longer than 10 characters.
+    max_label_len : int, default=24
+        Longest kernel name drawn (see :func:`shorten_label`).
+    legend : {"best", "outside", "below"} or None, default="best"
+        Where the legend of the dict form goes (:func:`place_legend`).
 
     Returns
     -------
     ax : matplotlib.axes.Axes
     """
+    if orient not in ("auto", "v", "h"):
+        raise ValueError(f"orient must be 'auto', 'v' or 'h'; got {orient!r}.")
     ax = _get_ax(ax)
     series = weights if isinstance(weights, dict) else {None: weights}
     series = {k: np.asarray(v, dtype=float).ravel() for k, v in series.items()}
@@ -290,21 +367,34 @@ def plot_weights(weights, labels=None, ax=None, *, palette=None):
     n = sizes.pop()
     if labels is not None and len(labels) != n:
         raise ValueError(f"labels has {len(labels)} entries for {n} kernels.")
+    names = None if labels is None else [shorten_label(lab, max_label_len) for lab in labels]
+    if orient == "auto":
+        long_names = names is not None and max(map(len, names), default=0) > 10
+        orient = "h" if n > 8 or long_names else "v"
+    horizontal = orient == "h"
+    bar = ax.barh if horizontal else ax.bar
     x = np.arange(n)
     if None in series:
-        ax.bar(x, series[None], color=_COLORBLIND[0])
+        bar(x, series[None], color=_COLORBLIND[0])
     else:
         colours = palette or method_palette(series)
         width = 0.8 / len(series)
         for k, (name, w) in enumerate(series.items()):
-            ax.bar(x - 0.4 + width * (k + 0.5), w, width=width, label=str(name),
-                   color=colours[name])
-        ax.legend()
-    ax.set_xticks(x)
-    if labels is not None:
-        ax.set_xticklabels([str(lab) for lab in labels], rotation=90 if n > 8 else 0)
-    ax.set_xlabel("kernel")
-    ax.set_ylabel("weight")
+            # the third argument is the bar width (vertical) or height (horizontal)
+            bar(x - 0.4 + width * (k + 0.5), w, width, label=str(name), color=colours[name])
+        place_legend(ax, legend)
+    set_ticks, set_labels = ((ax.set_yticks, ax.set_yticklabels) if horizontal
+                             else (ax.set_xticks, ax.set_xticklabels))
+    set_ticks(x)
+    if names is not None:
+        set_labels(names)
+    if horizontal:
+        ax.set_ylim(n - 0.5, -0.5)  # first kernel on top
+        ax.set_ylabel("kernel")
+        ax.set_xlabel("weight")
+    else:
+        ax.set_xlabel("kernel")
+        ax.set_ylabel("weight")
     return ax
 
 
@@ -325,7 +415,7 @@ def _spread(values, err):
 
 
 def plot_curves(df, x, y, hue=None, *, err=None, logx=False, logy=False, ax=None,
-                palette=None, marker="o"):
+                palette=None, marker="o", legend="best"):
     """Mean curves with error bars from a tidy table.
 
     Parameters
@@ -350,6 +440,8 @@ def plot_curves(df, x, y, hue=None, *, err=None, logx=False, logy=False, ax=None
         ``{hue value: colour}``; :func:`method_palette` by default.
     marker : str, default="o"
         Marker of the data points.
+    legend : {"best", "outside", "below"} or None, default="best"
+        Where the legend goes when ``hue`` is given (:func:`place_legend`).
 
     Returns
     -------
@@ -393,11 +485,11 @@ def plot_curves(df, x, y, hue=None, *, err=None, logx=False, logy=False, ax=None
     ax.set_xlabel(x)
     ax.set_ylabel(y)
     if hue is not None:
-        ax.legend(title=hue)
+        place_legend(ax, legend, title=hue)
     return ax
 
 
-def plot_gap_history(histories, ax=None, *, palette=None):
+def plot_gap_history(histories, ax=None, *, palette=None, legend="best"):
     """Log-log plot of the duality gap against the iteration number.
 
     Parameters
@@ -410,6 +502,8 @@ def plot_gap_history(histories, ax=None, *, palette=None):
         Axes to draw on; a new figure by default.
     palette : dict, default=None
         ``{method: colour}``; :func:`method_palette` by default.
+    legend : {"best", "outside", "below"} or None, default="best"
+        Where the legend goes (:func:`place_legend`); ``"outside"`` never hides a curve.
 
     Returns
     -------
@@ -428,5 +522,75 @@ def plot_gap_history(histories, ax=None, *, palette=None):
     ax.set_xlabel("iteration")
     ax.set_ylabel("duality gap")
     if histories:
-        ax.legend()
+        place_legend(ax, legend)
     return ax
+
+
+def plot_gated_boundary(xx, yy, decision, gates, *, X=None, y=None, kernel_names=None,
+                        ax=None, cmap="viridis"):
+    r"""Decision boundary of a localized MKL model over its gating, with a colour bar.
+
+    Two kernels: the gate :math:`\eta_2(x)` of the second kernel is drawn as a continuous
+    map (0: all weight on kernel 1, 1: all on kernel 2). More kernels: each point gets
+    the colour of its dominant kernel :math:`\arg\max_m \eta_m(x)`, the colour bar naming
+    the kernels. The zero level of the decision function is drawn in black, and the
+    training points (if given) as blue circles (positive class) and orange crosses.
+
+    Parameters
+    ----------
+    xx, yy : ndarray of shape (n_rows, n_cols)
+        Grid coordinates (``numpy.meshgrid``).
+    decision : ndarray of shape (n_rows, n_cols) or (n_rows * n_cols,)
+        Decision values on the grid.
+    gates : ndarray of shape (n_rows * n_cols, n_kernels)
+        Gating outputs :math:`\eta_m` on the grid points in ``ravel`` order.
+    X : ndarray of shape (n_samples, 2), default=None
+        Training points to draw.
+    y : array-like of shape (n_samples,), default=None
+        Their labels; the larger of the two values is the positive class.
+    kernel_names : sequence of str, default=None
+        Names on the colour bar; ``"kernel 1"``, ... by default.
+    ax : matplotlib.axes.Axes, default=None
+        Axes to draw on; a new figure by default.
+    cmap : str, default="viridis"
+        Colour map of the gating.
+
+    Returns
+    -------
+    ax : matplotlib.axes.Axes
+    colorbar : matplotlib.colorbar.Colorbar
+    """
+    import matplotlib.pyplot as plt
+
+    ax = _get_ax(ax)
+    gates = np.asarray(gates, dtype=float)
+    n_kernels = gates.shape[1]
+    if gates.shape[0] != xx.size:
+        raise ValueError(f"gates has {gates.shape[0]} rows for {xx.size} grid points.")
+    names = list(kernel_names) if kernel_names is not None else [
+        f"kernel {m + 1}" for m in range(n_kernels)]
+    if len(names) != n_kernels:
+        raise ValueError(f"kernel_names has {len(names)} entries for {n_kernels} kernels.")
+    if n_kernels == 2:
+        mesh = ax.pcolormesh(xx, yy, gates[:, 1].reshape(xx.shape), cmap=cmap, vmin=0.0,
+                             vmax=1.0, shading="auto", alpha=0.85, rasterized=True)
+        colorbar = ax.figure.colorbar(mesh, ax=ax, label=f"gate of {names[1]}")
+    else:
+        colours = plt.get_cmap(cmap, n_kernels)
+        region = gates.argmax(axis=1).reshape(xx.shape)
+        mesh = ax.pcolormesh(xx, yy, region, cmap=colours, vmin=-0.5, vmax=n_kernels - 0.5,
+                             shading="auto", alpha=0.45, rasterized=True)
+        colorbar = ax.figure.colorbar(mesh, ax=ax, ticks=np.arange(n_kernels),
+                                      label="dominant kernel (largest gate)")
+        colorbar.ax.set_yticklabels(names)
+    if X is not None and y is not None:
+        X, y = np.asarray(X), np.asarray(y)
+        pos = y == np.max(y)
+        ax.scatter(*X[pos].T, s=10, c="#0173b2", marker="o", lw=0, label=f"class {np.max(y)}")
+        ax.scatter(*X[~pos].T, s=12, c="#d55e00", marker="x", lw=0.8, label=f"class {np.min(y)}")
+    ax.contour(xx, yy, np.asarray(decision, dtype=float).reshape(xx.shape), levels=[0.0],
+               colors="k", linewidths=1.6)
+    ax.set_xlim(xx.min(), xx.max())
+    ax.set_ylim(yy.min(), yy.max())
+    ax.grid(False)
+    return ax, colorbar
