@@ -10,8 +10,8 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from mklcore.repro.plotting import (  # noqa: E402
-    METHOD_COLORS, method_palette, plot_curves, plot_gap_history, plot_weights, savefig,
-    set_theme,
+    METHOD_COLORS, method_palette, place_legend, plot_curves, plot_gap_history,
+    plot_gated_boundary, plot_weights, savefig, set_theme, shorten_label,
 )
 
 
@@ -103,3 +103,69 @@ def test_plot_gap_history_accepts_history_dicts():
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     assert np.isnan(ax.get_lines()[0].get_ydata()[-1])  # zero gap not drawn
     plt.close(fig)
+
+
+def test_plot_weights_horizontal_for_many_or_long_names():
+    names = [f"gaussian(sigma=1.0, columns=[{j}])" for j in range(12)]
+    fig, ax = plt.subplots()
+    plot_weights(np.linspace(0, 1, 12), labels=names, ax=ax)
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels[3] == "gaussian 1.0 [3]"  # shortened, on the y axis: no overlap
+    assert ax.get_ylim()[0] > ax.get_ylim()[1]  # first kernel on top
+    assert ax.get_xlabel() == "weight"
+    plt.close(fig)
+    fig, ax = plt.subplots()
+    plot_weights({"a": [1, 2], "b": [2, 1]}, labels=["k1", "k2"], ax=ax, legend="outside")
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["k1", "k2"]  # short: vertical
+    assert ax.get_legend() is not None
+    plt.close(fig)
+    with pytest.raises(ValueError, match="orient"):
+        plot_weights([1.0], orient="x")
+
+
+def test_shorten_label():
+    assert shorten_label("linear()") == "linear()"
+    assert shorten_label("gaussian(sigma=1.0, columns=[12])") == "gaussian 1.0 [12]"
+    assert shorten_label("x" * 30, max_len=10) == "x" * 9 + "\u2026"
+
+
+@pytest.mark.parametrize("where", ["best", "outside", "below", None])
+def test_place_legend(where):
+    fig, ax = plt.subplots()
+    ax.plot([1, 2], [1, 2], label="a")
+    ax.legend()
+    leg = place_legend(ax, where)
+    assert (ax.get_legend() is None) == (where is None) and (leg is None) == (where is None)
+    plt.close(fig)
+    with pytest.raises(ValueError, match="where"):
+        place_legend(ax, "left")
+
+
+def test_plot_gap_history_legend_outside_does_not_cover_the_axes(tmp_path):
+    set_theme()
+    fig, ax = plt.subplots(figsize=(5, 3))
+    plot_gap_history({"SimpleMKL": np.logspace(0, -4, 30), "SILP": np.logspace(0, -3, 12)},
+                     ax=ax, legend="outside")
+    fig.canvas.draw()
+    box = ax.get_legend().get_window_extent()
+    assert box.x0 >= ax.get_window_extent().x1  # entirely to the right of the axes
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("n_kernels", [2, 3])
+def test_plot_gated_boundary_draws_a_colorbar(n_kernels):
+    xx, yy = np.meshgrid(np.linspace(-1, 1, 20), np.linspace(-1, 1, 15))
+    rng = np.random.default_rng(0)
+    gates = rng.dirichlet(np.ones(n_kernels), size=xx.size)
+    fig, ax = plt.subplots()
+    ax, cbar = plot_gated_boundary(xx, yy, xx + yy, gates, X=rng.normal(size=(10, 2)),
+                                   y=np.r_[[1] * 5, [-1] * 5], ax=ax)
+    assert len(fig.axes) == 2 and cbar.ax in fig.axes
+    if n_kernels == 2:
+        assert cbar.vmin == 0.0 and cbar.vmax == 1.0
+    else:
+        assert [t.get_text() for t in cbar.ax.get_yticklabels()] == ["kernel 1", "kernel 2",
+                                                                     "kernel 3"]
+    plt.close(fig)
+    with pytest.raises(ValueError, match="grid points"):
+        plot_gated_boundary(xx, yy, xx, gates[:5])
