@@ -28,7 +28,7 @@ from ..lpnorm import LpMKLClassifier, SumKernelSVC
 from ..silp import SILPMKLClassifier
 from ..simplemkl import SimpleMKLClassifier
 from .experiments import accuracy, repeated_splits
-from .plotting import plot_gap_history, plot_gated_boundary, plot_weights
+from .plotting import plot_gap_history, plot_gated_boundary, plot_weights, shorten_label
 
 __all__ = ["SIGMAS", "SUM", "P_VALUES", "QUICK_P_VALUES", "ionosphere_bank", "candidates",
            "single_kernel_cell", "p_label", "effective_kernels", "lp_path", "l1_agreement",
@@ -122,6 +122,9 @@ def single_kernel_cell(*, model, repeat, seed, C, test_size, n_repeats, master_s
 def plot_kernel_accuracy(singles, sum_acc, n_repeats):
     """Bar chart: test accuracy of each kernel alone, with the sum's as a vertical line.
 
+    Kernel names are shortened with :func:`~mklcore.repro.plotting.shorten_label`
+    (``"gaussian(sigma=1.0, columns=[3])"`` is drawn as ``"gaussian 1.0 [3]"``).
+
     Parameters
     ----------
     singles : pandas.DataFrame
@@ -134,13 +137,13 @@ def plot_kernel_accuracy(singles, sum_acc, n_repeats):
     fig : matplotlib.figure.Figure
     """
     fig, ax = plt.subplots(figsize=(6.5, 0.18 * len(singles) + 1.2))
-    ax.barh(singles.model, singles.accuracy_mean, xerr=singles.accuracy_sd.fillna(0),
-            color="#949494", label="single kernel")
+    ax.barh([shorten_label(m) for m in singles.model], singles.accuracy_mean,
+            xerr=singles.accuracy_sd.fillna(0), color="#949494", label="single kernel")
     ax.axvline(sum_acc, color="#0173b2", lw=2, label=f"sum of all ({sum_acc:.3f})")
     ax.invert_yaxis()
     ax.set_xlim(0.5, 1.0)
     ax.set_xlabel(f"test accuracy (mean ± sd over {n_repeats} splits)")
-    ax.tick_params(axis="y", labelsize=7)
+    ax.tick_params(axis="y", labelsize=8)
     ax.legend(loc="lower right")
     ax.set_title("Ionosphere: each kernel alone vs the unweighted sum")
     return fig
