@@ -341,8 +341,9 @@ class Monitor:
             if tol is None:
                 return f"{STATUS_MESSAGES[1]} ({self.n_iter}; no tolerance given)"
             if crit <= tol and not self.ready:
-                reason = (f"{self.criterion_name} {crit:.1e} <= tol {tol:.1e} but the inner "
-                          f"problem was not solved, or no weight step was taken yet, at the final iterate")
+                reason = (f"{self.criterion_name} {crit:.1e} <= tol {tol:.1e} but, at the final "
+                          f"iterate, the inner problem was not solved or no weight step was "
+                          f"taken yet")
             else:
                 reason = f"{self.criterion_name} {crit:.1e} > tol {tol:.1e}"
             return (f"{self.label} did not converge in {self.n_iter} iterations: {reason}. "
