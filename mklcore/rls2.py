@@ -58,7 +58,7 @@ _SOLVER_CONSTRAINTS = {
     "accelerate": [bool],
     # lam = inf is the limit of Lemma 5 (c = 0); the estimators exclude it
     "lam": [Interval("real", 0, np.inf, closed="right")],
-    "tol": [Interval("real", 0, None, closed="neither"), None],
+    "tol": [Interval("real", 0, None, closed="left"), None],
     "residual_tol": [Interval("real", 0, None, closed="neither"), None],
     "max_iter": [Interval("int", 1, None)],
     "simplex_solver": [Options("active_set", "smo")],
@@ -874,6 +874,8 @@ def _alternate(ops, y, lam, *, intercept, d0, c0, tol, residual_tol, max_iter, s
                             f"{residual_tol:.1e} (relative duality gap {state.gap:.1e})")
         elif monitor.status == 3:
             pass
+        elif tol == 0 and np.array_equal(state.d, d) and state.gap > 0:
+            monitor.status = 1  # tol=0: only an exact optimum stops; round-off ends the run
         elif tol is not None and np.array_equal(state.d, d) and state.gap > tol:
             monitor.fail(f"precision limit: the weights no longer change but the relative "
                          f"duality gap {state.gap:.1e} > tol {tol:.1e}. Loosen tol.")

@@ -221,9 +221,8 @@ def _expected(api, case):
             return None
         return {"lams": [1.0, value]}, (OK if value == np.inf else (
             ValueError, rf"The 'lams' parameter of {api.owner} must hold floats"))
-    # tol=0 is allowed (only an exact optimum stops; run the budget), except by RLS2 whose
-    # exact subproblem solvers would report a stall at round-off as a failure
-    if param == "tol" and value == 0.0 and "RLS2" not in api.owner.upper():
+    # tol=0 is allowed everywhere: only an exact optimum stops; the budget ends the run
+    if param == "tol" and value == 0.0:
         return {**kwargs, **({api.budget: 3} if api.budget else {})}, OK
     if param == "lam" and value == np.inf and api.kind == "solve" and "rls2" in api.owner:
         return kwargs, OK  # the limit lambda -> inf of Lemma 5 of Dinuzzo (2010): c = 0
