@@ -494,7 +494,7 @@ def test_ova_classifiers():
      r"The 'scaling' parameter of rls2_solve must be one of \{'trace', 'centered_trace', "
      r"'none'\}"),
     ({"lam": 1.0, "scaling": np.ones(2)}, r"array of shape \(n_kernels=4,\)"),
-    ({"lam": 1.0, "tol": 0}, r"The 'tol' parameter of rls2_solve"),
+    ({"lam": 1.0, "tol": -1e-3}, r"The 'tol' parameter of rls2_solve"),
     ({"lam": 1.0, "simplex_solver": "qp"}, r"The 'simplex_solver' parameter"),
     ({"lam": 1.0, "intercept": "median"}, r"The 'intercept' parameter of rls2_solve"),
     ({"lam": 1.0, "warm_start": np.ones(3)}, r"warm_start weights must be"),
