@@ -204,13 +204,16 @@ def as_float_array(value, name, owner="this function"):
 def _all_finite(array):
     """Whether a float or complex array holds no NaN or infinity.
 
-    For real arrays two reductions without a temporary: NaN propagates through ``min`` and
-    ``max``, and an infinity is one of the extremes.
+    For real arrays one pass without a temporary first: NaN and infinities propagate into the
+    sum, so a finite sum proves every entry finite; only a non-finite sum (which may also be
+    an overflow of large finite entries) falls back to the entrywise test.
     """
     if array.size == 0:
         return True
     if array.dtype.kind == "f":
-        return bool(np.isfinite(np.min(array)) and np.isfinite(np.max(array)))
+        with np.errstate(over="ignore", invalid="ignore"):
+            if np.isfinite(np.sum(array)):
+                return True
     return bool(np.all(np.isfinite(array)))
 
 
