@@ -98,8 +98,10 @@ DOC_PARAMS = {
         skips every check of the stack (the features ``X`` and labels ``y`` are still
         validated).""",
     "svm_max_iter": """svm_max_iter : int, default=None
-        Cap on the iterations of each SVM solve (None: no cap); a capped solve is reported in
-        the result's status and message.""",
+        Cap on the iterations of one SVM solve; ``None``: ``max(10**6, 100 n)``
+        (:func:`mklcore.wrapper.default_svm_max_iter`). Reaching it ends the run with status 2
+        and a ``ConvergenceWarning`` (huge C, unscaled features; see
+        :func:`mklcore.wrapper.run_wrapper`).""",
     "fitted_model": r"""dual_coef_ : ndarray of shape (n_samples,)
         Signed dual coefficients :math:`\alpha\circ y` (zero for non-support vectors).
     intercept_ : float
