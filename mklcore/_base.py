@@ -244,8 +244,9 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
     ``_fit_inputs`` returns: by default the validated training stack of the kernel bank.
     """
 
-    #: default: the constraints of the wrapper-family parameters (only those present are checked)
-    _parameter_constraints = common_constraints(*WRAPPER_PARAMS)
+    #: default: the constraints of the wrapper-family parameters, ``svm_max_iter`` and
+    #: ``check_input`` (only those present are checked)
+    _parameter_constraints = common_constraints(*WRAPPER_PARAMS, "svm_max_iter", "check_input")
     #: the ``*_solve`` function called by the default ``_solve`` (a staticmethod)
     _solver = None
 
