@@ -20,8 +20,8 @@ Part 2, a 50-kernel Gaussian stack against scikit-learn: for each n, on random
 784-dimensional data in [0, 1] (MNIST-sized pixels), it times
 
 * ``kernel_stack(kernel_bank("kloft_median", n_kernels=M), X)``: M Gaussian kernels
-  ``exp(-D / (c_k d_med))`` with the median heuristic (widths of our choice for Kloft et al. 2009, Sec. 3.1), the
-  median included; float64 and float32;
+  ``exp(-D / (c_k d_med))`` with the median heuristic (widths of our choice for Kloft et al.
+  2009, Sec. 3.1), the median included; float64 and float32;
 * one ``sklearn.metrics.pairwise.rbf_kernel(X, gamma=...)`` call, multiplied by M (the
   naive loop building the same stack kernel by kernel);
 
