@@ -38,6 +38,8 @@ COMMON_CONSTRAINTS = {
     "svm_tol": [Interval("real", 0, None, closed="neither")],
     "verbose": [Interval("int", 0, None), bool],
     "callback": [callable, None],
+    "svm_max_iter": [Interval("int", 1, None), None],
+    "check_input": [bool],
 }
 
 
@@ -89,6 +91,17 @@ DOC_PARAMS = {
         ``1`` prints a line every 10 iterations, ``2`` every iteration.""",
     "check_input": """check_input : bool, default=True
         Validate ``K`` and ``y`` (shapes, finiteness, symmetry, PSD).""",
+    "check_input_fit": """check_input : bool, default=True
+        Validate the training kernels built by the bank: finiteness, and symmetry and positive
+        semidefiniteness of the kernels that are not PSD by construction (user callables; the
+        linear, polynomial, Gaussian and string kernels, normalised or not, are). ``False``
+        skips every check of the stack (the features ``X`` and labels ``y`` are still
+        validated).""",
+    "svm_max_iter": """svm_max_iter : int, default=None
+        Cap on the iterations of one SVM solve; ``None``: ``max(10**6, 100 n)``
+        (:func:`mklcore.wrapper.default_svm_max_iter`). Reaching it ends the run with status 2
+        and a ``ConvergenceWarning`` (huge C, unscaled features; see
+        :func:`mklcore.wrapper.run_wrapper`).""",
     "fitted_model": r"""dual_coef_ : ndarray of shape (n_samples,)
         Signed dual coefficients :math:`\alpha\circ y` (zero for non-support vectors).
     intercept_ : float
@@ -171,7 +184,9 @@ def store_params(estimator, params):
 class KernelBankMixin:
     """Builds the :class:`~mklcore.kernels.KernelBank` of an estimator, once for all of them.
 
-    For estimators with ``kernels`` and ``normalize`` parameters. ``kernels=None`` uses
+    For estimators with ``kernels`` and ``normalize`` parameters (and optionally
+    ``check_input``: ``False`` builds the bank with ``check_psd=False``, so that not even user
+    callables are checked). ``kernels=None`` uses
     ``_default_kernels``: ``None`` (the bank's own default, a linear and a Gaussian kernel), a
     name of :func:`mklcore.kernels.kernel_bank` (e.g. ``"xu2010"``) or a callable returning the
     list of kernels. Estimators whose parameters need translating (e.g. another spelling of
@@ -212,7 +227,8 @@ class KernelBankMixin:
         from .kernels import KernelBank
 
         kernels, normalize = self._bank_params()
-        return KernelBank(kernels=kernels, normalize=normalize)
+        check_psd = "auto" if getattr(self, "check_input", True) else False
+        return KernelBank(kernels=kernels, normalize=normalize, check_psd=check_psd)
 
 
 class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
@@ -228,8 +244,9 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
     ``_fit_inputs`` returns: by default the validated training stack of the kernel bank.
     """
 
-    #: default: the constraints of the wrapper-family parameters (only those present are checked)
-    _parameter_constraints = common_constraints(*WRAPPER_PARAMS)
+    #: default: the constraints of the wrapper-family parameters, ``svm_max_iter`` and
+    #: ``check_input`` (only those present are checked)
+    _parameter_constraints = common_constraints(*WRAPPER_PARAMS, "svm_max_iter", "check_input")
     #: the ``*_solve`` function called by the default ``_solve`` (a staticmethod)
     _solver = None
 
@@ -249,9 +266,14 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
         store_params(self, params)
 
     def _solver_params(self):
-        """The parameters handed on to the solver: all but ``kernels`` and ``normalize``."""
+        """The parameters handed on to the solver.
+
+        All but ``kernels``, ``normalize`` (used by the bank) and ``check_input`` (used by
+        :meth:`_fit_inputs`; the solver is called with ``check_input=False``).
+        """
         params = self.get_params(deep=False)
-        return {k: v for k, v in params.items() if k not in ("kernels", "normalize")}
+        return {k: v for k, v in params.items()
+                if k not in ("kernels", "normalize", "check_input")}
 
     def _validate_params(self):
         validate_params(type(self).__name__, self._parameter_constraints,
@@ -262,6 +284,9 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
 
         Default: fits the kernel bank (``kernel_bank_``) and returns the validated training
         stack. Estimators that do not work on kernels (e.g. the Q-SVM on features) override it.
+        The bank's stack is symmetric by construction and the bank has already checked the
+        kernels that may be indefinite (user callables), so only finiteness is left to check
+        (a polynomial kernel may overflow); with ``check_input=False`` nothing is checked.
 
         Parameters
         ----------
@@ -275,10 +300,9 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
         """
         self.kernel_bank_ = self._build_bank()
         K = self.kernel_bank_.fit_transform(X)
-        # the bank already checked what may be indefinite (callables, kernel="auto" rule);
-        # its built-in kernels are PSD by construction, and normalising keeps them so
-        return check_kernel_stack(K, y, check_psd_=False,
-                                  descriptions=getattr(self.kernel_bank_, "descriptions_", None))
+        if not getattr(self, "check_input", True):
+            return K
+        return check_kernel_stack(K, y, check_psd_=False, symmetric_tol=None)
 
     def fit(self, X, y):
         """Fit the model on features ``X`` and binary labels ``y``.

@@ -201,6 +201,22 @@ def as_float_array(value, name, owner="this function"):
                      f"(e.g. {array.ravel()[:1].tolist()}).")
 
 
+def _all_finite(array):
+    """Whether a float or complex array holds no NaN or infinity.
+
+    For real arrays one pass without a temporary first: NaN and infinities propagate into the
+    sum, so a finite sum proves every entry finite; only a non-finite sum (which may also be
+    an overflow of large finite entries) falls back to the entrywise test.
+    """
+    if array.size == 0:
+        return True
+    if array.dtype.kind == "f":
+        with np.errstate(over="ignore", invalid="ignore"):
+            if np.isfinite(np.sum(array)):
+                return True
+    return bool(np.all(np.isfinite(array)))
+
+
 def check_finite(array, name):
     """Raise ``ValueError`` if ``array`` contains NaN or infinity, naming it.
 
@@ -216,7 +232,7 @@ def check_finite(array, name):
         ``np.asarray(array)``.
     """
     array = np.asarray(check_dense(array, name))
-    if array.dtype.kind in "fc" and not np.all(np.isfinite(array)):
+    if array.dtype.kind in "fc" and not _all_finite(array):
         n_bad = int(np.size(array) - np.count_nonzero(np.isfinite(array)))
         raise ValueError(f"{name} contains NaN or infinity ({n_bad} entries); "
                          f"remove or impute them first.")
@@ -295,8 +311,9 @@ def check_kernel_stack(K, y=None, *, check_psd_=True, psd_tol=PSD_TOL, square=Tr
     psd_tol : float, default=1e-8
     square : bool, default=True
         Require square, symmetric kernels (training stacks). Set False for test stacks.
-    symmetric_tol : float, default=1e-8
-        Allowed ``max|K - K^T|`` relative to ``max|K|``.
+    symmetric_tol : float or None, default=1e-8
+        Allowed ``max|K - K^T|`` relative to ``max|K|``; None skips the symmetry test (for
+        stacks symmetric by construction, e.g. those of :class:`mklcore.kernels.KernelBank`).
     descriptions : list of str, optional
         Kernel descriptions used in messages.
 
@@ -324,14 +341,8 @@ def check_kernel_stack(K, y=None, *, check_psd_=True, psd_tol=PSD_TOL, square=Tr
             raise ValueError(
                 f"Training kernels must be square; got shape {K.shape} "
                 f"(n_kernels, n_rows, n_cols).")
-        scale = max(float(np.max(np.abs(K))), np.finfo(float).tiny)
-        asym = np.max(np.abs(K - K.transpose(0, 2, 1)), axis=(1, 2))
-        bad = np.flatnonzero(asym > symmetric_tol * scale)
-        if bad.size:
-            m = int(bad[0])
-            raise ValueError(
-                f"Kernel {m} of {K.shape[0]} is not symmetric: max |K - K^T| = {asym[m]:.2e}. "
-                f"Training kernels must be symmetric; pass (K + K^T)/2 if this is round-off.")
+        if symmetric_tol is not None:
+            _check_symmetric(K, symmetric_tol)
         if check_psd_:
             for m in range(K.shape[0]):
                 desc = descriptions[m] if descriptions is not None else None
@@ -343,6 +354,22 @@ def check_kernel_stack(K, y=None, *, check_psd_=True, psd_tol=PSD_TOL, square=Tr
                 f"K and y do not match: the kernels are {K.shape[1]} x {K.shape[2]} "
                 f"but y has {n_y} entries.")
     return K
+
+
+def _check_symmetric(K, symmetric_tol):
+    """Raise unless ``max|K_m - K_m^T| <= symmetric_tol * max|K|`` for every kernel m.
+
+    Kernel by kernel, so that the temporaries stay the size of one matrix (cache-sized for the
+    usual n) instead of two copies of the whole stack.
+    """
+    scale = max(float(max(np.max(K), -np.min(K))), np.finfo(float).tiny)
+    for m in range(K.shape[0]):
+        Km = K[m]
+        asym = float(np.max(np.abs(Km - Km.T)))
+        if asym > symmetric_tol * scale:
+            raise ValueError(
+                f"Kernel {m} of {K.shape[0]} is not symmetric: max |K - K^T| = {asym:.2e}. "
+                f"Training kernels must be symmetric; pass (K + K^T)/2 if this is round-off.")
 
 
 def check_binary_labels(y, owner="this method"):

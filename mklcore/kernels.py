@@ -39,6 +39,7 @@ __all__ = [
     "Kernel", "linear", "polynomial", "gaussian", "spectrum", "weighted_degree", "as_kernel",
     "fit_kernels", "kernel_bank", "kernel_stack", "normalize_trace", "normalize_cosine",
     "center", "alignment", "is_psd", "available_memory", "KernelBank", "KERNEL_BANKS",
+    "CallableKernel",
 ]
 
 # ----------------------------------------------------------------------------------------
@@ -317,6 +318,11 @@ class Kernel:
 
     kind = "kernel"
     family = "other"
+    #: bool: True when every Gram matrix of the kernel is symmetric PSD by construction (an
+    #: inner product of explicit feature maps: linear, polynomial with ``coef0 >= 0``,
+    #: Gaussian, string kernels, and their normalisations); the training stacks skip the
+    #: eigenvalue check for such kernels (see :func:`kernel_stack`'s ``check_psd``)
+    psd_by_construction = True
 
     def __init__(self, columns=None):
         self.columns = _check_columns(columns, self.kind)
@@ -765,18 +771,36 @@ class WeightedDegreeKernel(_StringKernel):
 
 
 class CallableKernel(Kernel):
-    """A user function ``f(X, Y) -> Gram`` of shape ``(n_X, n_Y)``; see :func:`as_kernel`."""
+    """A user function ``f(X, Y) -> Gram`` of shape ``(n_X, n_Y)``; see :func:`as_kernel`.
+
+    Parameters
+    ----------
+    func : callable
+        ``func(X, Y)`` returns the Gram matrix of shape ``(n_X, n_Y)``.
+    columns : None, int or sequence of int, default=None
+        Features handed to ``func``; None means all.
+    psd : bool, default=False
+        The user's guarantee that ``func`` is a symmetric PSD kernel: its training matrices
+        then skip the symmetry and eigenvalue checks of ``check_psd="auto"``.
+    """
 
     kind = "callable"
     family = "callable"
 
-    def __init__(self, func, columns=None):
+    def __init__(self, func, columns=None, psd=False):
         if not callable(func):
             raise TypeError(f"CallableKernel needs a callable; got {type(func).__name__}.")
+        validate_params("CallableKernel", {"psd": [bool]}, {"psd": psd})
         super().__init__(columns)
         if self.columns == "each":
             raise ValueError("Callable kernels do not support columns='each'.")
         self.func = func
+        self.psd = psd
+
+    @property
+    def psd_by_construction(self):
+        """bool: only what the user declared with ``psd=True``."""
+        return self.psd
 
     def __eq__(self, other):
         return (type(other) is type(self) and other.func is self.func
@@ -1431,7 +1455,7 @@ def _stack(kernels, X, Y, dtype, max_bytes, check_psd_, owner):
 
     if symmetric and check_psd_ is not False:
         for i, k in enumerate(klist):
-            if check_psd_ is True or k.family == "callable":
+            if check_psd_ is True or not k.psd_by_construction:
                 Ki = stack[i]
                 asym, scale = _asymmetry(Ki)
                 if asym > 1e-8 * scale:
@@ -1468,8 +1492,10 @@ def kernel_stack(kernels, X, Y=None, *, dtype=np.float64, max_bytes=None, check_
     max_bytes : int, default=None
         Memory the stack and its workspace may use; None: :func:`available_memory`.
     check_psd : {"auto", True, False}, default="auto"
-        For training stacks: check symmetry and positive semidefiniteness of callable kernels
-        ("auto"; the built-in ones are PSD by construction), of every kernel (True) or none.
+        For training stacks: check symmetry and positive semidefiniteness (one shifted
+        Cholesky factorisation per kernel, see :func:`is_psd`) of the kernels that are not
+        PSD by construction ("auto": callables not declared ``psd=True``; the built-in kernels
+        have ``psd_by_construction``), of every kernel (True) or of none (False).
 
     Returns
     -------
@@ -1769,6 +1795,10 @@ class KernelBank(TransformerMixin, BaseEstimator):
         test kernels divided by :math:`\sqrt{k(x,x)\,k(x_j,x_j)}` with the training diagonal.
     dtype : {"float64", "float32"}, default="float64"
         Type of the returned stacks (float32 halves their memory).
+    check_psd : {"auto", True, False}, default="auto"
+        Checks of the training stack of :meth:`fit_transform` (see :func:`kernel_stack`):
+        symmetry and positive semidefiniteness of the kernels not PSD by construction
+        ("auto", i.e. user callables), of every kernel (True) or of none (False).
 
     Attributes
     ----------
@@ -1798,21 +1828,24 @@ class KernelBank(TransformerMixin, BaseEstimator):
     ((2, 20, 20), (2, 10, 20))
     """
 
-    def __init__(self, kernels=None, normalize=None, dtype="float64"):
+    def __init__(self, kernels=None, normalize=None, dtype="float64", check_psd="auto"):
         self.kernels = kernels
         self.normalize = normalize
         self.dtype = dtype
+        self.check_psd = check_psd
 
     def _fit(self, X, transform):
         """Fit on ``X``; return the normalised training stack if ``transform``, else self."""
-        validate_params("KernelBank", {"normalize": [Options("trace", "cosine"), None]},
-                        {"normalize": self.normalize})
+        validate_params("KernelBank", {"normalize": [Options("trace", "cosine"), None],
+                                       "check_psd": [Options("auto", True, False)]},
+                        {"normalize": self.normalize, "check_psd": self.check_psd})
         dtype = _check_dtype(self.dtype, "KernelBank")
         kernels = ([linear(), gaussian(gamma="scale")] if self.kernels is None
                    else _as_kernel_list(self.kernels))
         data = _Data(X, "X")
         if transform:
-            stack, kernels = _stack(kernels, data, None, dtype, None, "auto", "KernelBank")
+            stack, kernels = _stack(kernels, data, None, dtype, None, self.check_psd,
+                                    "KernelBank")
             diag = np.diagonal(stack, axis1=1, axis2=2).astype(np.float64)
         else:
             kernels = _fit_kernel_list(kernels, data)

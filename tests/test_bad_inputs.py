@@ -320,3 +320,24 @@ def test_bad_data_folders_name_the_variable(variable, value, exc, pattern, tmp_p
         else:
             monkeypatch.setenv(variable, path)
             datasets._resolve_data_home()
+
+
+# ------------------------------------------------------------------ cheap stack checks
+def test_kernel_stack_checks_find_every_bad_entry():
+    from mklcore._validation import check_finite, check_kernel_stack
+
+    K = np.stack([X @ X.T, np.exp(-_D)])
+    for bad in (np.nan, np.inf, -np.inf):
+        K_bad = K.copy()
+        K_bad[1, 3, 5] = bad
+        with pytest.raises(ValueError, match=r"K contains NaN or infinity \(1 entries\)"):
+            check_kernel_stack(K_bad)
+    # huge but finite entries (their sum overflows) are accepted
+    check_finite(np.full((4, 4), 1e308), "K")
+    K_asym = K.copy()
+    K_asym[1, 0, 1] += 1e-3
+    with pytest.raises(ValueError, match=r"Kernel 1 of 2 is not symmetric: max \|K - K\^T\| = "
+                                         r"1.00e-03"):
+        check_kernel_stack(K_asym)
+    # symmetric_tol=None: for stacks symmetric by construction
+    assert check_kernel_stack(K_asym, symmetric_tol=None, check_psd_=False) is not None

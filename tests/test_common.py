@@ -9,6 +9,7 @@ from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import mklcore
+from mklcore._base import common_constraints
 from mklcore.kernels import gaussian, kernel_stack, linear
 
 # LIBSVM stops at KKT violation `tol`; at tol=1e-8 decision values agree to well below 1e-6
@@ -107,3 +108,37 @@ def test_bad_input_messages(data):
 
     with pytest.raises(ValueError, match="not positive semidefinite"):
         mklcore.SumKernelSVC(kernels=[minus_linear]).fit(X, y)
+
+
+class _CheckedSumKernelSVC(mklcore.SumKernelSVC):
+    """SumKernelSVC with the shared ``check_input`` option of the base class."""
+
+    _parameter_constraints = {**mklcore.SumKernelSVC._parameter_constraints,
+                              **common_constraints("check_input")}
+
+    def __init__(self, *, kernels=None, C=1.0, normalize=None, svm_tol=1e-3, check_input=True):
+        self._store_params(locals())
+
+
+# the unchecked indefinite kernel below makes the SVM fail (status 2, a ConvergenceWarning)
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_estimator_check_input_option(data):
+    X, y, X_test = data
+    bank = [linear(), gaussian(sigma=1.0), gaussian(sigma=3.0)]
+    ref = mklcore.SumKernelSVC(kernels=bank, normalize="trace").fit(X, y)
+    for check in (True, False):  # skipping the checks does not change the model
+        clf = _CheckedSumKernelSVC(kernels=bank, normalize="trace", check_input=check).fit(X, y)
+        assert clf.kernel_bank_.check_psd == ("auto" if check else False)
+        assert "check_input" not in clf._solver_params()
+        np.testing.assert_array_equal(clf.decision_function(X_test), ref.decision_function(X_test))
+
+    def minus_linear(A, B):
+        return -(A @ B.T)
+
+    with pytest.raises(ValueError, match="not positive semidefinite"):
+        _CheckedSumKernelSVC(kernels=[minus_linear]).fit(X, y)
+    # the user takes responsibility: the indefinite kernel reaches the solver unchecked
+    clf = _CheckedSumKernelSVC(kernels=[linear(), minus_linear], check_input=False)
+    assert clf.fit(X, y).kernel_bank_.n_kernels_ == 2
+    with pytest.raises(ValueError, match="'check_input' parameter of _CheckedSumKernelSVC"):
+        _CheckedSumKernelSVC(check_input="no").fit(X, y)

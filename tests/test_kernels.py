@@ -564,3 +564,57 @@ def test_xu2010_bank_in_a_minmax_pipeline():
     np.testing.assert_array_equal(pred, clf.predict(scaler.transform(X[te])))
     majority = max(np.mean(y[te] == c) for c in np.unique(y))
     assert np.mean(pred == y[te]) > majority + 0.1
+
+
+# ------------------------------------------------------------------------------------
+# PSD by construction and the check_psd option
+# ------------------------------------------------------------------------------------
+
+def test_psd_by_construction_flags():
+    from mklcore.kernels import CallableKernel
+
+    built_in = [linear(), polynomial(3, coef0=0.0), gaussian(sigma=1.0), gaussian(),
+                spectrum(2), weighted_degree(2, shift=1)]
+    assert all(k.psd_by_construction for k in built_in)
+    assert not as_kernel(lambda A, B: A @ B.T).psd_by_construction
+    assert CallableKernel(lambda A, B: A @ B.T, psd=True).psd_by_construction
+    with pytest.raises(ValueError, match="'psd' parameter of CallableKernel must be"):
+        CallableKernel(lambda A, B: A @ B.T, psd="yes")
+
+
+def _negative_distance(A, B):
+    return -((A[:, None] - B[None]) ** 2).sum(-1)
+
+
+def test_kernel_bank_check_psd_option(data):
+    from mklcore.kernels import CallableKernel
+
+    X, Z = data
+    bank = [linear(), gaussian(sigma=2.0), polynomial(2)]
+    ref = KernelBank(kernels=bank, normalize="cosine").fit_transform(X)
+    for check in ("auto", True, False):  # the checks never change the stack
+        kb = KernelBank(kernels=bank, normalize="cosine", check_psd=check)
+        np.testing.assert_array_equal(kb.fit_transform(X), ref)
+    with pytest.raises(ValueError, match="not positive semidefinite"):
+        KernelBank(kernels=[_negative_distance]).fit_transform(X)
+    # skipped when asked, or when the user declares the callable PSD
+    K = KernelBank(kernels=[_negative_distance], check_psd=False).fit_transform(X)
+    np.testing.assert_array_equal(K[0], _negative_distance(X, X))
+    declared = CallableKernel(_negative_distance, psd=True)
+    assert KernelBank(kernels=[declared]).fit_transform(X).shape == (1, 40, 40)
+    with pytest.raises(ValueError, match="not positive semidefinite"):
+        KernelBank(kernels=[declared], check_psd=True).fit_transform(X)
+    with pytest.raises(ValueError, match="'check_psd' parameter of KernelBank must be one of"):
+        KernelBank(check_psd="sometimes").fit(X)
+
+
+def test_bank_stack_symmetric_by_construction(data):
+    # the estimators skip the symmetry test of the bank's training stacks: they are exactly
+    # symmetric for every built-in family and normalisation
+    X, _ = data
+    bank = [linear(), polynomial(3), gaussian(sigma=1.5), gaussian(sigma="median"),
+            gaussian(sigma=1.0, columns=[2]), polynomial(2, columns=[0, 3])]
+    for normalize in (None, "trace", "cosine"):
+        for dtype in ("float64", "float32"):
+            K = KernelBank(kernels=bank, normalize=normalize, dtype=dtype).fit_transform(X)
+            np.testing.assert_array_equal(K, K.transpose(0, 2, 1))
