@@ -24,6 +24,12 @@ def _summary_bytes(df, out_dir):
     return write_summary(pd.DataFrame(rows), out_dir).read_bytes()
 
 
+def _where(*, x, repeat, seed):
+    from distributed import get_worker
+
+    return {"worker": get_worker().address}
+
+
 @pytest.fixture(scope="module")
 def cluster():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
@@ -52,6 +58,10 @@ def test_run_on_dask_cluster_matches_local_run(cluster, tmp_path, monkeypatch):
                   cache_dir=cache)
     assert resumed.attrs["n_cached"] == 6 and resumed.attrs["n_computed"] == 0
     assert resumed.equals(local)
+    # scheduler= sends the cells to the cluster's workers
+    where = run(_where, param_grid(x=[1, 2, 3, 4]), scheduler=cluster.scheduler_address,
+                progress=False)
+    assert set(where["worker"]) <= set(client.scheduler_info()["workers"])
     experiments._close_dask_clients()
 
 
