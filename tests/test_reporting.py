@@ -154,10 +154,11 @@ def test_write_report_contents(tmp_path):
     assert json.loads((out / "runtime.json").read_text()) == {
         "runtime": "75.0 s (1.2 min)", "runtime_s": 75.0, "git_commit": "unknown"}
     first = path.read_bytes()
-    kwargs.update(runtime="80 s, 3 cells from cache", env={**env, "git_commit": "a" * 40})
+    kwargs.update(runtime="80 s", env={**env, "git_commit": "a" * 40},
+                  run_info={"cells_from_cache": 3})
     assert write_report(out, **kwargs).read_bytes() == first  # rerun: same bytes
     assert json.loads((out / "runtime.json").read_text()) == {
-        "runtime": "80 s, 3 cells from cache", "runtime_s": None, "git_commit": "a" * 40}
+        "runtime": "80 s", "runtime_s": None, "git_commit": "a" * 40, "cells_from_cache": 3}
 
 
 def test_runtime_file_is_git_ignored():

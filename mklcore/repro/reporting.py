@@ -452,7 +452,8 @@ def _figure_link(path, out_dir):
 
 
 def write_report(out_dir, *, title, intro="", sections=(), figures=(), tables=(), claims=None,
-                 env=None, runtime=None, filename="REPORT.md", float_format="%.4g"):
+                 env=None, runtime=None, run_info=None, filename="REPORT.md",
+                 float_format="%.4g"):
     """Write ``out_dir/REPORT.md``: a Markdown record of one notebook run.
 
     Layout: ``# title``, intro, the free-text sections, ``## Tables``, ``## Figures``,
@@ -491,6 +492,10 @@ def write_report(out_dir, *, title, intro="", sections=(), figures=(), tables=()
     runtime : float or str, default=None
         Wall-clock time of the run, in seconds if a number; written to ``runtime.json``
         (keys ``runtime`` as text and ``runtime_s``, the seconds or ``null``).
+    run_info : dict, default=None
+        Further facts of this run that change between reruns without the results changing,
+        e.g. ``{"cells_from_cache": 12, "cells_computed": 3}``; written to ``runtime.json``
+        (JSON-serialisable values), never to the report.
     filename : str, default="REPORT.md"
         File name.
     float_format : str, default="%.4g"
@@ -533,12 +538,13 @@ def write_report(out_dir, *, title, intro="", sections=(), figures=(), tables=()
         parts.append(markdown_table(table, float_format=float_format))
     info = {} if env is False else (environment_info() if env is None else dict(env))
     volatile = {key: str(info.pop(key)) for key in VOLATILE_ENV_KEYS if key in info}
+    volatile.update(run_info or {})
     if runtime is not None or volatile:
         _write_runtime(out_dir / RUNTIME_FILE, runtime, volatile)
         parts.append("## Runtime")
-        parts.append(f"The wall-clock time and the git commit of this run are in "
-                     f"[`{RUNTIME_FILE}`]({RUNTIME_FILE}) (not committed: they change on every "
-                     f"run, while this report does not).")
+        parts.append(f"The wall-clock time, the git commit and the cache use of this run are "
+                     f"in [`{RUNTIME_FILE}`]({RUNTIME_FILE}) (not committed: they change on "
+                     f"every run, while this report does not).")
     if env is not False:
         parts.append("## Environment")
         parts.append(markdown_table(pd.DataFrame(
@@ -557,4 +563,4 @@ def _write_runtime(path, runtime, facts):
         record["runtime"] = f"{float(runtime):.1f} s ({float(runtime) / 60:.1f} min)"
     elif runtime is not None:
         record["runtime"] = str(runtime)
-    path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    path.write_text(json.dumps(record, indent=1, default=str) + "\n", encoding="utf-8")
