@@ -808,7 +808,7 @@ def dask_client(scheduler):
         raise ValueError(f"The 'scheduler' parameter must be 'local' or a scheduler address "
                          f"such as 'tcp://host:8786'. Got {scheduler!r} instead.")
     scheduler = scheduler.strip()
-    client = _DASK_CLIENTS.get(scheduler)
+    client, _ = _DASK_CLIENTS.get(scheduler, (None, None))
     if client is not None and client.status == "running":
         return client
     try:
@@ -816,26 +816,25 @@ def dask_client(scheduler):
     except ImportError as exc:
         raise ImportError(f"Running experiments on Dask ({DASK_SCHEDULER_ENV}={scheduler!r}) "
                           f"needs dask.distributed: pip install \"mklcore[dask]\".") from exc
+    cluster = None
     if scheduler == "local":
         import joblib
 
         cluster = LocalCluster(n_workers=joblib.cpu_count(), threads_per_worker=1,
                                processes=True, dashboard_address=None)
         client = Client(cluster, set_as_default=False)
-        client._mklcore_cluster = cluster  # closed with the client
     else:
         client = Client(scheduler, set_as_default=False)
     if not _DASK_CLIENTS:
         import atexit
 
         atexit.register(_close_dask_clients)
-    _DASK_CLIENTS[scheduler] = client
+    _DASK_CLIENTS[scheduler] = (client, cluster)  # the cluster (if ours) closes with it
     return client
 
 
 def _close_dask_clients():
-    for client in _DASK_CLIENTS.values():
-        cluster = getattr(client, "_mklcore_cluster", None)
+    for client, cluster in _DASK_CLIENTS.values():
         try:
             client.close()
             if cluster is not None:
@@ -847,8 +846,6 @@ def _close_dask_clients():
 
 def _backend(scheduler):
     """Context manager selecting the joblib backend of :func:`run` (Dask or unchanged)."""
-    import contextlib
-
     if scheduler is None:
         scheduler = os.environ.get(DASK_SCHEDULER_ENV, "").strip() or None
     if scheduler is None:
