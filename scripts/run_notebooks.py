@@ -15,11 +15,16 @@ Extra parameters are passed through as with papermill's ``-p``::
 
     python scripts/run_notebooks.py -p SEED 1 -p QUICK_OUT_DIR /tmp/q notebooks/quickstart.ipynb
 
-Executed notebooks go to ``build/executed/<name>.ipynb``; a full run with the default
-parameters also copies its executed notebook, figures embedded, to
-``figures/<name>/<name>.ipynb`` (committed with the run). Every notebook
-is run, even after a failure; the exit status is 1 if any failed, 2 for a usage error
-(unknown notebook, unknown parameter name).
+Executed notebooks go to ``build/executed/<name>.ipynb``. A full run with the default
+parameters writes its outputs to the staging folder ``build/staging/<name>/`` (see
+:func:`mklcore.repro.notebook.setup_run`); only when the notebook ran to its end without error,
+its checks included, are they moved into ``figures/<name>/``, together with the executed
+notebook, figures embedded, as ``figures/<name>/<name>.ipynb`` (committed with the run). A
+failed run leaves ``figures/`` untouched. Every notebook is run, even after a failure; the exit
+status is 1 if any failed, 2 for a usage error (unknown notebook, unknown parameter name).
+
+Set ``MKLCORE_DASK_SCHEDULER=tcp://host:8786`` (or ``local``) to run the experiment cells on a
+Dask cluster (see ``mklcore.repro.experiments.run``); the kernels inherit it.
 """
 
 import argparse
@@ -108,7 +113,7 @@ def publish_executed(executed, folder):
     executed : Path
         The notebook papermill wrote.
     folder : Path
-        ``figures/<paper_id>/``.
+        The run's output folder (the staging folder of :func:`publish_outputs`).
 
     Returns
     -------
@@ -126,6 +131,40 @@ def publish_executed(executed, folder):
     path = folder / executed.name
     nbformat.write(nb, path)
     return path
+
+
+def publish_outputs(paper_id, executed, error, prefix):
+    """After a full run: move the staged outputs into ``figures/<paper_id>/`` if it succeeded.
+
+    Parameters
+    ----------
+    paper_id : str
+        Notebook name without ``.ipynb``.
+    executed : Path
+        The notebook papermill wrote.
+    error : Exception or None
+        What the run raised (``None``: it finished, its checks passed).
+    prefix : str
+        Start of the printed lines, e.g. ``"[1/6]"``.
+
+    Returns
+    -------
+    moved : list of Path
+        Files now in ``figures/<paper_id>/`` (empty after a failure).
+    """
+    from mklcore.repro.notebook import publish_run, staging_dir
+
+    stage = staging_dir(paper_id, ROOT)
+    if error is not None:
+        if stage.is_dir():
+            print(f"{prefix} figures/{paper_id}/ left unchanged; the failed run's outputs are "
+                  f"in {os.path.relpath(stage, Path.cwd())}/", flush=True)
+        return []
+    publish_executed(executed, stage)
+    moved = publish_run(paper_id, ROOT)
+    print(f"{prefix} {len(moved)} output file(s), the executed notebook with its figures among "
+          f"them -> {os.path.relpath(ROOT / 'figures' / paper_id, Path.cwd())}/", flush=True)
+    return moved
 
 
 def quiet_kernel_manager(log_path):
@@ -218,10 +257,8 @@ def run_all(notebooks, parameters, args, output_dir, mode, rows, failures):
               f"{os.path.relpath(output, Path.cwd())}", flush=True)
         seconds, error = run_one(path, output, parameters, args)
         status = "ok" if error is None else "FAILED"
-        if error is None and not args.quick and set(parameters) == {"QUICK"}:
-            kept = publish_executed(output, ROOT / "figures" / path.stem)
-            print(f"[{i}/{len(notebooks)}] executed notebook with its figures -> "
-                  f"{os.path.relpath(kept, Path.cwd())}", flush=True)
+        if not args.quick and set(parameters) == {"QUICK"}:
+            publish_outputs(path.stem, output, error, f"[{i}/{len(notebooks)}]")
         rows.append((shown, mode, status, format_runtime(seconds)))
         if error is not None:
             failures.append((shown, error))

@@ -11,7 +11,7 @@ from sklearn import metrics as skm
 from sklearn.model_selection import ParameterGrid
 
 from mklcore.repro.experiments import (
-    METRICS, accuracy, auc, cv52_f_test, error_rate, kfold_splits, mcc, paired_ttest,
+    METRICS, accuracy, auc, blas_thread_limit, cap_blas_threads, cv52_f_test, error_rate, kfold_splits, mcc, paired_ttest,
     param_grid, repeated_splits, rmse, run, score, sensitivity, specificity, spawn_seeds,
     subsample, summarize, wilcoxon,
 )
@@ -423,3 +423,47 @@ def test_cv52_f_test_hand_computed():
     assert res.pvalue == pytest.approx(0.069635, abs=1e-6)
     with pytest.raises(ValueError, match=r"\(5, 2\)"):
         cv52_f_test(np.zeros((5, 3)))
+
+
+# --------------------------------------------------------------------------- BLAS threads
+
+def _blas_threads(*, x, repeat, seed):
+    from threadpoolctl import threadpool_info
+
+    return {"threads": max(p["num_threads"] for p in threadpool_info()
+                           if p["user_api"] in ("blas", "openmp"))}
+
+
+def test_blas_thread_limit_is_cores_over_workers():
+    cores = joblib.cpu_count()
+    assert blas_thread_limit(1) == cores
+    assert blas_thread_limit(2) == max(1, cores // 2)
+    assert blas_thread_limit(10 * cores) == 1
+
+
+def test_cap_blas_threads_lowers_and_never_raises():
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    def most():
+        return max(p["num_threads"] for p in threadpool_info())
+
+    with threadpool_limits(2):
+        with cap_blas_threads(1):
+            assert most() == 1
+        assert most() == 2
+        with cap_blas_threads(64):
+            assert most() == 2  # already below the cap: unchanged
+    with pytest.raises(ValueError, match="max_threads"):
+        cap_blas_threads(0)
+
+
+def test_run_workers_report_the_thread_limit(monkeypatch):
+    """Inside a worker process threadpoolctl reports the cap (here 1), even when the
+    environment asks for more threads per process."""
+    import mklcore.repro.experiments as experiments
+
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        monkeypatch.setenv(var, "2")
+    monkeypatch.setattr(experiments, "blas_thread_limit", lambda n_jobs: 1)
+    df = run(_blas_threads, param_grid(x=[1, 2, 3, 4]), n_jobs=2, progress=False)
+    assert df["threads"].tolist() == [1, 1, 1, 1]

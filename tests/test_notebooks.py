@@ -321,15 +321,64 @@ def test_check_params_choices_and_types():
         check_params(QUICK=True, choices={"MISSING": (1,)})
 
 
+@pytest.fixture(autouse=True)
+def _restore_pandas_options():
+    """setup_run sets pandas display options for the whole kernel; undo that after a test."""
+    import pandas as pd
+
+    before = pd.get_option("display.max_colwidth")
+    yield
+    pd.set_option("display.max_colwidth", before)
+
+
 def test_setup_run_quick_and_full(tmp_path):
     quick = setup_run("demo", True, "figures/demo", "build/quick/demo", root=tmp_path)
     assert quick == (tmp_path / "build" / "quick" / "demo").resolve() and quick.is_dir()
+    # a full run aimed at figures/demo is staged; publish_run moves it there afterwards
     full = setup_run("demo", False, "figures/demo", "build/quick/demo", root=tmp_path)
-    assert full == (tmp_path / "figures" / "demo").resolve() and full.is_dir()
+    assert full == (tmp_path / "build" / "staging" / "demo").resolve() and full.is_dir()
+    assert not (tmp_path / "figures").exists()
     assert setup_run("demo", True, root=tmp_path) == quick
     assert setup_run("demo", False, root=tmp_path) == full
     elsewhere = tmp_path / "elsewhere"
     assert setup_run("demo", True, "figures/demo", str(elsewhere), root=tmp_path) == elsewhere.resolve()
+    assert setup_run("demo", False, str(elsewhere), root=tmp_path) == elsewhere.resolve()
+
+
+def test_setup_run_shows_whole_texts_and_caps_threads(tmp_path):
+    """Tables are never cut with '...', and the kernel keeps cores // N_JOBS BLAS threads."""
+    import pandas as pd
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from mklcore.repro.experiments import blas_thread_limit
+
+    pd.set_option("display.max_colwidth", 50)
+    with threadpool_limits(64):
+        setup_run("demo", True, root=tmp_path, n_jobs=2)
+        assert pd.get_option("display.max_colwidth") is None
+        assert max(p["num_threads"] for p in threadpool_info()) <= blas_thread_limit(2)
+    assert "..." not in repr(pd.DataFrame({"claim": ["x" * 120]}))
+
+
+def test_publish_run_moves_staged_files_and_keeps_the_rest(tmp_path):
+    from mklcore.repro.notebook import publish_run, staging_dir
+
+    target = tmp_path / "figures" / "demo"
+    target.mkdir(parents=True)
+    (target / "REPORT.md").write_text("old")
+    (target / "extra.csv").write_text("kept")
+    assert publish_run("demo", root=tmp_path) == []  # nothing staged
+    stage = setup_run("demo", False, root=tmp_path)
+    assert stage == staging_dir("demo", tmp_path)
+    (stage / "REPORT.md").write_text("new")
+    (stage / "sub").mkdir()
+    (stage / "sub" / "fig.png").write_text("png")
+    assert publish_run("demo", root=tmp_path) == [target / "REPORT.md", target / "sub" / "fig.png"]
+    assert (target / "REPORT.md").read_text() == "new" and (target / "extra.csv").read_text() == "kept"
+    assert (target / "sub" / "fig.png").is_file() and not stage.exists()
+    # a new run starts from an empty staging folder: a failed run's leftovers never go out
+    (setup_run("demo", False, root=tmp_path) / "stale.png").write_text("stale")
+    assert not any(setup_run("demo", False, root=tmp_path).iterdir())
 
 
 def test_setup_run_rejects_bad_input(tmp_path):
@@ -392,7 +441,8 @@ def test_full_run_with_changed_parameters_writes_under_build(tmp_path, monkeypat
     monkeypatch.setattr(notebook, "_CHECKED", None)
     default = "figures/demo"
     notebook.check_params(QUICK=False, SEED=0, OUT_DIR=default)
-    assert notebook.setup_run("demo", False, default, root=tmp_path) == tmp_path / default
+    assert notebook.setup_run("demo", False, default, root=tmp_path) == (
+        tmp_path / "build" / "staging" / "demo")  # published to figures/demo at the end
     notebook.check_params(QUICK=False, SEED=3, OUT_DIR=default)
     assert notebook.setup_run("demo", False, default, root=tmp_path) == (
         tmp_path / "build" / "full" / "demo")
@@ -535,3 +585,66 @@ def test_committed_full_run_notebook_shows_its_figures(path):
                  if cell.cell_type == "code" for out in cell.get("outputs", []))
     n_png = len(list(folder.glob("*.png")))
     assert images >= max(1, n_png), f"{images} images in {executed.name}, {n_png} PNG files"
+
+
+@pytest.mark.slow
+def test_runner_publishes_figures_only_after_the_checks_pass(tmp_path):
+    """``run_notebooks.py --full`` in a tiny project: the notebook that fails at its last cell
+    (its checks) leaves ``figures/bad/`` as committed; the one that passes replaces
+    ``figures/good/``, executed notebook included. REPORT.md is the same on a rerun; the
+    runtime goes to the git-ignored runtime.json."""
+    project = tmp_path / "project"
+    (project / "scripts").mkdir(parents=True)
+    (project / "notebooks").mkdir()
+    (project / "mklcore").mkdir()  # what project_root() looks for; the package comes from
+    (project / "pyproject.toml").write_text("[project]\nname = 'demo'\n")  # the environment
+    shutil.copy(RUNNER, project / "scripts" / RUNNER.name)
+    for name, check in (("good", "assert RESULT == 1"), ("bad", "assert RESULT == 2")):
+        committed = project / "figures" / name
+        committed.mkdir(parents=True)
+        (committed / "REPORT.md").write_text("committed report\n")
+        (committed / "fig.svg").write_text("committed figure\n")
+        nb = nbformat.v4.new_notebook()
+        nb.metadata["kernelspec"] = {"name": KERNEL_NAME, "language": "python",
+                                     "display_name": "Python 3"}
+        nb.cells = [
+            nbformat.v4.new_code_cell("QUICK = True", metadata={"tags": ["parameters"]}),
+            nbformat.v4.new_code_cell(
+                "import time\n"
+                "from mklcore.repro.notebook import setup_run\n"
+                "from mklcore.repro.reporting import write_report\n"
+                f"out_dir = setup_run({name!r}, QUICK)\n"
+                "RESULT = 1\n"
+                "(out_dir / 'fig.svg').write_text('new figure\\n')\n"
+                "write_report(out_dir, title='demo', env={'python': '3', 'git_commit': 'x'},\n"
+                "             runtime=time.perf_counter())"),
+            nbformat.v4.new_code_cell(check),
+        ]
+        nbformat.write(nb, project / "notebooks" / f"{name}.ipynb")
+
+    def run_full(*names):
+        return subprocess.run(
+            [sys.executable, str(project / "scripts" / RUNNER.name), "--full",
+             *(f"notebooks/{name}.ipynb" for name in names)],
+            capture_output=True, text=True, cwd=project, timeout=300,
+            env={**os.environ, "TQDM_DISABLE": "1"})
+
+    proc = run_full("good", "bad")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    bad = project / "figures" / "bad"
+    assert sorted(p.name for p in bad.iterdir()) == ["REPORT.md", "fig.svg"]
+    assert (bad / "REPORT.md").read_text() == "committed report\n"
+    assert (bad / "fig.svg").read_text() == "committed figure\n"
+    assert "figures/bad/ left unchanged" in proc.stdout
+    good = project / "figures" / "good"
+    assert sorted(p.name for p in good.iterdir()) == ["REPORT.md", "fig.svg", "good.ipynb",
+                                                      "runtime.json"]
+    assert (good / "fig.svg").read_text() == "new figure\n"
+    report = (good / "REPORT.md").read_bytes()
+    assert b"## Runtime" in report and b"git_commit" not in report
+    assert not (project / "build" / "staging" / "good").exists()
+
+    runtime = (good / "runtime.json").read_bytes()
+    assert run_full("good").returncode == 0
+    assert (good / "REPORT.md").read_bytes() == report  # a rerun leaves the report as it was
+    assert (good / "runtime.json").read_bytes() != runtime

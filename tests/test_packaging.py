@@ -195,7 +195,8 @@ def test_ci_runs_make_test():
 
 
 # ----------------------------------------------------------------------------- the layout
-HEAVY = ("pandas", "matplotlib", "seaborn", "joblib", "tqdm")
+HEAVY = ("pandas", "matplotlib", "seaborn", "joblib", "tqdm", "threadpoolctl", "dask",
+         "distributed")
 
 
 def test_import_mklcore_is_light():
@@ -207,6 +208,82 @@ def test_import_mklcore_is_light():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=ROOT).stdout.strip()
     assert out == "", f"import mklcore imported {out}"
+
+
+def test_optional_engines_are_imported_lazily():
+    """threadpoolctl and Dask are imported inside functions only: never at the top of a core
+    module, and importing the experiment runner does not start dask."""
+    import ast
+    import subprocess
+
+    def top_level_imports(path):
+        names = []
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.Import):
+                names += [a.name.split(".")[0] for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names.append(node.module.split(".")[0])
+        return names
+
+    lazy = {"threadpoolctl", "dask", "distributed"}
+    offenders = [p.name for p in _core_files() if lazy & set(top_level_imports(p))]
+    assert offenders == []
+    code = ("import sys, mklcore.repro.experiments; "
+            "print(','.join(m for m in ('dask', 'distributed') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT).stdout.strip()
+    assert out == "", f"import mklcore.repro.experiments imported {out}"
+
+
+def test_dask_extra_is_declared_and_tested():
+    extras = read_pyproject()["project"]["optional-dependencies"]
+    assert [parse_requirement(r)[0] for r in extras["dask"]] == ["dask"]
+    assert set(extras["dask"]) <= set(extras["test"]), "make test installs the dask extra"
+    core = [parse_requirement(r)[0] for r in read_pyproject()["project"]["dependencies"]]
+    assert "threadpoolctl" in core
+
+
+def readme_papermill_block(text):
+    """The lines of the README's fenced block that runs papermill, or None."""
+    for block in re.findall(r"^```(?:bash|sh)?\n(.*?)^```", text, re.MULTILINE | re.DOTALL):
+        lines = [line.strip() for line in block.splitlines() if line.strip()]
+        if any("papermill " in line for line in lines):
+            return lines
+    return None
+
+
+def papermill_command_problems(lines):
+    """Why the README's papermill lines would fail on a fresh clone after ``make install``."""
+    import shlex
+
+    problems = []
+    runs = [shlex.split(line.split(" #", 1)[0]) for line in lines if "papermill " in line]
+    makedirs = [shlex.split(line)[2:] for line in lines if line.startswith("mkdir -p ")]
+    venv = re.search(r"^VENV\s*\??=\s*(\S+)", (ROOT / "Makefile").read_text(), re.MULTILINE)
+    exe = f"{venv.group(1) if venv else '.venv'}/bin/papermill"
+    for i, argv in enumerate(runs):
+        if argv[0] != exe:
+            problems.append(f"papermill is not run from the venv ({argv[0]!r}, want {exe!r}: "
+                            f"the README never activates .venv)")
+        outputs = [a for a in argv[1:] if a.endswith(".ipynb")][1:2]
+        for out in outputs:
+            folder = str(Path(out).parent)
+            made = any(folder == d or folder.startswith(d.rstrip("/") + "/")
+                       for dirs in makedirs for d in dirs)
+            if folder not in (".", "") and not made:
+                problems.append(f"output folder {folder}/ is not created (mkdir -p) before "
+                                f"papermill writes {out}")
+        if "--cwd" not in argv:
+            problems.append("papermill runs without --cwd (the notebooks expect the root)")
+    return problems
+
+
+def test_readme_papermill_line_works_on_a_fresh_clone():
+    lines = readme_papermill_block((ROOT / "README.md").read_text())
+    assert lines, "README.md shows no papermill command"
+    assert papermill_command_problems(lines) == []
+    bad = ["papermill notebooks/a.ipynb build/executed/a.ipynb -p QUICK False --cwd ."]
+    assert len(papermill_command_problems(bad)) == 2
 
 
 def _core_files():

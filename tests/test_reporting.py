@@ -1,5 +1,8 @@
 """Tests of mklcore.repro.reporting: verdicts, comparison tables, summary.csv and REPORT.md."""
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -144,11 +147,24 @@ def test_write_report_contents(tmp_path):
     assert "![fig4](fig4.svg)" in text
     assert "## Claims" in text and "| C2 | Beats uniform | True | False | differs |" in text
     assert "| match |" in text
-    assert "75.0 s (1.2 min)" in text
-    assert "| python | 3.11.7 |" in text and "| git_commit | unknown |" in text
+    assert "| python | 3.11.7 |" in text
     assert text.endswith("\n") and not text.endswith("\n\n")
+    # what changes on every run is kept out of REPORT.md, in runtime.json
+    assert "75.0" not in text and "git_commit" not in text and "](runtime.json)" in text
+    assert json.loads((out / "runtime.json").read_text()) == {
+        "runtime": "75.0 s (1.2 min)", "runtime_s": 75.0, "git_commit": "unknown"}
     first = path.read_bytes()
-    assert write_report(out, **kwargs).read_bytes() == first  # deterministic
+    kwargs.update(runtime="80 s", env={**env, "git_commit": "a" * 40},
+                  run_info={"cells_from_cache": 3})
+    assert write_report(out, **kwargs).read_bytes() == first  # rerun: same bytes
+    assert json.loads((out / "runtime.json").read_text()) == {
+        "runtime": "80 s", "runtime_s": None, "git_commit": "a" * 40, "cells_from_cache": 3}
+
+
+def test_runtime_file_is_git_ignored():
+    root = Path(__file__).resolve().parent.parent
+    patterns = (root / ".gitignore").read_text().split()
+    assert "figures/*/runtime.json" in patterns
 
 
 def test_write_report_without_env(tmp_path):

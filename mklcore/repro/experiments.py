@@ -19,6 +19,7 @@ into per-repeat seeds with ``np.random.SeedSequence(seed).spawn(n)``
 every split helper takes an explicit ``seed``.
 """
 
+import contextlib
 import hashlib
 import inspect
 import itertools
@@ -41,7 +42,7 @@ __all__ = [
     "spawn_seeds", "repeated_splits", "kfold_splits", "subsample", "param_grid",
     "accuracy", "error_rate", "mcc", "auc", "rmse", "sensitivity", "specificity",
     "score", "METRICS", "run", "summarize", "PairedTestResult", "paired_ttest", "wilcoxon",
-    "cv52_f_test",
+    "cv52_f_test", "blas_thread_limit", "cap_blas_threads", "dask_client", "DASK_SCHEDULER_ENV",
 ]
 
 #: columns that :func:`run` adds itself; settings and metrics may not use these names
@@ -722,7 +723,144 @@ def _atomic_write(path, text):
 # run
 # ---------------------------------------------------------------------------
 
-def _call_cell(func, index, setting, repeat, seed):
+# ---------------------------------------------------------------------------
+# threads and workers
+# ---------------------------------------------------------------------------
+
+#: environment variable naming the Dask scheduler that :func:`run` sends its cells to
+DASK_SCHEDULER_ENV = "MKLCORE_DASK_SCHEDULER"
+
+
+def blas_thread_limit(n_jobs=1):
+    """BLAS/OpenMP threads per worker when ``n_jobs`` workers share this machine.
+
+    Parameters
+    ----------
+    n_jobs : int or None, default=1
+        Number of concurrent workers, as given to ``joblib.Parallel`` (``None`` and
+        negative values are resolved by ``joblib.effective_n_jobs``, which follows
+        ``joblib.parallel_config``).
+
+    Returns
+    -------
+    limit : int
+        ``max(1, cores // workers)``, with ``cores`` from ``joblib.cpu_count()`` (which
+        honours CPU affinity and container quotas).
+    """
+    import joblib
+
+    workers = max(1, int(joblib.effective_n_jobs(n_jobs)))
+    return max(1, joblib.cpu_count() // workers)
+
+
+def cap_blas_threads(max_threads):
+    """Cap the BLAS and OpenMP thread pools of this process at ``max_threads``.
+
+    Pools that already use fewer threads (e.g. because ``OMP_NUM_THREADS=1`` is set) are
+    left alone: the cap never raises a thread count. Oversubscription (``n_jobs`` workers
+    each starting one BLAS thread per core) makes a loaded machine many times slower.
+
+    Parameters
+    ----------
+    max_threads : int
+        Upper bound, >= 1; usually :func:`blas_thread_limit`.
+
+    Returns
+    -------
+    limiter : threadpoolctl limiter
+        The cap applies at once. Used as a context manager (``with cap_blas_threads(1):``)
+        the previous limits come back at the end of the block; otherwise it stays.
+    """
+    from threadpoolctl import ThreadpoolController
+
+    max_threads = _check_count(max_threads, "max_threads")
+    controller = ThreadpoolController()
+    over = [info["filepath"] for info in controller.info()
+            if info.get("num_threads", 0) > max_threads]
+    return controller.select(filepath=over).limit(limits=max_threads)
+
+
+_DASK_CLIENTS = {}
+
+
+def dask_client(scheduler):
+    """Return a ``dask.distributed`` client for ``scheduler`` (one per process and address).
+
+    Parameters
+    ----------
+    scheduler : str
+        ``"local"`` starts a ``LocalCluster`` on this machine (one single-threaded worker
+        process per core); anything else is a scheduler address such as
+        ``"tcp://10.0.0.5:8786"`` of a running cluster.
+
+    Returns
+    -------
+    client : distributed.Client
+        Kept open and reused by later calls with the same ``scheduler`` (closed when the
+        interpreter exits).
+
+    Raises
+    ------
+    ImportError
+        If ``dask.distributed`` is missing (``pip install "mklcore[dask]"``).
+    """
+    if not isinstance(scheduler, str) or not scheduler.strip():
+        raise ValueError(f"The 'scheduler' parameter must be 'local' or a scheduler address "
+                         f"such as 'tcp://host:8786'. Got {scheduler!r} instead.")
+    scheduler = scheduler.strip()
+    client, _ = _DASK_CLIENTS.get(scheduler, (None, None))
+    if client is not None and client.status == "running":
+        return client
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError as exc:
+        raise ImportError(f"Running experiments on Dask ({DASK_SCHEDULER_ENV}={scheduler!r}) "
+                          f"needs dask.distributed: pip install \"mklcore[dask]\".") from exc
+    cluster = None
+    if scheduler == "local":
+        import joblib
+
+        cluster = LocalCluster(n_workers=joblib.cpu_count(), threads_per_worker=1,
+                               processes=True, dashboard_address=None)
+        client = Client(cluster, set_as_default=False)
+    else:
+        client = Client(scheduler, set_as_default=False)
+    if not _DASK_CLIENTS:
+        import atexit
+
+        atexit.register(_close_dask_clients)
+    _DASK_CLIENTS[scheduler] = (client, cluster)  # the cluster (if ours) closes with it
+    return client
+
+
+def _close_dask_clients():
+    for client, cluster in _DASK_CLIENTS.values():
+        try:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+        except Exception:  # pragma: no cover - best effort at interpreter exit
+            pass
+    _DASK_CLIENTS.clear()
+
+
+def _backend(scheduler):
+    """Context manager selecting the joblib backend of :func:`run` (Dask or unchanged)."""
+    if scheduler is None:
+        scheduler = os.environ.get(DASK_SCHEDULER_ENV, "").strip() or None
+    if scheduler is None:
+        return contextlib.nullcontext()
+    from joblib import parallel_config
+
+    return parallel_config(backend="dask", client=dask_client(scheduler))
+
+
+def _call_cell(func, index, setting, repeat, seed, blas_limit=None, parent=None):
+    if blas_limit is not None and os.getpid() != parent:
+        # a worker process: cap its thread pools for this cell (the parent process, which
+        # also runs the cells of the sequential and threading backends, caps itself in run())
+        with cap_blas_threads(blas_limit):
+            return _call_cell(func, index, setting, repeat, seed)
     try:
         out = func(**setting, repeat=repeat, seed=seed)
     except Exception as exc:
@@ -761,7 +899,7 @@ def _rows_of(out, index, setting):
 
 
 def run(func, grid, *, n_repeats=1, seed=0, cache_dir=None, n_jobs=1, progress=True,
-        desc=None):
+        desc=None, scheduler=None):
     """Run ``func`` on every setting of a grid and every repeat; return a tidy table.
 
     For each setting in ``grid`` and each repeat ``r`` this calls
@@ -798,12 +936,24 @@ def run(func, grid, *, n_repeats=1, seed=0, cache_dir=None, n_jobs=1, progress=T
     n_jobs : int or None, default=1
         Passed to ``joblib.Parallel``. The backend follows
         ``joblib.parallel_config(backend=...)``, so threads, loky processes, Dask or
-        Ray can be used; ``None`` takes ``n_jobs`` from ``parallel_config`` too.
+        Ray can be used; ``None`` takes ``n_jobs`` from ``parallel_config`` too. Every
+        worker caps its BLAS/OpenMP thread pools at :func:`blas_thread_limit` ``(n_jobs)``
+        threads (``cores // n_jobs``; see :func:`cap_blas_threads`), so that parallel
+        cells do not oversubscribe the machine.
     progress : bool, default=True
         Show a ``tqdm.auto`` bar over finished cells. Set the environment variable
         ``TQDM_DISABLE=1`` to silence it everywhere (CI).
     desc : str, default=None
         Label of the progress bar; the name of ``func`` by default.
+    scheduler : str, default=None
+        Run the cells on a Dask cluster through joblib's Dask backend: ``"local"`` (a
+        ``LocalCluster`` on this machine) or a scheduler address such as
+        ``"tcp://10.0.0.5:8786"`` (see :func:`dask_client`; needs the ``dask`` extra).
+        ``None`` reads the environment variable ``MKLCORE_DASK_SCHEDULER``
+        (:data:`DASK_SCHEDULER_ENV`); unset or empty means the local joblib backend.
+        The cluster then sets the parallelism (``n_jobs`` is ignored); the cache and the
+        result are the same as with a local run, since every cell depends only on its
+        setting and seed and the cache is written by this process.
 
     Returns
     -------
@@ -899,10 +1049,14 @@ def run(func, grid, *, n_repeats=1, seed=0, cache_dir=None, n_jobs=1, progress=T
                                                           "__name__", "run")
     bar_kwargs = {} if progress else {"disable": True}
     bar = tqdm(total=len(cells), initial=n_cached, desc=desc, unit="cell", **bar_kwargs)
+    context = contextlib.ExitStack()
     try:
         if todo:
+            context.enter_context(_backend(scheduler))
+            blas_limit = blas_thread_limit(n_jobs)
+            context.enter_context(cap_blas_threads(blas_limit))
             parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-            jobs = (delayed(_call_cell)(func, index, setting, r, s)
+            jobs = (delayed(_call_cell)(func, index, setting, r, s, blas_limit, os.getpid())
                     for index, setting, r, s in todo)
             by_index = {cell[0]: cell for cell in cells}
             stream = parallel(jobs)
@@ -933,6 +1087,7 @@ def run(func, grid, *, n_repeats=1, seed=0, cache_dir=None, n_jobs=1, progress=T
             if close is not None:
                 close()  # stop joblib's workers if we leave early
     finally:
+        context.close()
         bar.close()
 
     setting_cols, metric_cols = [], []

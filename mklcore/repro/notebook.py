@@ -10,14 +10,22 @@ start with::
 papermill passes ``-p QUICK false`` as the *string* ``"false"`` (only ``True``/``False`` are
 converted to booleans), which is truthy; without a check the notebook would silently run in
 quick mode. :func:`check_params` turns such values into a clear ``ValueError``.
+
+A full run never writes into the committed ``figures/<paper_id>/`` directly: :func:`setup_run`
+returns the staging folder ``build/staging/<paper_id>/``, and :func:`publish_run` moves its
+files into ``figures/<paper_id>/`` once the whole notebook, checks included, has run without
+error (``scripts/run_notebooks.py --full`` does this; after a full run by hand in Jupyter, call
+``publish_run("<paper_id>")`` yourself). A run that fails leaves the committed outputs as
+they were.
 """
 
 import numbers
 import os
+import shutil
 from pathlib import Path
 
 
-__all__ = ["check_params", "setup_run", "project_root"]
+__all__ = ["check_params", "setup_run", "project_root", "staging_dir", "publish_run"]
 
 
 def project_root(start=None):
@@ -235,16 +243,88 @@ def _changed_parameters(root, paper_id):
             and defaults[name] != value]
 
 
-def setup_run(paper_id, quick, out_dir=None, quick_out_dir=None, *, root=None):
-    """Create and return the output folder of a notebook run.
+def staging_dir(paper_id, root=None):
+    """Folder where a full run stages its outputs before they go to ``figures/<paper_id>/``.
+
+    Parameters
+    ----------
+    paper_id : str
+        Notebook name without ``.ipynb``.
+    root : str or Path, default=None
+        Repository root; found from the working directory by default.
+
+    Returns
+    -------
+    path : Path
+        ``<root>/build/staging/<paper_id>`` (not created here).
+    """
+    root = Path(root) if root is not None else project_root()
+    return (root / "build" / "staging" / paper_id).resolve()
+
+
+def publish_run(paper_id, root=None):
+    """Move the staged outputs of a finished full run into ``figures/<paper_id>/``.
+
+    Call it only when the notebook ran to its end without error: every file of
+    :func:`staging_dir` replaces its namesake in ``figures/<paper_id>/`` (files that the run
+    did not write stay), then the staging folder is removed.
+
+    Parameters
+    ----------
+    paper_id : str
+        Notebook name without ``.ipynb``.
+    root : str or Path, default=None
+        Repository root; found from the working directory by default.
+
+    Returns
+    -------
+    moved : list of Path
+        The files now in ``figures/<paper_id>/``, sorted; empty when nothing was staged
+        (a quick run, or a run with another output folder).
+    """
+    root = Path(root) if root is not None else project_root()
+    stage = staging_dir(paper_id, root)
+    if not stage.is_dir():
+        return []
+    target = (root / "figures" / paper_id).resolve()
+    moved = []
+    for src in sorted(p for p in stage.rglob("*") if p.is_file()):
+        dest = target / src.relative_to(stage)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(src), str(dest))
+        moved.append(dest)
+    shutil.rmtree(stage)
+    return moved
+
+
+def _configure_session(n_jobs):
+    """Display and thread settings of a notebook kernel (see :func:`setup_run`)."""
+    import pandas as pd
+
+    from .experiments import blas_thread_limit, cap_blas_threads
+
+    pd.set_option("display.max_colwidth", None)  # claim texts are never cut with "..."
+    cap_blas_threads(blas_thread_limit(n_jobs))
+
+
+def setup_run(paper_id, quick, out_dir=None, quick_out_dir=None, *, root=None, n_jobs=None):
+    """Create and return the output folder of a notebook run, and set up the kernel.
 
     Quick runs write to ``quick_out_dir`` (default ``build/quick/<paper_id>``), full runs to
     ``out_dir`` (default ``figures/<paper_id>``, the committed full run; when a parameter
     checked by :func:`check_params` differs from the notebook's default, e.g. another
     ``SEED``, the default is ``build/full/<paper_id>`` instead, so that a batch run never
-    overwrites the committed results by accident). Relative paths are taken from the
-    repository root (:func:`project_root`), so the notebook behaves the same
-    under nbval (kernel started in ``notebooks/``), papermill and Jupyter.
+    overwrites the committed results by accident). A full run aimed at
+    ``figures/<paper_id>`` gets the staging folder :func:`staging_dir` (emptied first)
+    instead; :func:`publish_run` moves it into ``figures/`` after the notebook's checks
+    passed. Relative paths are taken from the repository root (:func:`project_root`), so the
+    notebook behaves the same under nbval (kernel started in ``notebooks/``), papermill and
+    Jupyter.
+
+    It also sets pandas' ``display.max_colwidth`` to ``None`` (tables show whole texts) and
+    caps the BLAS/OpenMP threads of the kernel at ``cores // n_jobs``
+    (:func:`mklcore.repro.experiments.cap_blas_threads`), since ``n_jobs`` worker
+    processes share the machine with it.
 
     Parameters
     ----------
@@ -256,11 +336,14 @@ def setup_run(paper_id, quick, out_dir=None, quick_out_dir=None, *, root=None):
         The notebook's ``OUT_DIR`` and ``QUICK_OUT_DIR`` parameters.
     root : str or Path, default=None
         Repository root; found from the working directory by default.
+    n_jobs : int, default=None
+        Worker processes of the notebook's experiments; ``None`` takes the ``N_JOBS``
+        parameter passed to the last :func:`check_params` call, or 1.
 
     Returns
     -------
     path : Path
-        Absolute path of the (now existing) output folder.
+        Absolute path of the (now existing, for a staged run empty) output folder.
 
     Raises
     ------
@@ -288,5 +371,17 @@ def setup_run(paper_id, quick, out_dir=None, quick_out_dir=None, *, root=None):
         raise ValueError(f"Quick runs must not write into figures/ (got QUICK_OUT_DIR={str(rel)!r}); "
                          "quick results would overwrite the committed full-run outputs. "
                          f"Use e.g. 'build/quick/{paper_id}'.")
+    if not quick and path == (root / "figures" / paper_id).resolve():
+        stage = staging_dir(paper_id, root)
+        if stage.exists():
+            shutil.rmtree(stage)  # leftovers of a failed run are never published
+        print(f"Full run: outputs are staged in {stage.relative_to(root.resolve()).as_posix()}/ "
+              f"and replace those in figures/{paper_id}/ only after the whole notebook ran "
+              f"without error (scripts/run_notebooks.py does this; after a run by hand, call "
+              f"mklcore.repro.notebook.publish_run({paper_id!r})).")
+        path = stage
     path.mkdir(parents=True, exist_ok=True)
+    if n_jobs is None:
+        n_jobs = (_CHECKED or {}).get("N_JOBS", 1)
+    _configure_session(n_jobs)
     return path

@@ -14,6 +14,7 @@ checks must hold.
 """
 
 import importlib.metadata
+import json
 import math
 import numbers
 import os
@@ -28,8 +29,15 @@ import pandas as pd
 __all__ = [
     "DEFAULT_RTOL", "verdict", "compare", "Claim", "claims_table", "write_summary",
     "environment_info", "markdown_table", "write_report", "summary_table", "VERDICTS",
-    "SUMMARY_COLUMNS",
+    "SUMMARY_COLUMNS", "RUNTIME_FILE", "VOLATILE_ENV_KEYS",
 ]
+
+#: file of :func:`write_report` holding what changes on every run (git-ignored)
+RUNTIME_FILE = "runtime.json"
+
+#: facts of :func:`environment_info` that change without the results changing; they go to
+#: :data:`RUNTIME_FILE`, not to ``REPORT.md``
+VOLATILE_ENV_KEYS = ("git_commit",)
 
 #: relative tolerance used by :func:`verdict` when neither ``rtol`` nor ``atol`` is given
 DEFAULT_RTOL = 0.05
@@ -444,12 +452,17 @@ def _figure_link(path, out_dir):
 
 
 def write_report(out_dir, *, title, intro="", sections=(), figures=(), tables=(), claims=None,
-                 env=None, runtime=None, filename="REPORT.md", float_format="%.4g"):
+                 env=None, runtime=None, run_info=None, filename="REPORT.md",
+                 float_format="%.4g"):
     """Write ``out_dir/REPORT.md``: a Markdown record of one notebook run.
 
     Layout: ``# title``, intro, the free-text sections, ``## Tables``, ``## Figures``,
     ``## Claims``, ``## Runtime``, ``## Environment``. The output depends only on
-    the arguments (no timestamps are added).
+    the arguments (no timestamps are added). What changes on every run, the wall-clock
+    ``runtime`` and the environment's :data:`VOLATILE_ENV_KEYS` (the git commit), goes to
+    ``out_dir/runtime.json`` (:data:`RUNTIME_FILE`, git-ignored) instead, so that a rerun
+    with the same seed rewrites ``REPORT.md`` byte for byte; the ``## Runtime`` section
+    points to that file.
 
     Parameters
     ----------
@@ -474,9 +487,15 @@ def write_report(out_dir, *, title, intro="", sections=(), figures=(), tables=()
         Claims (rendered through :func:`claims_table` unless already a DataFrame).
     env : dict or False, default=None
         Environment facts; ``None`` collects :func:`environment_info`, ``False``
-        leaves the section out.
+        leaves the section out. Keys in :data:`VOLATILE_ENV_KEYS` are written to
+        ``runtime.json``, the others to the report.
     runtime : float or str, default=None
-        Wall-clock time of the run, in seconds if a number.
+        Wall-clock time of the run, in seconds if a number; written to ``runtime.json``
+        (keys ``runtime`` as text and ``runtime_s``, the seconds or ``null``).
+    run_info : dict, default=None
+        Further facts of this run that change between reruns without the results changing,
+        e.g. ``{"cells_from_cache": 12, "cells_computed": 3}``; written to ``runtime.json``
+        (JSON-serialisable values), never to the report.
     filename : str, default="REPORT.md"
         File name.
     float_format : str, default="%.4g"
@@ -485,7 +504,7 @@ def write_report(out_dir, *, title, intro="", sections=(), figures=(), tables=()
     Returns
     -------
     path : Path
-        The file written (UTF-8, ``\\n`` line endings).
+        The report written (UTF-8, ``\\n`` line endings).
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -517,14 +536,16 @@ def write_report(out_dir, *, title, intro="", sections=(), figures=(), tables=()
         table = claims if isinstance(claims, pd.DataFrame) else claims_table(claims)
         parts.append("## Claims")
         parts.append(markdown_table(table, float_format=float_format))
-    if runtime is not None:
+    info = {} if env is False else (environment_info() if env is None else dict(env))
+    volatile = {key: str(info.pop(key)) for key in VOLATILE_ENV_KEYS if key in info}
+    volatile.update(run_info or {})
+    if runtime is not None or volatile:
+        _write_runtime(out_dir / RUNTIME_FILE, runtime, volatile)
         parts.append("## Runtime")
-        if _is_number(runtime):
-            parts.append(f"{float(runtime):.1f} s ({float(runtime) / 60:.1f} min)")
-        else:
-            parts.append(str(runtime))
+        parts.append(f"The wall-clock time, the git commit and the cache use of this run are "
+                     f"in [`{RUNTIME_FILE}`]({RUNTIME_FILE}) (not committed: they change on "
+                     f"every run, while this report does not).")
     if env is not False:
-        info = environment_info() if env is None else dict(env)
         parts.append("## Environment")
         parts.append(markdown_table(pd.DataFrame(
             {"item": list(info), "value": [str(v) for v in info.values()]})))
@@ -532,3 +553,14 @@ def write_report(out_dir, *, title, intro="", sections=(), figures=(), tables=()
     path = out_dir / filename
     path.write_bytes(text.encode("utf-8"))
     return path
+
+
+def _write_runtime(path, runtime, facts):
+    """Write the per-run facts of :func:`write_report` as JSON."""
+    record = {"runtime": None, "runtime_s": None, **facts}
+    if _is_number(runtime):
+        record["runtime_s"] = round(float(runtime), 3)
+        record["runtime"] = f"{float(runtime):.1f} s ({float(runtime) / 60:.1f} min)"
+    elif runtime is not None:
+        record["runtime"] = str(runtime)
+    path.write_text(json.dumps(record, indent=1, default=str) + "\n", encoding="utf-8")
