@@ -59,7 +59,7 @@ __all__ = [
     "path_curvature",
     "UCIPaths", "path_lambdas", "at_best_lambda", "uci_tables34", "uci_path_means",
     "table2_compare", "table3_compare", "plot_uci_performance", "plot_uci_kernels",
-    "ablation", "ablation_tables", "plot_iterations", "ABLATION_SOLVERS",
+    "ablation", "Ablation", "ablation_tables", "plot_iterations", "ABLATION_SOLVERS",
     "ova_path", "ova_predict", "microarray_rls2", "cv_choice", "OVALasso",
     "microarray_baselines", "paper_table5", "plot_microarray",
     "flatness", "claim_lemma5", "claim_binary_strings", "claim_prostate", "claim_prostate_cv",
@@ -1367,6 +1367,48 @@ def ablation(paths, name, seed, lams):
                     "max relative gap": max(r.gap for r in path),
                     "iters by lambda": [r.n_iter for r in path]})
     return out
+
+
+class Ablation:
+    r"""The warm-start ablation of one data set as a cell of :func:`mklcore.repro.experiments.run`.
+
+    ``run(Ablation(paths, lams), [{"data": name} ...], seed=seed)`` gives the rows of
+    :func:`ablation` for every data set (the same split seed ``spawn_seeds(seed, 1)[0]``),
+    computed in parallel and cached.
+
+    Parameters
+    ----------
+    paths : UCIPaths
+        Holds the data and the kernel stacks.
+    lams : ndarray
+        :math:`\lambda` grid.
+    """
+
+    def __init__(self, paths, lams):
+        self.paths = paths
+        self.lams = lams
+
+    def __call__(self, data, version, repeat, seed):
+        """Rows of :func:`ablation` for data set ``data`` (without the ``data`` key).
+
+        Parameters
+        ----------
+        data : str
+            Data set name.
+        version : int
+            Cache version (not used in the computation).
+        repeat : int
+            Repeat index (not used; the split comes from ``seed``).
+        seed : int or numpy.random.SeedSequence
+            Seed of the split.
+
+        Returns
+        -------
+        rows : list of dict
+            One per solver, the keys of :func:`ablation` but ``data``.
+        """
+        rows = ablation(self.paths, data, seed, self.lams)
+        return [{k: v for k, v in row.items() if k != "data"} for row in rows]
 
 
 def ablation_tables(abl, sets):
