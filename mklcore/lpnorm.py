@@ -378,6 +378,52 @@ _LPMKL_CONSTRAINTS = {
 }
 
 
+def default_engine(solver, p, n_samples, *, mode=None, svm_backend=None, mkl_every=None,
+                   **_ignored):
+    r"""The SVM engine of :func:`lpmkl_solve`: ``(mode, svm_backend, mkl_every)``.
+
+    Fills in what the caller left unset with the fastest certified engine measured for each
+    weight update (see the Notes of :func:`lpmkl_solve`): ``mode="interleaved"`` (the
+    warm-started :class:`~mklcore.svm.CachedSMO`, ``max(10, n_samples // 20)`` SMO
+    iterations between weight steps) for ``"newton"`` and ``"analytic"`` at finite p and for
+    ``"cutting_plane"`` at p = 1 (a linear master, as SILP); ``mode="wrapper"`` with LIBSVM
+    for ``"cutting_plane"`` at p > 1 (whose conic master problems cost more than the SVM
+    iterations that interleaving saves) and for ``p=inf`` (one SVM on the sum kernel).
+
+    Parameters
+    ----------
+    solver : {"newton", "cutting_plane", "analytic"}
+        Weight update.
+    p : float
+        Norm of the weight constraint.
+    n_samples : int
+        Number of training points.
+    mode : {"wrapper", "interleaved"}, default=None
+        Chosen mode, or None for the default above.
+    svm_backend : str, default=None
+        Chosen backend, or None: ``"smo"`` in interleaved mode, ``"libsvm"`` otherwise.
+    mkl_every : int, default=None
+        Chosen chunk length, or None for the default above (ignored in wrapper mode).
+    **_ignored
+        Other solver options (not used here).
+
+    Returns
+    -------
+    mode : str
+    svm_backend : str
+    mkl_every : int or None
+        None in wrapper mode.
+    """
+    if mode is None:
+        conic_master = solver == "cutting_plane" and p > 1
+        mode = "wrapper" if np.isinf(p) or conic_master else "interleaved"
+    if svm_backend is None:
+        svm_backend = "smo" if mode == "interleaved" else "libsvm"
+    if mode != "interleaved":
+        return mode, svm_backend, None
+    return mode, svm_backend, mkl_every or max(10, int(n_samples) // 20)
+
+
 def _split_options(owner, solver, options, allowed):
     unknown = sorted(set(options) - set(allowed) - set(_COMMON_OPTIONS))
     if unknown:
@@ -517,13 +563,11 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
         step = _AnalyticStep(p, **own)
     else:
         step = _CuttingPlaneStep(p, **own)
-    mode = common.get("mode", "wrapper")
-    backend = common.get("svm_backend", "smo" if mode == "interleaved" else "libsvm")
+    mode, backend, mkl_every = default_engine(solver, p, K.shape[1], **common)
     return run_wrapper(K, y_pm, step, C=C, tol=tol, max_iter=max_iter, svm_tol=svm_tol,
                        callback=callback, verbose=int(verbose), svm_backend=backend,
                        polish_tol=common.get("polish_tol"), extras=extras, mode=mode,
-                       mkl_every=common.get("mkl_every"),
-                       svm_max_iter=common.get("svm_max_iter"))
+                       mkl_every=mkl_every, svm_max_iter=common.get("svm_max_iter"))
 
 
 @fill_doc

@@ -11,6 +11,7 @@ import numpy as np
 
 from ._base import BaseMKLClassifier, common_constraints, fill_doc
 from ._validation import Interval, Options, check_solver_inputs, validate_params
+from .lpnorm import default_engine
 from .wrapper import SIPWeightStep, lp_master, run_wrapper
 
 __all__ = ["silp_solve", "SILPMKLClassifier"]
@@ -43,7 +44,7 @@ _SILP_CONSTRAINTS = {
     "max_cuts": [Interval("int", 1, None)],
     "prune_cuts": [bool],
     "svm_backend": [str, None],
-    "mode": [Options("wrapper", "interleaved")],
+    "mode": [Options("wrapper", "interleaved"), None],
     "mkl_every": [Interval("int", 1, None), None],
     "stop": [Options("gap", "sip")],
     "svm_max_iter": [Interval("int", 1, None), None],
@@ -52,7 +53,7 @@ _SILP_CONSTRAINTS = {
 
 @fill_doc
 def silp_solve(K, y, *, C=1.0, tol=1e-5, max_iter=1000, svm_tol=1e-3, callback=None, verbose=0,
-               check_input=True, max_cuts=100, prune_cuts=True, mode="wrapper", mkl_every=None,
+               check_input=True, max_cuts=100, prune_cuts=True, mode=None, mkl_every=None,
                svm_backend=None, stop="gap", svm_max_iter=None):
     r"""Solve l1-norm MKL by the SILP column-generation method of Sonnenburg et al. (2006).
 
@@ -132,9 +133,9 @@ def silp_solve(K, y, *, C=1.0, tol=1e-5, max_iter=1000, svm_tol=1e-3, callback=N
     {simplex_solve_example}
     """
     validate_params("silp_solve", _SILP_CONSTRAINTS, locals())
-    if svm_backend is None:
-        svm_backend = "smo" if mode == "interleaved" else "libsvm"
     K, y_pm = check_solver_inputs(K, y, "silp_solve", check_input)
+    mode, svm_backend, mkl_every = default_engine("cutting_plane", 1.0, K.shape[1], mode=mode,
+                                                  svm_backend=svm_backend, mkl_every=mkl_every)
     step = _SILPStep(max_cuts=max_cuts, prune_cuts=prune_cuts, stop=stop)
     return run_wrapper(K, y_pm, step, C=C, tol=tol, max_iter=max_iter, svm_tol=svm_tol,
                        callback=callback, verbose=int(verbose), svm_backend=svm_backend,
