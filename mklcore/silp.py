@@ -86,12 +86,13 @@ def silp_solve(K, y, *, C=1.0, tol=1e-5, max_iter=1000, svm_tol=1e-3, callback=N
         Keep at most ``max(max_cuts, 2 * n_active)`` cuts (SHOGUN's rule).
     prune_cuts : bool, default=True
         Whether to prune cuts at all.
-    mode : {"wrapper", "interleaved"}, default="wrapper"
+    mode : {"wrapper", "interleaved"}, default=None
         ``"wrapper"``: column generation with each SVM solved to ``svm_tol``;
         ``"interleaved"``: Sonnenburg's chunking variant (a cut after every ``mkl_every`` SMO
-        iterations; Algorithm 2 of [1]_), the method timed by Kloft et al. (2009).
+        iterations; Algorithm 2 of [1]_), the method timed by Kloft et al. (2009). ``None``:
+        ``"interleaved"``, the faster one (see Notes).
     mkl_every : int, default=None
-        SMO iterations between LP solves in interleaved mode; ``max(10, n // 10)``.
+        SMO iterations between LP solves in interleaved mode; ``max(10, n // 20)``.
     svm_backend : str, default=None
         ``"libsvm"`` (default in wrapper mode) or ``"smo"`` (the warm-started SMO with
         per-kernel gradient caches; default and required in interleaved mode).
@@ -121,6 +122,17 @@ def silp_solve(K, y, *, C=1.0, tol=1e-5, max_iter=1000, svm_tol=1e-3, callback=N
     See Also
     --------
     simplemkl_solve : the same problem by reduced gradient.
+    mklcore.lpnorm.default_engine : the choice of the default mode.
+
+    Notes
+    -----
+    Default engine (measured): interleaved, as :func:`~mklcore.lpnorm.lpmkl_solve`. CPU
+    seconds, one BLAS thread, min of 2-3 runs, as ratios to scikit-learn's ``SVC`` on the
+    summed kernel (sum included; 50 Gaussian kernels on MNIST odd vs even, C = 1, tol 1e-5):
+    wrapper 4.5x -> interleaved 2.8x at n = 1000, 7.0x -> 3.1x at n = 2000; on the 442-kernel
+    ionosphere bank of SimpleMKL (245 points) 3.8x -> 2.5x. Both stop at a certified gap
+    ``tol`` (in interleaved mode usually through the LP bound :math:`|1-\eta/J|`); the
+    objectives agree to about 1e-5 (relative).
     lpmkl_solve : lp-norm MKL (``p=1, solver="cutting_plane"`` is this method).
 
     References
