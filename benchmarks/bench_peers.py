@@ -79,7 +79,7 @@ def print_row(name, seconds, base, accuracy=None, result=None):
     cert = ""
     if result is not None and hasattr(result, "get"):
         cert = f"  status {result.get('status', '-')}  gap {float(result.get('gap', np.nan)):.1e}"
-    print(f"  {name:40s} {seconds:8.3f}s  x{seconds / base:7.2f}{acc}{cert}", flush=True)
+    print(f"  {name:44s} {seconds:8.3f}s  x{seconds / base:7.2f}{acc}{cert}", flush=True)
 
 
 def ionosphere_table(args):
@@ -199,7 +199,7 @@ def main(argv=None):
           f"{', this run uses a reduced bank: indicative' if args.quick else ''}):")
     for name, sec in times.items():
         speedup = MKLPY_GRAM_RECORDED_S / max(sec, 1e-9)
-        print(f"  {name:40s} {speedup:9.0f}x faster  {'MET' if speedup >= 100 else 'MISSED'}")
+        print(f"  {name:44s} {speedup:9.0f}x faster  {'MET' if speedup >= 100 else 'MISSED'}")
     print(f"# total {time.perf_counter() - t0:.1f}s")
     return 0
 
