@@ -543,8 +543,8 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
     weights agree to about 1e-3 and the objectives to about 1e-5 (relative). CPU seconds, one
     BLAS thread, min of 2-3 runs, as ratios to scikit-learn's ``SVC`` on the summed kernel (sum
     included; ``check_input=False``, 50 Gaussian kernels on MNIST odd vs even, C = 1, tol
-    1e-5): at p = 2, Newton 14.9x (wrapper) -> 4.4x (interleaved) at n = 1000 and 13.9x ->
-    3.6x at n = 2000; analytic 13.5x -> 4.3x (n = 1000) and 13.0x -> 3.6x (n = 2000); on the
+    1e-5): at p = 2, Newton 14.9x (wrapper) -> 4.4x (interleaved) at n = 1000, 12-14x ->
+    3.2-3.6x at n = 2000; analytic 13.5x -> 4.3x (n = 1000), 11-13x -> 3.2x (n = 2000); on the
     442-kernel ionosphere bank of SimpleMKL (245 points) Newton p = 2 34x -> 9x, p = 4
     25x -> 7x, analytic p = 1 29x -> 6x. The cutting plane at p > 1 keeps the wrapper:
     interleaving multiplies its conic master problems (ionosphere, p = 2: 9.7x wrapper,
