@@ -10,6 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 from mklcore.lpnorm import (LpMKLClassifier, _analytic_update, _cvx_master, _newton_update,
+                            default_engine,
                             _taylor_coefficients, lpmkl_solve, sum_kernel_svm_solve)
 from mklcore.reference import TOY_OPTIMA, ReferenceSolverError, solve_primal_cvx, toy_problem
 from mklcore.svm import svm_solve
@@ -255,7 +256,8 @@ def test_wrapper_monotonicity_analytic(toy):
     """With an exact SVM, J(theta_t) is non-increasing (block descent)."""
     K, y, C = toy
     for p in (4 / 3, 2.0):
-        res = lpmkl_solve(K, y, p=p, C=C, solver="analytic", tol=1e-7, svm_tol=1e-10)
+        res = lpmkl_solve(K, y, p=p, C=C, solver="analytic", tol=1e-7, svm_tol=1e-10,
+                          mode="wrapper")
         J = res.history["objective"]
         assert np.all(np.diff(J) <= 1e-7 * J[:-1])
 
@@ -600,8 +602,46 @@ def test_svm_max_iter_bounds_the_run(toy, backend):
     """svm_max_iter caps every SVM solve; reaching it ends the run with status 2."""
     K, y, C = toy
     with pytest.warns(ConvergenceWarning, match=r"svm_max_iter=3 .*huge C\? unscaled"):
-        res = lpmkl_solve(K, y, p=2.0, C=C, svm_backend=backend, svm_max_iter=3)
+        res = lpmkl_solve(K, y, p=2.0, C=C, svm_backend=backend, svm_max_iter=3,
+                          mode="wrapper")
     assert res.status == 2 and not res.success and res.n_svm_calls == 1 and res.n_iter == 1
     assert res.n_smo_iter == 3
     with pytest.raises(ValueError, match="svm_max_iter"):
         lpmkl_solve(K, y, svm_max_iter=0)
+
+
+@pytest.mark.parametrize("solver,p", [("newton", 4 / 3), ("newton", 2.0), ("analytic", 2.0),
+                                      ("analytic", 4.0), ("cutting_plane", 1.0)])
+def test_fast_default_engine_is_certified_and_agrees(toy, solver, p):
+    """The default engine (interleaved SMO) reaches the certified gap and the wrapper's model."""
+    K, y, C = toy
+    fast = lpmkl_solve(K, y, p=p, C=C, solver=solver, tol=1e-6, svm_tol=1e-6)
+    old = lpmkl_solve(K, y, p=p, C=C, solver=solver, tol=1e-6, svm_tol=1e-6, mode="wrapper")
+    assert fast.mode == "interleaved" and fast.svm_backend == "smo" and old.mode == "wrapper"
+    assert fast.success and fast.criterion <= 1e-6
+    np.testing.assert_allclose(fast.objective, old.objective, rtol=1e-5)
+    np.testing.assert_allclose(fast.weights, old.weights, atol=1e-2)
+
+
+def test_default_engine_choices():
+    """Interleaved for Newton / analytic / LP masters; wrapper for conic masters, p = inf and
+    any non-SMO backend; explicit choices are kept."""
+    assert default_engine("newton", 2.0, 1000) == ("interleaved", "smo", 50)
+    assert default_engine("analytic", 1.0, 100) == ("interleaved", "smo", 10)
+    assert default_engine("cutting_plane", 1.0, 400) == ("interleaved", "smo", 20)
+    assert default_engine("cutting_plane", 2.0, 400) == ("wrapper", "libsvm", None)
+    assert default_engine("newton", np.inf, 400) == ("wrapper", "libsvm", None)
+    assert default_engine("newton", 2.0, 400, svm_backend="libsvm") == ("wrapper", "libsvm",
+                                                                        None)
+    assert default_engine("newton", 2.0, 400, mode="interleaved", mkl_every=7) == (
+        "interleaved", "smo", 7)
+    assert default_engine("newton", 2.0, 400, mode="wrapper") == ("wrapper", "libsvm", None)
+
+
+def test_estimator_uses_the_fast_default():
+    """LpMKLClassifier fits with the default engine of lpmkl_solve (interleaved SMO)."""
+    from sklearn.datasets import make_classification
+    X, y = make_classification(n_samples=60, n_features=4, random_state=0)
+    clf = LpMKLClassifier(p=2.0).fit(X, y)
+    assert clf.result_.mode == "interleaved" and clf.converged_
+    assert clf.gap_ <= clf.tol

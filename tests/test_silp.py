@@ -21,7 +21,7 @@ def toy():
 @pytest.fixture(scope="module")
 def toy_run(toy):
     K, y, C = toy
-    return silp_solve(K, y, C=C, tol=1e-6, svm_tol=1e-8)
+    return silp_solve(K, y, C=C, tol=1e-6, svm_tol=1e-8, mode="wrapper")
 
 
 def test_reaches_l1_optimum(toy, toy_run):
@@ -131,7 +131,7 @@ def test_max_iter_and_callback(toy):
     assert not res.success and res.status == 1
     with pytest.warns(ConvergenceWarning, match=r"SILP-MKL did not converge in 2 iterations: "
                                                 r"min\(relative duality gap, SIP gap"):
-        res = silp_solve(K, y, max_iter=2)
+        res = silp_solve(K, y, max_iter=2, mode="wrapper")
     assert not res.success and res.status == 1
 
 
@@ -190,7 +190,7 @@ def test_message_names_the_criterion_not_gap(toy):
     """gap is the relative duality gap; the message reports the criterion under its own name."""
     K, y, _ = toy
     with pytest.warns(ConvergenceWarning):
-        res = silp_solve(K, y, max_iter=2)
+        res = silp_solve(K, y, max_iter=2, mode="wrapper")
     assert res.criterion != res.gap  # the LP bound gives the better certificate here
     assert f"{res.criterion_name} {res.criterion:.1e} > tol" in res.message
     assert f"relative duality gap {res.criterion:.1e}" not in res.message.replace(
@@ -200,5 +200,15 @@ def test_message_names_the_criterion_not_gap(toy):
 def test_svm_max_iter(toy):
     K, y, C = toy
     with pytest.warns(ConvergenceWarning, match="svm_max_iter=2"):
-        res = silp_solve(K, y, C=C, svm_max_iter=2)
+        res = silp_solve(K, y, C=C, svm_max_iter=2, mode="wrapper")
     assert res.status == 2 and res.n_svm_calls == 1
+
+
+def test_fast_default_is_interleaved_certified_and_agrees(toy):
+    """The default (interleaved) SILP is certified and agrees with the wrapper."""
+    K, y, C = toy
+    fast = silp_solve(K, y, C=C, tol=1e-6, svm_tol=1e-8)
+    old = silp_solve(K, y, C=C, tol=1e-6, svm_tol=1e-8, mode="wrapper")
+    assert fast.mode == "interleaved" and fast.success and fast.criterion <= 1e-6
+    np.testing.assert_allclose(fast.objective, old.objective, rtol=1e-5)
+    np.testing.assert_allclose(fast.objective, TOY_OPTIMA[1.0][0], rtol=1e-5)

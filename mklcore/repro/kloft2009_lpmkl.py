@@ -148,9 +148,9 @@ def solve(K, y, p, C, *, solver="analytic", tol=1e-5, svm_tol=1e-3, max_iter=100
         return sum_kernel_svm_solve(K, y, C=C, svm_tol=svm_tol, check_input=False)
     if p == 1.0:
         return _quiet(silp_solve, K, y, C=C, tol=tol, svm_tol=svm_tol, max_iter=max_iter,
-                      check_input=False)
+                      check_input=False, mode="wrapper")
     return _quiet(lpmkl_solve, K, y, p=p, C=C, solver=solver, tol=tol, svm_tol=svm_tol,
-                  max_iter=max_iter, check_input=False)
+                  max_iter=max_iter, check_input=False, mode="wrapper")
 
 
 # ======================================================================================
@@ -189,16 +189,18 @@ def reference_check(tol=1e-6, svm_tol=1e-5):
         ``rel_err`` = |objective / optimum - 1|, ``converged``.
     """
     K, y = reference_problem()
-    runs = [(1.0, "SILP", lambda: _quiet(silp_solve, K, y, C=1.0, tol=tol, svm_tol=svm_tol)),
+    runs = [(1.0, "SILP", lambda: _quiet(silp_solve, K, y, C=1.0, tol=tol, svm_tol=svm_tol,
+                                         mode="wrapper")),
             (1.0, "SimpleMKL", lambda: _quiet(simplemkl_solve, K, y, C=1.0, tol=1e-4,
                                               svm_tol=svm_tol, max_iter=200)),
             (1.0, "cutting_plane", lambda: _quiet(lpmkl_solve, K, y, p=1.0, C=1.0,
                                                   solver="cutting_plane", tol=tol,
-                                                  svm_tol=svm_tol))]
+                                                  svm_tol=svm_tol, mode="wrapper"))]
     for p in (4.0 / 3.0, 2.0, 4.0, 16.0):
         for s in ("newton", "cutting_plane", "analytic"):
             runs.append((p, s, functools.partial(
-                _quiet, lpmkl_solve, K, y, p=p, C=1.0, solver=s, tol=tol, svm_tol=svm_tol)))
+                _quiet, lpmkl_solve, K, y, p=p, C=1.0, solver=s, tol=tol, svm_tol=svm_tol,
+                mode="wrapper")))
     runs.append((float("inf"), "sum kernel",
                  lambda: sum_kernel_svm_solve(K, y, C=1.0, svm_tol=svm_tol)))
     rows = []
@@ -240,7 +242,7 @@ def pinf_limit(K, y, *, ps=(16.0, 64.0, 256.0), C=1.0, solver="newton", tol=1e-6
     rows = []
     for p in ps:
         res = _quiet(lpmkl_solve, K, y, p=float(p), C=C, solver=solver, tol=tol,
-                     svm_tol=svm_tol, check_input=False)
+                     svm_tol=svm_tol, check_input=False, mode="wrapper")
         rows.append({"p": norm_label(p), "objective": float(res.objective),
                      "excess": float(res.objective) / float(ref.objective) - 1.0,
                      "theta_min": float(np.min(res.weights)),
@@ -397,7 +399,8 @@ def timing_cell(*, n, n_kernels, methods, panel=None, C=1.0, tol=1e-5, svm_tol=1
                                     check_input=False)
         elif family == "silp":
             fit = functools.partial(_quiet, silp_solve, K, y, C=C, tol=tol, svm_tol=svm_tol,
-                                    mode=mode, stop=stop, check_input=False)
+                                    mode=mode, stop=stop, check_input=False,
+                                    mkl_every=max(10, K.shape[1] // 10))
         elif family == "simplemkl":
             smkl_tol = max(float(silp_gap), tol)
             budget = _Budget(max(smkl_min_budget, smkl_budget_factor * slowest))
@@ -408,7 +411,7 @@ def timing_cell(*, n, n_kernels, methods, panel=None, C=1.0, tol=1e-5, svm_tol=1
             extra = {"stop": stop} if solver == "cutting_plane" else {}
             fit = functools.partial(_quiet, lpmkl_solve, K, y, p=p, C=C, solver=solver,
                                     tol=tol, svm_tol=svm_tol, mode=mode, check_input=False,
-                                    **extra)
+                                    mkl_every=max(10, K.shape[1] // 10), **extra)
         if family == "simplemkl":
             budget.t0 = time.process_time()
         res, wall, cpu = _timed(fit)
