@@ -4,7 +4,7 @@ Usage, from the repository root (``make book`` does this)::
 
     python docs/build_book.py            # writes build/book/html/index.html
 
-The staged source tree holds the hand-written pages of ``docs/`` plus, copied from the
+The staged source tree holds the hand-written pages of ``docs/`` (``*.md``, ``*.rst``) plus, copied from the
 repository, the executed full-run notebooks ``figures/<paper_id>/<paper_id>.ipynb`` (one page
 per paper, rendered as committed: nothing is executed), each paper's ``REPORT.md`` with its
 figures, and the README's paper table with its links pointed at those pages. Files are copied
@@ -12,6 +12,7 @@ only when their content changed, so a second build is incremental.
 """
 
 import argparse
+import hashlib
 import json
 import re
 import shutil
@@ -116,7 +117,10 @@ def paper_table(readme_text):
 
 
 def stage(src):
-    """Copy the book's sources into ``src`` (only what changed) and return the paper ids.
+    """Copy the book's sources into ``src`` and return the paper ids.
+
+    Only files whose content changed are rewritten, and files that are no longer part of the
+    book are deleted, so Sphinx rebuilds exactly what changed.
 
     Parameters
     ----------
@@ -128,26 +132,35 @@ def stage(src):
     list of str
         Paper ids in the README's order.
     """
-    for page in DOCS.glob("*.md"):
+    files = {}
+    for page in [*DOCS.glob("*.md"), *DOCS.glob("*.rst")]:
         if page.name not in NOT_PAGES:
-            write_if_changed(src / page.name, page.read_bytes())
+            files[page.name] = page.read_bytes()
     table, paper_ids = paper_table((ROOT / "README.md").read_text(encoding="utf-8"))
-    write_if_changed(src / "_paper_table.md", table.encode())
+    files["_paper_table.md"] = table.encode()
     toc = "\n".join(f"papers/{pid}" for pid in paper_ids)
     reports = "\n".join(f"reports/{pid}/REPORT" for pid in paper_ids)
-    write_if_changed(src / "_toc.md", (
+    files["_toc.md"] = (
         f"```{{toctree}}\n:caption: Papers\n:maxdepth: 1\n\n{toc}\n```\n\n"
         f"```{{toctree}}\n:caption: Reports\n:maxdepth: 1\n\n{reports}\n```\n\n"
         "```{toctree}\n:caption: API reference\n:maxdepth: 2\n\napi\napi_repro\n```\n"
-    ).encode())
+    ).encode()
     for pid in paper_ids:
         folder = ROOT / "figures" / pid
         notebook = folder / f"{pid}.ipynb"
         if not notebook.is_file():
             raise FileNotFoundError(f"{notebook} is missing: run `make reproduce-{pid}`")
-        write_if_changed(src / "papers" / f"{pid}.ipynb", without_progress_bars(notebook))
+        files[f"papers/{pid}.ipynb"] = without_progress_bars(notebook)
         for item in [folder / "REPORT.md", *sorted(folder.glob("*.png"))]:
-            write_if_changed(src / "reports" / pid / item.name, item.read_bytes())
+            files[f"reports/{pid}/{item.name}"] = item.read_bytes()
+    for name, data in files.items():
+        write_if_changed(src / name, data)
+    for path in sorted(src.rglob("*"), reverse=True):
+        rel = path.relative_to(src).as_posix()
+        if path.is_file() and rel not in files:
+            path.unlink()
+        elif path.is_dir() and not any(path.iterdir()):
+            path.rmdir()
     return paper_ids
 
 
@@ -168,10 +181,19 @@ def build(out=ROOT / "build" / "book", quiet=True):
     """
     out = Path(out)
     src, html = out / "src", out / "html"
+    # Sphinx does not see a change of the configuration's functions: rebuild all when the
+    # configuration or this script changed since the last build
+    stamp = out / "config.sha256"
+    digest = hashlib.sha256((DOCS / "conf.py").read_bytes()
+                            + Path(__file__).read_bytes()).hexdigest()
+    if not stamp.is_file() or stamp.read_text() != digest:
+        shutil.rmtree(html, ignore_errors=True)
+        shutil.rmtree(out / "doctrees", ignore_errors=True)
     stage(src)
     cmd = [sys.executable, "-m", "sphinx", "-b", "html", "-c", str(DOCS),
            "-d", str(out / "doctrees"), str(src), str(html)]
     subprocess.run(cmd + (["-q"] if quiet else []), check=True, cwd=ROOT)
+    stamp.write_text(digest)
     return html / "index.html"
 
 

@@ -2,11 +2,12 @@
 
 Sphinx with MyST-NB and the Sphinx Book Theme is the engine and look of Jupyter Book 1, used
 directly: the site renders the executed notebooks committed under ``figures/`` without running
-them, and ``sphinx.ext.autodoc`` with ``napoleon`` turns the numpydoc docstrings into the API
+them, and ``sphinx.ext.autodoc`` with ``numpydoc`` turns the numpydoc docstrings into the API
 reference. MathJax 3 is served from the book itself (the ``sphinx-mathjax-offline`` package
 bundles it), so pages typeset their equations with no network access.
 """
 
+import re
 import sys
 from pathlib import Path
 
@@ -25,7 +26,7 @@ release = version = mklcore.__version__
 extensions = [
     "myst_nb",
     "sphinx.ext.autodoc",
-    "sphinx.ext.napoleon",
+    "numpydoc",
     "sphinx.ext.mathjax",
     "sphinx-mathjax-offline",
 ]
@@ -39,13 +40,19 @@ myst_dmath_double_inline = True  # `$$...$$` inside a paragraph, as Jupyter rend
 myst_heading_anchors = 3
 exclude_patterns = ["_paper_table.md", "_toc.md"]
 
-# API reference from the numpydoc docstrings
+# API reference from the numpydoc docstrings; numpydoc (rather than napoleon) renames each
+# docstring's reference labels [1], [2] so that many docstrings can share one page
 autodoc_member_order = "bysource"
 autodoc_typehints = "none"
-autodoc_default_options = {"members": True, "show-inheritance": True}
-napoleon_google_docstring = False
-napoleon_numpy_docstring = True
-napoleon_use_rtype = False
+autodoc_default_options = {
+    "members": True,
+    "show-inheritance": True,
+    # written by scikit-learn's metadata routing on every estimator class
+    "exclude-members": ("set_fit_request, set_score_request, set_predict_request, "
+                        "set_decision_function_request"),
+}
+numpydoc_show_class_members = False
+numpydoc_xref_param_type = False
 
 html_theme = "sphinx_book_theme"
 html_title = f"mklcore {version}"
@@ -54,7 +61,8 @@ html_theme_options = {
     "show_navbar_depth": 1,
     "show_toc_level": 2,
 }
-html_last_updated_fmt = None
+html_static_path = ["_static"]
+html_css_files = ["book.css"]
 
 
 def keep_tags_out_of_split(app, doctree):
@@ -78,6 +86,30 @@ def keep_tags_out_of_split(app, doctree):
             node.children = [nodes.Text(r"\[" + tex + r"\]")]
 
 
+CITATION_DEF = re.compile(r"^\s*\.\. \[(\w+)\]")
+CITATION_REF = re.compile(r"\[(\w+)\]_")
+
+
+def plain_outside_citations(app, what, name, obj, options, lines):
+    """Show ``[1]_`` as plain ``[1]`` when the docstring does not define ``.. [1]``.
+
+    The method modules list the paper once, in the module docstring's references, and their
+    functions cite it as ``[1]_``; a docstring rendered on its own has no such target.
+
+    Parameters
+    ----------
+    app : sphinx.application.Sphinx
+        The application (unused).
+    what, name, obj, options
+        What autodoc documents (unused).
+    lines : list of str
+        The docstring's lines, changed in place.
+    """
+    defined = {m.group(1) for line in lines if (m := CITATION_DEF.match(line))}
+    lines[:] = [CITATION_REF.sub(lambda m: m.group(0) if m.group(1) in defined
+                                 else f"[{m.group(1)}]", line) for line in lines]
+
+
 def setup(app):
     """Register the book's own build hook.
 
@@ -92,4 +124,5 @@ def setup(app):
         Extension metadata.
     """
     app.connect("doctree-read", keep_tags_out_of_split)
+    app.connect("autodoc-process-docstring", plain_outside_citations, priority=900)
     return {"parallel_read_safe": True}
