@@ -91,7 +91,8 @@ ready.then(() => {
     // a link of an unrendered-markup marker points at a message Sphinx leaves out of the
     // page; those markers are reported by the "problems" entry above
     links: Array.from(document.querySelectorAll("a[href]"))
-        .filter(a => !a.closest(".problematic")).map(a => a.href),
+        .filter(a => !a.closest(".problematic") && !a.querySelector(".problematic"))
+        .map(a => a.href),
     ids: Array.from(document.querySelectorAll("[id], a[name]")).map(e => e.id || e.name),
     resources: performance.getEntriesByType("resource").map(r => r.name),
   });
