@@ -84,6 +84,11 @@ ready.then(() => {
     typeset: document.querySelectorAll("mjx-container").length,
     mathjax: !!window.MathJax,
     errors: document.querySelectorAll("mjx-merror").length,
+    // display equations whose left end lies outside their box (cut off, out of scroll reach)
+    clipped: Array.from(document.querySelectorAll("div.math")).filter(box => {
+      const math = box.querySelector("mjx-math");
+      return math && math.getBoundingClientRect().left < box.getBoundingClientRect().left - 1;
+    }).length,
     // markup docutils could not resolve (shown in red in the page)
     problems: Array.from(document.querySelectorAll(".problematic, .system-message")).map(
         e => e.textContent.slice(0, 80)),
@@ -201,6 +206,7 @@ def test_equations_typeset(book):
         assert report["typeset"] >= report["math"], (
             f"{rel}: {report['math']} equations but {report['typeset']} typeset")
         assert not report["errors"], f"{rel}: {report['errors']} MathJax errors"
+        assert not report["clipped"], f"{rel}: {report['clipped']} equations cut off on the left"
     raw = {rel: report["raw_markup"] for rel, report in pages.items() if report["raw_markup"]}
     assert not raw, f"raw TeX or reST left in the prose: {raw}"
 
