@@ -90,9 +90,9 @@ def paper_table(readme_text):
     Returns
     -------
     table : str
-        The Markdown table (header, rule and one row per paper): ``notebooks/<id>.ipynb``
-        becomes ``papers/<id>.ipynb`` and ``figures/<id>/REPORT.md`` becomes
-        ``reports/<id>/REPORT.md``.
+        The Markdown table (header, rule and one row per paper): a link to
+        ``notebooks/<id>.ipynb`` is kept (the book has its page at the same path) and
+        ``figures/<id>/REPORT.md`` becomes ``reports/<id>/REPORT.md``.
     paper_ids : list of str
         The papers in the table's order.
     """
@@ -107,7 +107,7 @@ def paper_table(readme_text):
         notebook, report = NOTEBOOK_LINK.match(target), REPORT_LINK.match(target)
         if notebook:
             paper_ids.append(notebook.group(1))
-            return f"](papers/{notebook.group(1)}.ipynb)"
+            return match.group(0)
         if report:
             return f"](reports/{report.group(1)}/REPORT.md)"
         raise ValueError(f"README paper table: no book page for the link {target!r}")
@@ -138,7 +138,7 @@ def stage(src):
             files[page.name] = page.read_bytes()
     table, paper_ids = paper_table((ROOT / "README.md").read_text(encoding="utf-8"))
     files["_paper_table.md"] = table.encode()
-    toc = "\n".join(f"papers/{pid}" for pid in paper_ids)
+    toc = "\n".join(f"notebooks/{pid}" for pid in paper_ids)
     reports = "\n".join(f"reports/{pid}/REPORT" for pid in paper_ids)
     files["_toc.md"] = (
         f"```{{toctree}}\n:caption: Papers\n:maxdepth: 1\n\n{toc}\n```\n\n"
@@ -150,7 +150,7 @@ def stage(src):
         notebook = folder / f"{pid}.ipynb"
         if not notebook.is_file():
             raise FileNotFoundError(f"{notebook} is missing: run `make reproduce-{pid}`")
-        files[f"papers/{pid}.ipynb"] = without_progress_bars(notebook)
+        files[f"notebooks/{pid}.ipynb"] = without_progress_bars(notebook)
         for item in [folder / "REPORT.md", *sorted(folder.glob("*.png"))]:
             files[f"reports/{pid}/{item.name}"] = item.read_bytes()
     for name, data in files.items():

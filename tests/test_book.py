@@ -35,7 +35,7 @@ CHROME_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                 "--disable-component-update", "--disable-sync",
                 "--disable-dev-shm-usage", "--window-size=1400,1800")
 #: pages that get a screenshot (the paper page is the first paper of the README table)
-SCREENSHOTS = {"index": "index.html", "paper": "papers/kloft2009_lpmkl.html",
+SCREENSHOTS = {"index": "index.html", "paper": "notebooks/kloft2009_lpmkl.html",
                "api": "api.html"}
 
 
@@ -169,7 +169,7 @@ def _status(url):
 def test_book_has_every_page(book):
     pages = book["pages"]
     expected = {"index.html", "api.html", "api_repro.html", "genindex.html", "search.html"}
-    papers = {p for p in pages if p.startswith("papers/")}
+    papers = {p for p in pages if p.startswith("notebooks/")}
     assert expected <= set(pages), f"missing pages {sorted(expected - set(pages))}"
     assert len(papers) == 6, f"expected six paper pages, found {sorted(papers)}"
     assert len({p for p in pages if p.startswith("reports/")}) == 6
@@ -190,7 +190,7 @@ def test_images_displayed(book):
     broken = {rel: srcs for rel, srcs in broken.items() if srcs}
     assert not broken, f"images not displayed (naturalWidth 0): {broken}"
     for rel, report in book["pages"].items():
-        if rel.startswith(("papers/", "reports/")) and rel != "reports/yang2012_stpmkl/REPORT.html":
+        if rel.startswith(("notebooks/", "reports/")):
             assert report["images"], f"{rel} shows no figure"
 
 
@@ -198,7 +198,7 @@ def test_equations_typeset(book):
     pages = book["pages"]
     with_math = {rel for rel, report in pages.items() if report["math"]}
     # every paper notebook writes its maths in Markdown
-    assert {rel for rel in pages if rel.startswith("papers/")
+    assert {rel for rel in pages if rel.startswith("notebooks/")
             and not rel.endswith("quickstart.html")} <= with_math
     for rel in sorted(with_math):
         report = pages[rel]
