@@ -60,6 +60,8 @@ html_theme_options = {
     "home_page_in_toc": True,
     "show_navbar_depth": 1,
     "show_toc_level": 2,
+    # the sidebar has the search field; no second one in a header bar above the page
+    "navbar_persistent": [],
 }
 html_static_path = ["_static"]
 html_css_files = ["book.css"]
