@@ -50,3 +50,23 @@ bench: install
 
 clean:
 	rm -rf build .pytest_cache
+
+# The book (docs/README.md): `make book` renders the executed notebooks of figures/ with
+# Sphinx + MyST-NB into build/book/html; `make test` also builds it and checks every page in
+# headless Chromium (tests/test_book.py), so both need the docs extra and Debian's chromium.
+BOOK_STAMP := $(VENV)/.mklcore-book-installed
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+.PHONY: book book-deps
+
+$(BOOK_STAMP): $(STAMP) pyproject.toml
+	$(PYTHON) -m pip install --quiet -e ".[docs]"
+	test -x /usr/bin/chromium -a -x /usr/bin/chromedriver || { $(SUDO) apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; }
+	touch $(BOOK_STAMP)
+
+book-deps: $(BOOK_STAMP)
+
+book: book-deps
+	$(PYTHON) docs/build_book.py
+
+test: book-deps
