@@ -411,6 +411,10 @@ class WeightStep:
     method = "mkl"
     label = "MKL"
     criterion_name = "relative duality gap"
+    #: weight steps the loop takes before it may stop on the criterion: the returned weights
+    #: are never the unoptimised starting point, even when the criterion is already below
+    #: ``tol`` there (0 for :class:`FixedWeights`)
+    min_steps = 1
 
     def init(self, n_kernels):
         """Starting weights; default: uniform with unit p-norm (:func:`uniform_weights`)."""
@@ -446,6 +450,7 @@ class FixedWeights(WeightStep):
     r"""No weight step: the SVM at fixed weights (e.g. the sum kernel, :math:`p=\infty`)."""
 
     criterion_name = "relative duality gap"
+    min_steps = 0
 
     def __init__(self, weights, *, p=np.inf, method="fixed", label="SVM"):
         self.weights, self.p, self.method, self.label = weights, p, method, label
@@ -671,7 +676,9 @@ def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose
     C : float
         Box constraint of the SVM (the :math:`C` of problem (6) of Kloft et al. 2009).
     tol : float or None
-        Stop when ``step.gap(state) <= tol`` (and the SVM is solved at the current weights);
+        Stop when ``step.gap(state) <= tol``, the SVM is solved at the current weights and
+        at least ``step.min_steps`` weight steps were taken (one, except for
+        :class:`FixedWeights`: a run never returns its unoptimised starting weights);
         ``None``: no stopping test, run ``max_iter`` iterations (status 1, no warning).
     max_iter : int
         Maximum number of outer iterations (SVM solve + criterion + weight step).
@@ -728,6 +735,7 @@ def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose
                       verbose=verbose, label=step.label, criterion_name=step.criterion_name)
 
     theta = _check_weights(step.init(n_kernels), n_kernels, f"{step.label} initialisation")
+    n_steps = 0  # weight steps taken: a run may stop only after step.min_steps of them
     capped = None
     try:
         state = oracle(theta, max_iter=chunk)
@@ -736,14 +744,17 @@ def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose
     while True:
         crit = float(step.gap(state))
         if monitor.record(objective=state.J, gap=state.rel_gap, weights=state.theta,
-                          criterion=crit, ready=state.exact, snapshot=_snapshot(state),
+                          criterion=crit, ready=state.exact and n_steps >= step.min_steps,
+                          snapshot=_snapshot(state),
                           dual_objective=state.dual_objective, n_svm_calls=oracle.n_calls,
                           **step.history_extras()) or capped is not None:
             break
         try:
-            if tol is not None and crit <= tol:  # interleaved: weights done, finish the SVM
+            if tol is not None and crit <= tol and n_steps >= step.min_steps:
+                # interleaved: weights done, finish the SVM
                 new_state = oracle(state.theta, start=state)
             else:
+                n_steps += 1
                 out = step.step(state, oracle)
                 if isinstance(out, WrapperState):
                     _check_weights(out.theta, n_kernels, f"{step.label} weight step")
