@@ -13,7 +13,7 @@ import numpy as np
 
 from ._base import BaseMKLClassifier, common_constraints, fill_doc
 from ._validation import Interval, check_solver_inputs, validate_params
-from .wrapper import WeightStep, run_wrapper
+from .wrapper import LineOracle, WeightStep, run_wrapper
 
 __all__ = ["simplemkl_solve", "SimpleMKLClassifier"]
 
@@ -65,85 +65,90 @@ class _SimpleMKLStep(WeightStep):
     def gap(self, state):
         return simplemkl_duality_gap(state)
 
-    def _cost(self, oracle, d, warm):
+    def _cost(self, line, t, warm, cached=()):
+        """J at step ``t`` of the line: a point already evaluated there, or an SVM solve."""
+        for point in cached:  # golden section: one of the two inner points is the last one's
+            if point is not None and abs(point.t - t) <= 1e-12 * max(abs(t), _EPS):
+                return point
         self.n_line_search_evals += 1
-        return oracle(np.maximum(d, 0.0), start=warm)
+        return line(t, start=warm)
+
+    def _direction(self, d, grad, mu, D=None):
+        """Lines 2-3 (first call) and 10 (``D`` given) of ``mklsvmupdate.m``."""
+        if D is None:
+            D = -grad * ((d > 0) | (grad < 0))
+        else:
+            D = D * ((d > self.eps_num) | (D > 0))
+        D[mu] = 0.0
+        D[mu] = -D.sum()
+        neg = D < 0
+        step_max = float(np.min(-d[neg] / D[neg])) if neg.any() else 0.0
+        return D, step_max
 
     def _update(self, state, oracle):
-        """``mklsvmupdate.m``: returns the state at the new weights (or ``state``)."""
+        """``mklsvmupdate.m``: ``(point, weights, line)`` of the new weights, or ``None``.
+
+        The trial points are those of the reference code; each is an SVM on
+        :math:`K_d+tK_D` (:class:`~mklcore.wrapper.LineOracle`), the golden section reuses
+        the inner point it keeps.
+        """
         d = state.theta.copy()
         grad = -state.S  # dJ/dd_m = -S_m(alpha*)
         cost_old = state.J
         norm = np.sqrt(grad @ grad)
         if norm == 0:
-            return state
+            return None
         g = grad / norm  # line 1
         mu = int(np.argmax(d))  # first index on ties
-        g = g - g[mu]  # line 2: reduced gradient
-        D = -g * ((d > 0) | (g < 0))
-        D[mu] = 0.0
-        D[mu] = -D.sum()
-        neg = D < 0  # line 3: maximum step
-        if not neg.any():
-            return state
-        step_max = float(np.min(-d[neg] / D[neg]))
+        D, step_max = self._direction(d, g - g[mu], mu)  # lines 2-3: reduced gradient
         delta_max = step_max
         if step_max <= 0:
-            return state
+            return None
         step_max = min(step_max, self.step_cap)  # line 4
+        line = LineOracle(oracle, d, D)
         cost_min, cost_max = cost_old, 0.0  # line 5
-        min_state = state
-        max_state = state
+        min_pt = max_pt = state
         while cost_max < cost_min:  # lines 6-12: follow D while the cost decreases
-            max_state = self._cost(oracle, d + step_max * D, min_state)
-            cost_max = max_state.J
+            max_pt = self._cost(line, step_max, min_pt)
+            cost_max = max_pt.J
             if cost_max < cost_min:
                 cost_min = cost_max
-                d = np.maximum(d + step_max * D, 0.0)
-                min_state = max_state
-                D = D * ((d > self.eps_num) | (D > 0))  # line 10
-                D[mu] = 0.0
-                D[mu] = -D.sum()
-                neg = D < 0
-                if neg.any():  # line 11
-                    step_max = float(np.min(-d[neg] / D[neg]))
-                    delta_max = step_max
-                    cost_max = 0.0
-                else:  # line 12
-                    step_max = 0.0
-                    delta_max = 0.0
+                d = line.weights(step_max)
+                D, step_max = self._direction(d, None, mu, D)  # lines 10-12
+                line.move(max_pt.t, D)
+                min_pt = max_pt
+                min_pt.t = 0.0  # the new anchor (its caches are rebuilt when used)
+                delta_max = step_max
+                cost_max = 0.0 if step_max > 0 else cost_max
         # line 13: golden-section search on [0, step_max] along D from d
         step_min = 0.0
-        steps, costs = [step_min, step_max], [cost_min, cost_max]
-        states = [min_state, max_state]
+        steps, points = [step_min, step_max], [min_pt, max_pt]
+        costs = [cost_min, cost_max]
         best = int(np.argmin(costs))
+        pt_l = pt_r = None
         while (step_max - step_min) > self.gs_tol * abs(delta_max) and step_max > _EPS:
             step_r = step_min + (step_max - step_min) / _GOLD
-            step_l = step_min + (step_r - step_min) / _GOLD
-            state_r = self._cost(oracle, d + step_r * D, min_state)
-            state_l = self._cost(oracle, d + step_l * D, state_r)
-            steps = [step_min, step_l, step_r, step_max]
-            costs = [cost_min, state_l.J, state_r.J, cost_max]
-            states = [min_state, state_l, state_r, max_state]
+            pt_r = self._cost(line, step_r, min_pt, (pt_l, pt_r))
+            step_l = step_min + (pt_r.t - step_min) / _GOLD
+            pt_l = self._cost(line, step_l, pt_r, (pt_l,))
+            steps = [step_min, pt_l.t, pt_r.t, step_max]
+            costs = [cost_min, pt_l.J, pt_r.J, cost_max]
+            points = [min_pt, pt_l, pt_r, max_pt]
             best = int(np.argmin(costs))
-            if best == 0:
-                step_max, cost_max, max_state = step_l, state_l.J, state_l
-            elif best == 1:
-                step_max, cost_max, max_state = step_r, state_r.J, state_r
-            elif best == 2:
-                step_min, cost_min, min_state = step_l, state_l.J, state_l
+            if best <= 1:
+                step_max, cost_max, max_pt = steps[best + 1], costs[best + 1], points[best + 1]
             else:
-                step_min, cost_min, min_state = step_r, state_r.J, state_r
+                step_min, cost_min, min_pt = steps[best - 1], costs[best - 1], points[best - 1]
         # line 14: accept the best point if it lowers the cost
         if costs[best] < cost_old:
-            return states[best]
-        return state
+            return points[best], line.weights(steps[best]), line
+        return None
 
     def step(self, state, oracle):
         self.n_updates += 1
         d_old = state.theta
-        new = self._update(state, oracle)
-        d = new.theta.copy()
+        found = self._update(state, oracle)
+        d = d_old.copy() if found is None else found[1].copy()
         # mklsvm.m "Thresholding" during the first iterations
         if (self.zero_threshold != 0 and d.max() > self.zero_threshold
                 and self.n_updates < self.zero_threshold_iters):
@@ -153,10 +158,12 @@ class _SimpleMKLStep(WeightStep):
         # mklsvm.m: refine the line search when the weights stall
         if np.max(np.abs(d - d_old)) < self.eps_num and self.gs_tol > 1e-8:
             self.gs_tol /= 10.0
-        if not np.array_equal(d, new.theta):
+        if found is None:
             # same alpha, cleaned weights (mklsvm.m recomputes the gradient from that alpha)
-            new = oracle.rescore(new, d)
-        return new
+            return state if np.array_equal(d, d_old) else oracle.rescore(state, d)
+        point, d_line, line = found
+        # alpha solved at d_line, which the clean-up changes by less than numerical_precision
+        return line.state(point, d, exact=bool(np.max(np.abs(d - d_line)) <= self.eps_num))
 
     def result_extras(self):
         return {"n_line_search_evals": self.n_line_search_evals}

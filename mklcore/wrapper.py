@@ -59,11 +59,12 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ._result import Monitor
-from .svm import CachedSMO, combine_kernels, svm_solve
+from .svm import CachedSMO, combine_kernels, kernel_quadratic_terms, svm_solve
 
 __all__ = ["THETA_FLOOR", "SVM_GAP_LIMIT", "default_svm_max_iter", "SVMIterationLimit",
            "conjugate_exponent", "dual_norm", "pnorm", "normalize_pnorm",
-           "uniform_weights", "WrapperState", "SVMOracle", "WeightStep", "SIPWeightStep",
+           "uniform_weights", "WrapperState", "SVMOracle", "LinePoint", "LineOracle",
+           "WeightStep", "SIPWeightStep",
            "FixedWeights", "NumericalFailure", "Cuts", "lp_master", "run_wrapper"]
 
 #: floor applied to weights before logarithms in multiplicative updates (a weight that
@@ -348,14 +349,8 @@ class SVMOracle:
             if self._buffer is None:
                 self._buffer = np.empty(self.K.shape[1:], dtype=np.float64)
             K_theta = combine_kernels(self.K, theta, out=self._buffer)
-            with warnings.catch_warnings():  # scikit-learn's "terminated early": ours below
-                warnings.filterwarnings("ignore", "Solver terminated early")
-                res = svm_solve(self.K, self.y, weights=theta, C=self.C, tol=tol,
-                                alpha0=None if start is None else start.alpha,
-                                backend=self.backend, K_combined=K_theta,
-                                max_iter=self.svm_max_iter)
-            self.n_smo_iter += max(int(res.n_iter), 0)
-            capped = int(res.n_iter) >= self.svm_max_iter
+            res, capped = self.solve_combined(self.K, theta, K_theta, tol,
+                                              None if start is None else start.alpha)
             state = WrapperState(theta, res.alpha, res.dual_coef, res.intercept, 0.5 * res.q,
                                  self.p, primal_objective=res.primal_objective, svm=res,
                                  exact=not capped)
@@ -363,11 +358,58 @@ class SVMOracle:
         self.n_calls += 1
         self.last = state
         if capped:
-            raise SVMIterationLimit(
-                f"the SVM did not converge within svm_max_iter={self.svm_max_iter} iterations "
-                f"at C={self.C:g} (huge C? unscaled features?); scale the kernels "
-                f"(normalize='trace') or the features, lower C, or raise svm_max_iter", state)
+            raise self.limit_error(state)
         return state
+
+    def solve_combined(self, K, weights, K_combined, tol, alpha0=None):
+        """One capped :func:`~mklcore.svm.svm_solve` call of the LIBSVM-type backend.
+
+        Parameters
+        ----------
+        K : ndarray of shape (n_kernels, n, n) or (n, n)
+            The kernels whose quadratic terms ``q`` the result holds.
+        weights : ndarray of shape (n_kernels,) or None
+            Their weights.
+        K_combined : ndarray of shape (n, n)
+            The combined kernel the SVM is trained on.
+        tol : float
+            KKT tolerance.
+        alpha0 : ndarray of shape (n,), default=None
+            Warm start (for backends that use one).
+
+        Returns
+        -------
+        res : MKLResult
+            The result of :func:`~mklcore.svm.svm_solve`.
+        capped : bool
+            Whether the solve reached :attr:`svm_max_iter` (the iterations are counted in
+            :attr:`n_smo_iter`).
+        """
+        with warnings.catch_warnings():  # scikit-learn's "terminated early": ours instead
+            warnings.filterwarnings("ignore", "Solver terminated early")
+            res = svm_solve(K, self.y, weights=weights, C=self.C, tol=tol, alpha0=alpha0,
+                            backend=self.backend, K_combined=K_combined,
+                            max_iter=self.svm_max_iter)
+        self.n_smo_iter += max(int(res.n_iter), 0)
+        return res, int(res.n_iter) >= self.svm_max_iter
+
+    def limit_error(self, state=None):
+        """The :class:`SVMIterationLimit` of a solve that reached :attr:`svm_max_iter`.
+
+        Parameters
+        ----------
+        state : WrapperState, default=None
+            The unconverged solution, if there is one at the oracle's weights.
+
+        Returns
+        -------
+        error : SVMIterationLimit
+            Naming the likely causes (huge C, unscaled features) and the remedies.
+        """
+        return SVMIterationLimit(
+            f"the SVM did not converge within svm_max_iter={self.svm_max_iter} iterations "
+            f"at C={self.C:g} (huge C? unscaled features?); scale the kernels "
+            f"(normalize='trace') or the features, lower C, or raise svm_max_iter", state)
 
     def _solve_smo(self, theta, start, tol, max_iter):
         n_kernels, n = self.K.shape[0], self.K.shape[1]
@@ -393,6 +435,196 @@ class SVMOracle:
         """Same alpha, new weights (no SVM): used after small clean-ups of the weights."""
         return WrapperState(theta, state.alpha, state.dual_coef, state.intercept, state.S,
                             self.p, exact=False, H=state.H)
+
+
+class LinePoint:
+    r"""The SVM solution at one point :math:`\theta+tD` of a :class:`LineOracle`.
+
+    Parameters
+    ----------
+    t : float
+        Step along the direction.
+    alpha : ndarray of shape (n,)
+        Unsigned dual variables.
+    intercept : float
+        Bias of the SVM.
+    decision : ndarray of shape (n,)
+        :math:`f=K_{\theta+tD}(\alpha\circ y)+b` on the training points.
+    q : float
+        :math:`(\alpha\circ y)^\top K_{\theta+tD}(\alpha\circ y)`.
+    H : ndarray of shape (2, n) or None
+        Caches :math:`(K_\theta c, K_Dc)`, :math:`c=\alpha\circ y` (``"smo"`` engine).
+    anchor : int
+        Which anchor of the line the caches belong to.
+
+    Attributes
+    ----------
+    J : float
+        :math:`\mathbf1^\top\alpha-\frac12q`, the SVM dual value at :math:`\theta+tD`.
+    """
+
+    __slots__ = ("t", "alpha", "intercept", "decision", "J", "H", "anchor")
+
+    def __init__(self, t, alpha, intercept, decision, q, H=None, anchor=0):
+        self.t, self.alpha, self.intercept = float(t), alpha, float(intercept)
+        self.decision, self.H, self.anchor = decision, H, anchor
+        self.J = float(np.sum(alpha)) - 0.5 * float(q)
+
+
+class LineOracle:
+    r"""The SVM along a line :math:`\theta+tD` of kernel weights, at :math:`O(n^2)` a point.
+
+    For the line searches of descent methods (SimpleMKL): the two combined kernels
+    :math:`K_\theta=\sum_m\theta_mK_m` and :math:`K_D=\sum_mD_mK_m` are formed once, so the
+    kernel at a trial step is :math:`K_\theta+tK_D` and a trial point never touches the
+    stack of M kernels; only the accepted point pays for its per-kernel terms :math:`S_m`
+    (:meth:`state`). Each evaluation solves the SVM with the oracle's engine, its tolerance
+    and its iteration cap (a solve that reaches it raises :class:`SVMIterationLimit`):
+    LIBSVM on :math:`K_\theta+tK_D`, or for ``"smo"`` the warm-started
+    :class:`~mklcore.svm.CachedSMO` on the two-kernel stack :math:`(K_\theta, K_D)` at weights
+    :math:`(1, t)`, started from a previous point's alpha and gradient caches. Calls, SVM
+    iterations and time are counted in the oracle.
+
+    Parameters
+    ----------
+    oracle : SVMOracle
+        The loop's oracle (kernels, labels, C, engine, counters).
+    theta : array-like of shape (n_kernels,)
+        Anchor of the line.
+    direction : array-like of shape (n_kernels,)
+        Direction :math:`D`.
+    """
+
+    def __init__(self, oracle, theta, direction):
+        self.oracle = oracle
+        K = oracle.K
+        n = K.shape[1]
+        self.theta = np.array(theta, dtype=float)
+        self.direction = np.array(direction, dtype=float)
+        self.stack = np.empty((2, n, n))
+        combine_kernels(K, self.theta, out=self.stack[0])
+        combine_kernels(K, self.direction, out=self.stack[1])
+        self.anchor = 0
+        self._smo = None
+        self._buffer = None
+
+    def move(self, t, direction):
+        r"""Re-anchor the line at :math:`\max(\theta+tD, 0)` with a new direction.
+
+        Costs :math:`O(n^2)` per weight clipped at 0 and per changed direction coefficient.
+
+        Parameters
+        ----------
+        t : float
+            Step to the new anchor.
+        direction : array-like of shape (n_kernels,)
+            The new direction.
+        """
+        K = self.oracle.K
+        raw = self.theta + t * self.direction
+        self.stack[0] += t * self.stack[1]
+        for m in np.flatnonzero(raw < 0):  # clipped round-off
+            self.stack[0] -= raw[m] * K[m]
+        self.theta = np.maximum(raw, 0.0)
+        direction = np.asarray(direction, dtype=float)
+        delta = direction - self.direction
+        changed = np.flatnonzero(delta)
+        if changed.size > K.shape[0] // 3:
+            combine_kernels(K, direction, out=self.stack[1])
+        else:
+            for m in changed:
+                self.stack[1] += delta[m] * K[m]
+        self.direction = direction.copy()
+        self.anchor += 1
+        self._smo = None
+
+    def weights(self, t):
+        r"""The weights :math:`\max(\theta+tD, 0)` at step ``t``.
+
+        Parameters
+        ----------
+        t : float
+
+        Returns
+        -------
+        theta : ndarray of shape (n_kernels,)
+        """
+        return np.maximum(self.theta + t * self.direction, 0.0)
+
+    def __call__(self, t, start=None):
+        """The SVM at step ``t``, warm-started from ``start`` (a :class:`LinePoint` or a
+        :class:`WrapperState`; ``"smo"`` only).
+
+        Parameters
+        ----------
+        t : float
+        start : LinePoint or WrapperState, default=None
+
+        Returns
+        -------
+        point : LinePoint
+        """
+        o = self.oracle
+        y = o.y
+        n = y.shape[0]
+        t0 = time.perf_counter()
+        if o.backend == "smo":
+            w = np.array([1.0, float(t)])
+            if self._smo is None:
+                self._smo = CachedSMO(self.stack, y, o.C)
+            if start is None:
+                alpha0, H = np.zeros(n), np.zeros((2, n))
+            elif isinstance(start, LinePoint) and start.anchor == self.anchor:
+                alpha0, H = start.alpha, start.H.copy()
+            else:
+                alpha0 = start.alpha
+                sv = np.flatnonzero(alpha0)
+                H = self.stack[:, :, sv] @ (alpha0[sv] * y[sv])
+            alpha, H, b, n_iter, converged = self._smo.solve(w, alpha0, H, o.svm_tol,
+                                                             o.svm_max_iter)
+            o.n_smo_iter += n_iter
+            capped = not converged
+            g = w @ H
+            point = LinePoint(t, alpha, b, g + b, g @ (alpha * y), H, self.anchor)
+        else:
+            if self._buffer is None:
+                self._buffer = np.empty((n, n))
+            K_t = np.multiply(self.stack[1], float(t), out=self._buffer)
+            K_t += self.stack[0]
+            res, capped = o.solve_combined(K_t, None, K_t, o.svm_tol)
+            point = LinePoint(t, res.alpha, res.intercept, res.decision_train, res.q[0],
+                              anchor=self.anchor)
+        o.svm_time += time.perf_counter() - t0
+        o.n_calls += 1
+        if capped:
+            raise o.limit_error()
+        return point
+
+    def state(self, point, theta, *, exact=True):
+        r"""The :class:`WrapperState` of a point, with its per-kernel terms :math:`S_m`.
+
+        Parameters
+        ----------
+        point : LinePoint
+        theta : array-like of shape (n_kernels,)
+            The weights to report: those of the point, or the same up to a clean-up of
+            negligible weights.
+        exact : bool, default=True
+            Whether alpha counts as solved at ``theta``.
+
+        Returns
+        -------
+        state : WrapperState
+            Its primal objective uses the point's decision values.
+        """
+        o = self.oracle
+        coef = point.alpha * o.y
+        q = kernel_quadratic_terms(o.K, coef)
+        theta = np.asarray(theta, dtype=float)
+        hinge = np.maximum(0.0, 1.0 - o.y * point.decision).sum()
+        primal = 0.5 * float(theta @ q) + o.C * float(hinge)
+        return WrapperState(theta, point.alpha, coef, point.intercept, 0.5 * q, o.p,
+                            primal_objective=primal, exact=exact)
 
 
 # --------------------------------------------------------------------------------------
