@@ -143,3 +143,18 @@ def test_huge_c_run_is_bounded_and_flagged():
         res = simplemkl_solve(K, y, C=1e8, max_iter=3, svm_max_iter=2000)
     assert res.status == 2 and not res.success and res.n_svm_calls == 1
     assert np.all(np.isfinite(res.weights)) and res.n_smo_iter == 2000
+
+
+@pytest.mark.parametrize("C", [1.0, 10.0, 100.0])
+def test_never_returns_unoptimised_start(C):
+    """At tol=1e-2 the gap at the uniform start is already below tol on Gauss4 (linear vs
+    quadratic kernel), yet the optimum is not uniform: at least one weight step is taken."""
+    from mklcore.datasets import make_gauss4
+
+    X, y = make_gauss4(n_samples=200, random_state=0)
+    K = np.stack([X @ X.T, (X @ X.T + 1.0) ** 2])
+    res = simplemkl_solve(K, y, C=C, tol=1e-2)
+    assert res.history["criterion"][0] <= 1e-2  # the start already passes the gap test
+    assert res.success and res.n_iter >= 2
+    assert not np.allclose(res.weights, 0.5)
+    np.testing.assert_allclose(res.weights, [0.0, 1.0], atol=1e-6)
