@@ -5,8 +5,11 @@ over the simplex of kernel weights :math:`d`, following the reference MATLAB cod
 (``mklsvm.m``, ``mklsvmupdate.m``, Algorithm 1 of the paper) line by line: normalised
 reduced gradient, descent direction, moves along it while the cost decreases, then a
 golden-section line search, each cost evaluation being an SVM solved to ``svm_tol``. Runs
-inside the shared wrapper loop of :mod:`mklcore.wrapper`; the line search calls the SVM
-through the loop's oracle.
+inside the shared wrapper loop of :mod:`mklcore.wrapper`. The line search evaluates the cost
+on the line :math:`d+tD` through a :class:`~mklcore.wrapper.LineOracle`: the kernel at a
+trial step is :math:`K_d+tK_D`, formed from two combined kernels in :math:`O(n^2)`, so only
+the accepted point of an iteration reads the whole stack; the golden section reuses the inner
+point it keeps instead of solving the SVM there again.
 """
 
 import numpy as np
@@ -193,8 +196,9 @@ def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callb
         -\tfrac12\sum_md_m\alpha^\top Q_m\alpha ,
 
     with gradient :math:`\partial J/\partial d_m=-S_m(\alpha^*)` (Algorithm 1 of [1]_). Each
-    cost evaluation of the line search is an SVM solved to ``svm_tol``, warm-started from the
-    previous alpha where the SVM backend allows it.
+    cost evaluation of the line search is an SVM on :math:`K_d+tK_D` solved to ``svm_tol``
+    (:class:`~mklcore.wrapper.LineOracle`), warm-started from the previous alpha with the
+    ``"smo"`` backend.
 
     Parameters
     ----------
@@ -219,9 +223,10 @@ def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callb
         Weights below this are set to 0 (``option.numericalprecision``).
     svm_backend : str, default="libsvm"
         ``"libsvm"`` (scikit-learn's SVC on the combined kernel, no warm start), ``"smo"``
-        (the warm-started SMO with per-kernel gradient caches of :mod:`mklcore.wrapper`,
-        each line-search evaluation starting from the alpha of the current point) or another
-        backend of :func:`mklcore.svm.available_backends`.
+        (the warm-started :class:`~mklcore.svm.CachedSMO`; in the line search on the
+        two-kernel stack :math:`(K_d, K_D)`, each evaluation starting from the alpha and
+        caches of a previous point) or another backend of
+        :func:`mklcore.svm.available_backends`.
     svm_max_iter : int, default=None
         Cap on the iterations of one SVM solve (each line-search evaluation included);
         ``None``: ``max(10**6, 100 n)``. Reaching it ends the run with status 2 and a
