@@ -15,7 +15,7 @@ point it keeps instead of solving the SVM there again.
 import numpy as np
 
 from ._base import BaseMKLClassifier, common_constraints, fill_doc
-from ._validation import Interval, check_solver_inputs, validate_params
+from ._validation import Interval, Options, check_solver_inputs, validate_params
 from .wrapper import LineOracle, WeightStep, run_wrapper
 
 __all__ = ["simplemkl_solve", "SimpleMKLClassifier"]
@@ -44,6 +44,26 @@ def simplemkl_duality_gap(state):
     return (state.J + float(np.max(state.S)) - state.L) / state.J
 
 
+def _cubic_min(lo, hi):
+    r"""Minimiser of the cubic through :math:`(t, J, J')` at ``lo`` and ``hi`` (Nocedal &
+    Wright 2006, eq. (3.59)), kept in the middle 80% of the bracket; the secant root of
+    :math:`J'` or the midpoint when the cubic has no minimiser there."""
+    (a, fa, ga), (b, fb, gb) = lo[:3], hi[:3]
+    width = b - a
+    d1 = ga + gb - 3.0 * (fb - fa) / width
+    disc = d1 * d1 - ga * gb
+    if disc >= 0 and (gb - ga + 2.0 * np.sqrt(disc)) != 0:
+        d2 = np.sqrt(disc)
+        t = b - width * (gb + d2 - d1) / (gb - ga + 2.0 * d2)
+    elif gb > ga:
+        t = a - ga * width / (gb - ga)
+    else:
+        t = a + 0.5 * width
+    if not np.isfinite(t):
+        t = a + 0.5 * width
+    return float(min(max(t, a + 0.1 * width), b - 0.1 * width))
+
+
 class _SimpleMKLStep(WeightStep):
     """One outer iteration of SimpleMKL (``mklsvmupdate.m`` + the clean-up of ``mklsvm.m``)."""
 
@@ -53,14 +73,16 @@ class _SimpleMKLStep(WeightStep):
     criterion_name = "duality gap"
 
     def __init__(self, *, gs_tol=0.1, step_cap=0.1, numerical_precision=1e-8,
-                 zero_threshold=1e-12, zero_threshold_iters=20):
+                 zero_threshold=1e-12, zero_threshold_iters=20, line_search="derivative"):
         self.gs_tol = gs_tol
         self.step_cap = step_cap
         self.eps_num = numerical_precision
         self.zero_threshold = zero_threshold
         self.zero_threshold_iters = zero_threshold_iters
+        self.line_search = line_search
         self.n_updates = 0
         self.n_line_search_evals = 0
+        self._kernel = None  # (weights, combined kernel) of the last accepted point
 
     def init(self, n_kernels):  # mklsvm.m: Sigma = ones/nbkernel
         return np.full(n_kernels, 1.0 / n_kernels)
@@ -89,44 +111,59 @@ class _SimpleMKLStep(WeightStep):
         return D, step_max
 
     def _update(self, state, oracle):
-        """``mklsvmupdate.m``: ``(point, weights, line)`` of the new weights, or ``None``.
-
-        The trial points are those of the reference code; each is an SVM on
-        :math:`K_d+tK_D` (:class:`~mklcore.wrapper.LineOracle`), the golden section reuses
-        the inner point it keeps.
-        """
+        """``mklsvmupdate.m``: ``(point, line)``, the accepted point (``None`` if no trial
+        point lowers the cost) and the line searched (``None`` if there is no descent
+        direction)."""
         d = state.theta.copy()
         grad = -state.S  # dJ/dd_m = -S_m(alpha*)
-        cost_old = state.J
         norm = np.sqrt(grad @ grad)
         if norm == 0:
-            return None
+            return None, None
         g = grad / norm  # line 1
         mu = int(np.argmax(d))  # first index on ties
         D, step_max = self._direction(d, g - g[mu], mu)  # lines 2-3: reduced gradient
-        delta_max = step_max
         if step_max <= 0:
-            return None
+            return None, None
+        kernel = None
+        if self._kernel is not None and np.array_equal(self._kernel[0], d):
+            kernel = self._kernel[1]
+        self._kernel = None
+        line = LineOracle(oracle, d, D, kernel=kernel)
+        search = self._golden if self.line_search == "golden" else self._derivative
+        point, line = search(line, state, D, mu, step_max)
+        # line 14: accept the best point if it lowers the cost
+        return (point if point is not None and point.J < state.J else None), line
+
+    def _follow(self, line, t, D, mu):
+        """Lines 9-12: re-anchor the line at step ``t`` (a weight reached 0), new direction.
+
+        Returns the new direction and its maximal step."""
+        D, step_max = self._direction(line.weights(t), None, mu, D)
+        line.move(t, D)
+        return D, step_max
+
+    def _golden(self, line, state, D, mu, step_max):
+        """Lines 4-13 of ``mklsvmupdate.m``: descend to the faces, then the golden section.
+
+        The trial points are those of the reference code; the golden section reuses the
+        inner point it keeps."""
+        delta_max = step_max
         step_max = min(step_max, self.step_cap)  # line 4
-        line = LineOracle(oracle, d, D)
-        cost_min, cost_max = cost_old, 0.0  # line 5
+        cost_min, cost_max = state.J, 0.0  # line 5
         min_pt = max_pt = state
         while cost_max < cost_min:  # lines 6-12: follow D while the cost decreases
             max_pt = self._cost(line, step_max, min_pt)
             cost_max = max_pt.J
             if cost_max < cost_min:
                 cost_min = cost_max
-                d = line.weights(step_max)
-                D, step_max = self._direction(d, None, mu, D)  # lines 10-12
-                line.move(max_pt.t, D)
+                D, step_max = self._follow(line, max_pt.t, D, mu)
+                max_pt.t = 0.0  # the new anchor (its caches are rebuilt when used)
                 min_pt = max_pt
-                min_pt.t = 0.0  # the new anchor (its caches are rebuilt when used)
                 delta_max = step_max
                 cost_max = 0.0 if step_max > 0 else cost_max
         # line 13: golden-section search on [0, step_max] along D from d
         step_min = 0.0
-        steps, points = [step_min, step_max], [min_pt, max_pt]
-        costs = [cost_min, cost_max]
+        points, costs = [min_pt, max_pt], [cost_min, cost_max]
         best = int(np.argmin(costs))
         pt_l = pt_r = None
         while (step_max - step_min) > self.gs_tol * abs(delta_max) and step_max > _EPS:
@@ -142,16 +179,84 @@ class _SimpleMKLStep(WeightStep):
                 step_max, cost_max, max_pt = steps[best + 1], costs[best + 1], points[best + 1]
             else:
                 step_min, cost_min, min_pt = steps[best - 1], costs[best - 1], points[best - 1]
-        # line 14: accept the best point if it lowers the cost
-        if costs[best] < cost_old:
-            return points[best], line.weights(steps[best]), line
-        return None
+        best = points[best]
+        return (None if best is state else best), line
+
+    def _derivative(self, line, state, D, mu, step_max):
+        r"""Line search on the slope :math:`J'(t)=-\frac12c^\top K_Dc` (see Notes of
+        :func:`simplemkl_solve`): ``(point, line)``, the best point found (or ``None``) and
+        the line it lies on.
+
+        Follows :math:`D` to the faces as the reference code does while the cost decreases,
+        but solves no SVM at a face while the next segment still descends for the last alpha
+        solved; extrapolates past the capped first step while the slope is negative; then
+        refines the bracket ``[lo, hi]`` (:math:`J'(lo)<0`, and :math:`J'(hi)\ge0` or
+        :math:`J(hi)\ge J(lo)`) by safeguarded cubic interpolation until :math:`|J'|\le`
+        ``gs_tol`` :math:`|J'(0)|` or the bracket is below ``gs_tol`` times its first
+        width. Faces passed without an SVM are bracketed on the chord from the last solved
+        point (along which :math:`J` is convex)."""
+        slope0 = -float(state.S @ D)  # J'(0) = sum_m D_m dJ/dd_m
+        if not slope0 < 0:
+            return None, line
+        width = step_max
+        t_hi = min(step_max, self.step_cap)
+        lo = (0.0, state.J, slope0, state)  # (t, J, J', point)
+        best = None
+        while True:  # lines 6-12 with the slope: follow D while the cost decreases
+            pt = self._cost(line, t_hi, lo[3])
+            if not (pt.J < lo[1] and pt.slope < 0):
+                hi = (pt.t, pt.J, pt.slope, pt)
+                break
+            best = pt
+            if t_hi < step_max:  # capped first step: extrapolate on the slopes
+                t_new = t_hi - pt.slope * (t_hi - lo[0]) / (pt.slope - lo[2]) \
+                    if pt.slope > lo[2] else np.inf
+                lo = (t_hi, pt.J, pt.slope, pt)
+                t_hi = min(step_max, max(t_new, 1.5 * t_hi))
+                continue
+            theta_pt, kernel_pt = line.weights(t_hi), None
+            while True:  # pass the faces while pt's alpha descends along the next segment
+                D, step_max = self._follow(line, t_hi, D, mu)
+                if kernel_pt is None:
+                    kernel_pt = line.stack[0].copy()
+                    pt.t = 0.0
+                t_hi = step_max
+                if not (step_max > 0 and line.slope(pt) < 0):
+                    break
+            if np.array_equal(line.theta, theta_pt):  # no face passed: pt is the end
+                return best, line
+            face = self._cost(line, 0.0, pt)
+            if face.J < pt.J and face.slope < 0 and step_max > 0:
+                best, lo = face, (0.0, face.J, face.slope, face)
+                continue
+            # bracket on the chord from pt to the face
+            line = LineOracle(line.oracle, theta_pt, line.theta - theta_pt, kernel=kernel_pt,
+                              direction_kernel=line.stack[0] - kernel_pt)
+            pt.t, face.t, width = 0.0, 1.0, 1.0
+            lo = (0.0, pt.J, line.slope(pt), pt)
+            hi = (1.0, face.J, line.slope(face), face)
+            if hi[2] <= 0:  # convex along the chord: the face is its minimum
+                return (face if face.J < pt.J else best), line
+            break
+        if hi[1] < lo[1]:
+            best = hi[3]
+        while (best is None or abs(best.slope) > self.gs_tol * abs(slope0)) \
+                and (hi[0] - lo[0]) > self.gs_tol * abs(width) and hi[0] - lo[0] > _EPS:
+            t = _cubic_min(lo, hi)
+            pt = self._cost(line, t, lo[3] if t - lo[0] <= hi[0] - t else hi[3])
+            if best is None or pt.J < best.J:
+                best = pt
+            if pt.J < lo[1] and pt.slope < 0:
+                lo = (pt.t, pt.J, pt.slope, pt)
+            else:
+                hi = (pt.t, pt.J, pt.slope, pt)
+        return best, line
 
     def step(self, state, oracle):
         self.n_updates += 1
         d_old = state.theta
-        found = self._update(state, oracle)
-        d = d_old.copy() if found is None else found[1].copy()
+        point, line = self._update(state, oracle)
+        d = d_old.copy() if point is None else line.weights(point.t)
         # mklsvm.m "Thresholding" during the first iterations
         if (self.zero_threshold != 0 and d.max() > self.zero_threshold
                 and self.n_updates < self.zero_threshold_iters):
@@ -161,10 +266,12 @@ class _SimpleMKLStep(WeightStep):
         # mklsvm.m: refine the line search when the weights stall
         if np.max(np.abs(d - d_old)) < self.eps_num and self.gs_tol > 1e-8:
             self.gs_tol /= 10.0
-        if found is None:
+        if line is not None:  # the next line's anchor kernel, without a pass over the stack
+            self._kernel = (d, line.kernel(0.0 if point is None else point.t, d))
+        if point is None:
             # same alpha, cleaned weights (mklsvm.m recomputes the gradient from that alpha)
             return state if np.array_equal(d, d_old) else oracle.rescore(state, d)
-        point, d_line, line = found
+        d_line = line.weights(point.t)
         # alpha solved at d_line, which the clean-up changes by less than numerical_precision
         return line.state(point, d, exact=bool(np.max(np.abs(d - d_line)) <= self.eps_num))
 
@@ -179,13 +286,15 @@ _SIMPLEMKL_CONSTRAINTS = {
     "numerical_precision": [Interval("real", 0, 1e-2, closed="both")],
     "svm_backend": [str],
     "svm_max_iter": [Interval("int", 1, None), None],
+    "line_search": [Options("derivative", "golden")],
 }
 
 
 @fill_doc
 def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callback=None,
                     verbose=0, check_input=True, gs_tol=0.1, step_cap=0.1,
-                    numerical_precision=1e-8, svm_backend="libsvm", svm_max_iter=None):
+                    numerical_precision=1e-8, svm_backend="libsvm", svm_max_iter=None,
+                    line_search="derivative"):
     r"""Solve l1-norm MKL with SimpleMKL's reduced-gradient descent (Rakotomamonjy et al. 2008).
 
     Solves problem (6) of Kloft et al. (2009) with :math:`p=1` in SimpleMKL's form
@@ -266,7 +375,7 @@ def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callb
     validate_params("simplemkl_solve", _SIMPLEMKL_CONSTRAINTS, locals())
     K, y_pm = check_solver_inputs(K, y, "simplemkl_solve", check_input)
     step = _SimpleMKLStep(gs_tol=gs_tol, step_cap=step_cap,
-                          numerical_precision=numerical_precision)
+                          numerical_precision=numerical_precision, line_search=line_search)
     return run_wrapper(K, y_pm, step, C=C, tol=tol, max_iter=max_iter, svm_tol=svm_tol,
                        callback=callback, verbose=int(verbose), svm_backend=svm_backend,
                        extras={"p": 1.0}, svm_max_iter=svm_max_iter)
