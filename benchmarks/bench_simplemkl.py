@@ -74,7 +74,7 @@ def compare(name, K, y, args):
         gap = max(float(silp.criterion), 1e-12)
         t_smkl, smkl = best_of(lambda: simplemkl_solve(
             K, y, C=args.C, tol=min(gap, args.tol), check_input=False,
-            svm_backend=args.backend), args.repeats)
+            svm_backend=args.backend, line_search=args.line_search), args.repeats)
     ratio = t_smkl / t_silp
     print(f"{name:>14} {K.shape[0]:>4} {K.shape[1]:>5} {t_silp:>7.2f} {silp.n_svm_calls:>5} "
           f"{gap:>8.1e} {t_smkl:>7.2f} {smkl.n_svm_calls:>5} {smkl.n_iter:>5} "
@@ -91,13 +91,15 @@ def main(argv=None):
     parser.add_argument("--C", type=float, default=1.0)
     parser.add_argument("--tol", type=float, default=1e-2, help="SILP's tolerance")
     parser.add_argument("--backend", default="libsvm", help="SimpleMKL's svm_backend")
+    parser.add_argument("--line-search", default="derivative", choices=["derivative", "golden"],
+                        help="SimpleMKL's line_search")
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args(argv)
     if args.quick:
         args.repeats = 1
     sizes = args.n or ([500] if args.quick else [1000, 2000])
     print(f"SimpleMKL vs SILP at equal certified gap (C={args.C:g}, SILP tol={args.tol:g}, "
-          f"SimpleMKL backend {args.backend!r}; CPU s, min of {args.repeats}); "
+          f"SimpleMKL backend {args.backend!r}, line search {args.line_search!r}; CPU s, min of {args.repeats}); "
           f"target ratio <= {TARGET:g}")
     print(f"{'problem':>14} {'M':>4} {'n':>5} {'silp_s':>7} {'svm':>5} {'gap':>8} "
           f"{'smkl_s':>7} {'svm':>5} {'iter':>5} {'gap':>8} {'st':>3} {'ratio':>6}")
