@@ -400,8 +400,8 @@ def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callb
     ===================  =================  ====================  ====================
     line search          ionosphere (442)   MNIST n=1000, M=50    MNIST n=2000, M=50
     ===================  =================  ====================  ====================
-    golden (reference)   0.74x (1033)       8.0x (77)             RATIO_G2000
-    derivative           0.48x (202)        2.9x (6)              3.2x (6)   
+    golden (reference)   0.74x (1033)       8.0x (77)             not measured
+    derivative           0.48x (202)        2.9x (6)              3.2x (6)
     ===================  =================  ====================  ====================
 
     The ``"smo"`` backend measured the same as LIBSVM at n = 1000 and 2000 (within 5%), so
