@@ -52,6 +52,7 @@ Column-generation methods derive from :class:`SIPWeightStep` and keep their cuts
 :class:`FixedWeights` is the SVM at fixed weights (the sum kernel).
 """
 
+import itertools
 import time
 import warnings
 
@@ -59,11 +60,12 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ._result import Monitor
-from .svm import CachedSMO, combine_kernels, svm_solve
+from .svm import CachedSMO, combine_kernels, kernel_quadratic_terms, svm_solve
 
 __all__ = ["THETA_FLOOR", "SVM_GAP_LIMIT", "default_svm_max_iter", "SVMIterationLimit",
            "conjugate_exponent", "dual_norm", "pnorm", "normalize_pnorm",
-           "uniform_weights", "WrapperState", "SVMOracle", "WeightStep", "SIPWeightStep",
+           "uniform_weights", "WrapperState", "SVMOracle", "LinePoint", "LineOracle",
+           "WeightStep", "SIPWeightStep",
            "FixedWeights", "NumericalFailure", "Cuts", "lp_master", "run_wrapper"]
 
 #: floor applied to weights before logarithms in multiplicative updates (a weight that
@@ -348,14 +350,8 @@ class SVMOracle:
             if self._buffer is None:
                 self._buffer = np.empty(self.K.shape[1:], dtype=np.float64)
             K_theta = combine_kernels(self.K, theta, out=self._buffer)
-            with warnings.catch_warnings():  # scikit-learn's "terminated early": ours below
-                warnings.filterwarnings("ignore", "Solver terminated early")
-                res = svm_solve(self.K, self.y, weights=theta, C=self.C, tol=tol,
-                                alpha0=None if start is None else start.alpha,
-                                backend=self.backend, K_combined=K_theta,
-                                max_iter=self.svm_max_iter)
-            self.n_smo_iter += max(int(res.n_iter), 0)
-            capped = int(res.n_iter) >= self.svm_max_iter
+            res, capped = self.solve_combined(self.K, theta, K_theta, tol,
+                                              None if start is None else start.alpha)
             state = WrapperState(theta, res.alpha, res.dual_coef, res.intercept, 0.5 * res.q,
                                  self.p, primal_objective=res.primal_objective, svm=res,
                                  exact=not capped)
@@ -363,11 +359,58 @@ class SVMOracle:
         self.n_calls += 1
         self.last = state
         if capped:
-            raise SVMIterationLimit(
-                f"the SVM did not converge within svm_max_iter={self.svm_max_iter} iterations "
-                f"at C={self.C:g} (huge C? unscaled features?); scale the kernels "
-                f"(normalize='trace') or the features, lower C, or raise svm_max_iter", state)
+            raise self.limit_error(state)
         return state
+
+    def solve_combined(self, K, weights, K_combined, tol, alpha0=None):
+        """One capped :func:`~mklcore.svm.svm_solve` call of the LIBSVM-type backend.
+
+        Parameters
+        ----------
+        K : ndarray of shape (n_kernels, n, n) or (n, n)
+            The kernels whose quadratic terms ``q`` the result holds.
+        weights : ndarray of shape (n_kernels,) or None
+            Their weights.
+        K_combined : ndarray of shape (n, n)
+            The combined kernel the SVM is trained on.
+        tol : float
+            KKT tolerance.
+        alpha0 : ndarray of shape (n,), default=None
+            Warm start (for backends that use one).
+
+        Returns
+        -------
+        res : MKLResult
+            The result of :func:`~mklcore.svm.svm_solve`.
+        capped : bool
+            Whether the solve reached :attr:`svm_max_iter` (the iterations are counted in
+            :attr:`n_smo_iter`).
+        """
+        with warnings.catch_warnings():  # scikit-learn's "terminated early": ours instead
+            warnings.filterwarnings("ignore", "Solver terminated early")
+            res = svm_solve(K, self.y, weights=weights, C=self.C, tol=tol, alpha0=alpha0,
+                            backend=self.backend, K_combined=K_combined,
+                            max_iter=self.svm_max_iter)
+        self.n_smo_iter += max(int(res.n_iter), 0)
+        return res, int(res.n_iter) >= self.svm_max_iter
+
+    def limit_error(self, state=None):
+        """The :class:`SVMIterationLimit` of a solve that reached :attr:`svm_max_iter`.
+
+        Parameters
+        ----------
+        state : WrapperState, default=None
+            The unconverged solution, if there is one at the oracle's weights.
+
+        Returns
+        -------
+        error : SVMIterationLimit
+            Naming the likely causes (huge C, unscaled features) and the remedies.
+        """
+        return SVMIterationLimit(
+            f"the SVM did not converge within svm_max_iter={self.svm_max_iter} iterations "
+            f"at C={self.C:g} (huge C? unscaled features?); scale the kernels "
+            f"(normalize='trace') or the features, lower C, or raise svm_max_iter", state)
 
     def _solve_smo(self, theta, start, tol, max_iter):
         n_kernels, n = self.K.shape[0], self.K.shape[1]
@@ -395,6 +438,272 @@ class SVMOracle:
                             self.p, exact=False, H=state.H)
 
 
+class LinePoint:
+    r"""The SVM solution at one point :math:`\theta+tD` of a :class:`LineOracle`.
+
+    Parameters
+    ----------
+    t : float
+        Step along the direction.
+    alpha : ndarray of shape (n,)
+        Unsigned dual variables.
+    intercept : float
+        Bias of the SVM.
+    decision : ndarray of shape (n,)
+        :math:`f=K_{\theta+tD}(\alpha\circ y)+b` on the training points.
+    q : float
+        :math:`(\alpha\circ y)^\top K_{\theta+tD}(\alpha\circ y)`.
+    q_direction : float
+        :math:`(\alpha\circ y)^\top K_D(\alpha\circ y)`.
+    H : ndarray of shape (2, n) or None
+        Caches :math:`(K_\theta c, K_Dc)`, :math:`c=\alpha\circ y` (``"smo"`` engine).
+    anchor : int
+        Which anchor (of which line) the caches belong to.
+
+    Attributes
+    ----------
+    J : float
+        :math:`\mathbf1^\top\alpha-\frac12q`, the SVM dual value at :math:`\theta+tD`.
+    slope : float
+        :math:`J'(t)=-\frac12(\alpha\circ y)^\top K_D(\alpha\circ y)`, the derivative of
+        :math:`t\mapsto J(\theta+tD)` (:math:`\partial J/\partial\theta_m=-S_m`, Danskin).
+    """
+
+    __slots__ = ("t", "alpha", "intercept", "decision", "J", "slope", "H", "anchor")
+
+    def __init__(self, t, alpha, intercept, decision, q, q_direction, H=None, anchor=0):
+        self.t, self.alpha, self.intercept = float(t), alpha, float(intercept)
+        self.decision, self.H, self.anchor = decision, H, anchor
+        self.J = float(np.sum(alpha)) - 0.5 * float(q)
+        self.slope = -0.5 * float(q_direction)
+
+
+class LineOracle:
+    r"""The SVM along a line :math:`\theta+tD` of kernel weights, at :math:`O(n^2)` a point.
+
+    For the line searches of descent methods (SimpleMKL): the two combined kernels
+    :math:`K_\theta=\sum_m\theta_mK_m` and :math:`K_D=\sum_mD_mK_m` are formed once, so the
+    kernel at a trial step is :math:`K_\theta+tK_D` and a trial point never touches the
+    stack of M kernels; only the accepted point pays for its per-kernel terms :math:`S_m`
+    (:meth:`state`). Each evaluation solves the SVM with the oracle's engine, its tolerance
+    and its iteration cap (a solve that reaches it raises :class:`SVMIterationLimit`):
+    LIBSVM on :math:`K_\theta+tK_D`, or for ``"smo"`` the warm-started
+    :class:`~mklcore.svm.CachedSMO` on the two-kernel stack :math:`(K_\theta, K_D)` at weights
+    :math:`(1, t)`, started from a previous point's alpha and gradient caches. Every point
+    also carries the slope :math:`J'(t)` (:attr:`LinePoint.slope`), at :math:`O(n)` extra cost
+    with ``"smo"`` (the cache :math:`K_Dc`) and :math:`O(n\,n_{SV})` with LIBSVM. Calls, SVM
+    iterations and time are counted in the oracle.
+
+    Parameters
+    ----------
+    oracle : SVMOracle
+        The loop's oracle (kernels, labels, C, engine, counters).
+    theta : array-like of shape (n_kernels,)
+        Anchor of the line.
+    direction : array-like of shape (n_kernels,)
+        Direction :math:`D`.
+    kernel : ndarray of shape (n, n), default=None
+        :math:`K_\theta`, if known (e.g. from :meth:`kernel` of the previous line); else it is
+        formed from the stack.
+    direction_kernel : ndarray of shape (n, n), default=None
+        :math:`K_D`, if known (e.g. the chord :math:`K_{\theta'}-K_\theta` between two
+        points); else it is formed from the stack.
+    """
+
+    _anchors = itertools.count()  # anchors are unique across lines (for the caches)
+
+    def __init__(self, oracle, theta, direction, kernel=None, direction_kernel=None):
+        self.oracle = oracle
+        K = oracle.K
+        n = K.shape[1]
+        self.theta = np.array(theta, dtype=float)
+        self.direction = np.array(direction, dtype=float)
+        self.stack = np.empty((2, n, n))
+        if kernel is None:
+            combine_kernels(K, self.theta, out=self.stack[0])
+        else:
+            self.stack[0] = kernel
+        if direction_kernel is None:
+            combine_kernels(K, self.direction, out=self.stack[1])
+        else:
+            self.stack[1] = direction_kernel
+        self.anchor = next(self._anchors)
+        self._smo = None
+        self._buffer = None
+
+    def move(self, t, direction):
+        r"""Re-anchor the line at :math:`\max(\theta+tD, 0)` with a new direction.
+
+        Costs :math:`O(n^2)` per weight clipped at 0 and per changed direction coefficient.
+
+        Parameters
+        ----------
+        t : float
+            Step to the new anchor.
+        direction : array-like of shape (n_kernels,)
+            The new direction.
+        """
+        K = self.oracle.K
+        raw = self.theta + t * self.direction
+        self.stack[0] += t * self.stack[1]
+        for m in np.flatnonzero(raw < 0):  # clipped round-off
+            self.stack[0] -= raw[m] * K[m]
+        self.theta = np.maximum(raw, 0.0)
+        direction = np.asarray(direction, dtype=float)
+        delta = direction - self.direction
+        changed = np.flatnonzero(delta)
+        if changed.size > K.shape[0] // 3:
+            combine_kernels(K, direction, out=self.stack[1])
+        else:
+            for m in changed:
+                self.stack[1] += delta[m] * K[m]
+        self.direction = direction.copy()
+        self.anchor = next(self._anchors)
+        self._smo = None
+
+    def weights(self, t):
+        r"""The weights :math:`\max(\theta+tD, 0)` at step ``t``.
+
+        Parameters
+        ----------
+        t : float
+
+        Returns
+        -------
+        theta : ndarray of shape (n_kernels,)
+        """
+        return np.maximum(self.theta + t * self.direction, 0.0)
+
+    def kernel(self, t, theta):
+        r"""The combined kernel :math:`K_{\theta'}` at weights near the point at step ``t``.
+
+        For the next line's anchor: ``theta`` is the point's weights :math:`\theta+tD` up to a
+        rescaling and a few changed coordinates (weights zeroed by a clean-up), so
+        :math:`K_{\theta'}=a(K_\theta+tK_D)+\sum_{m\in\text{changed}}\delta_mK_m` costs
+        :math:`O(n^2)` per changed weight instead of a pass over the stack (which it falls
+        back to when more than a third of the weights changed). Changes below
+        :math:`10^{-13}\max_m\theta'_m` are round-off and ignored.
+
+        Parameters
+        ----------
+        t : float
+        theta : array-like of shape (n_kernels,)
+
+        Returns
+        -------
+        K_theta : ndarray of shape (n, n)
+        """
+        K = self.oracle.K
+        theta = np.asarray(theta, dtype=float)
+        raw = self.theta + t * self.direction
+        j = int(np.argmax(theta))
+        scale = theta[j] / raw[j] if raw[j] > 0 else 0.0
+        delta = theta - scale * raw
+        changed = np.flatnonzero(np.abs(delta) > 1e-13 * theta[j])
+        if scale <= 0 or changed.size > K.shape[0] // 3:
+            return combine_kernels(K, theta)
+        out = np.multiply(self.stack[1], t * scale)
+        out += scale * self.stack[0] if scale != 1.0 else self.stack[0]
+        for m in changed:
+            out += delta[m] * K[m]
+        return out
+
+    def slope(self, point):
+        r"""The slope :math:`-\frac12c^\top K_Dc`, :math:`c=\alpha\circ y`, of the line's
+        current direction at a point's alpha (e.g. after :meth:`move`).
+
+        Parameters
+        ----------
+        point : LinePoint or WrapperState
+
+        Returns
+        -------
+        slope : float
+        """
+        coef = point.alpha * self.oracle.y
+        sv = np.flatnonzero(coef)
+        return -0.5 * float(coef[sv] @ (self.stack[1][sv] @ coef))  # rows sv of K_D c
+
+    def __call__(self, t, start=None):
+        """The SVM at step ``t``, warm-started from ``start`` (a :class:`LinePoint` or a
+        :class:`WrapperState`; ``"smo"`` only).
+
+        Parameters
+        ----------
+        t : float
+        start : LinePoint or WrapperState, default=None
+
+        Returns
+        -------
+        point : LinePoint
+        """
+        o = self.oracle
+        y = o.y
+        n = y.shape[0]
+        t0 = time.perf_counter()
+        if o.backend == "smo":
+            w = np.array([1.0, float(t)])
+            if self._smo is None:
+                self._smo = CachedSMO(self.stack, y, o.C)
+            if start is None:
+                alpha0, H = np.zeros(n), np.zeros((2, n))
+            elif isinstance(start, LinePoint) and start.anchor == self.anchor:
+                alpha0, H = start.alpha, start.H.copy()
+            else:
+                alpha0 = start.alpha
+                sv = np.flatnonzero(alpha0)
+                H = self.stack[:, :, sv] @ (alpha0[sv] * y[sv])
+            alpha, H, b, n_iter, converged = self._smo.solve(w, alpha0, H, o.svm_tol,
+                                                             o.svm_max_iter)
+            o.n_smo_iter += n_iter
+            capped = not converged
+            g = w @ H
+            coef = alpha * y
+            point = LinePoint(t, alpha, b, g + b, g @ coef, H[1] @ coef, H, self.anchor)
+        else:
+            if self._buffer is None:
+                self._buffer = np.empty((n, n))
+            K_t = np.multiply(self.stack[1], float(t), out=self._buffer)
+            K_t += self.stack[0]
+            res, capped = o.solve_combined(K_t, None, K_t, o.svm_tol)
+            coef = res.dual_coef
+            sv = np.flatnonzero(coef)
+            q_dir = float(coef[sv] @ (self.stack[1][sv] @ coef))  # rows sv of K_D c
+            point = LinePoint(t, res.alpha, res.intercept, res.decision_train, res.q[0],
+                              q_dir, anchor=self.anchor)
+        o.svm_time += time.perf_counter() - t0
+        o.n_calls += 1
+        if capped:
+            raise o.limit_error()
+        return point
+
+    def state(self, point, theta, *, exact=True):
+        r"""The :class:`WrapperState` of a point, with its per-kernel terms :math:`S_m`.
+
+        Parameters
+        ----------
+        point : LinePoint
+        theta : array-like of shape (n_kernels,)
+            The weights to report: those of the point, or the same up to a clean-up of
+            negligible weights.
+        exact : bool, default=True
+            Whether alpha counts as solved at ``theta``.
+
+        Returns
+        -------
+        state : WrapperState
+            Its primal objective uses the point's decision values.
+        """
+        o = self.oracle
+        coef = point.alpha * o.y
+        q = kernel_quadratic_terms(o.K, coef)
+        theta = np.asarray(theta, dtype=float)
+        hinge = np.maximum(0.0, 1.0 - o.y * point.decision).sum()
+        primal = 0.5 * float(theta @ q) + o.C * float(hinge)
+        return WrapperState(theta, point.alpha, coef, point.intercept, 0.5 * q, o.p,
+                            primal_objective=primal, exact=exact)
+
+
 # --------------------------------------------------------------------------------------
 # the method-specific part
 # --------------------------------------------------------------------------------------
@@ -411,6 +720,10 @@ class WeightStep:
     method = "mkl"
     label = "MKL"
     criterion_name = "relative duality gap"
+    #: weight steps the loop takes before it may stop on the criterion: the returned weights
+    #: are never the unoptimised starting point, even when the criterion is already below
+    #: ``tol`` there (0 for :class:`FixedWeights`)
+    min_steps = 1
 
     def init(self, n_kernels):
         """Starting weights; default: uniform with unit p-norm (:func:`uniform_weights`)."""
@@ -446,6 +759,7 @@ class FixedWeights(WeightStep):
     r"""No weight step: the SVM at fixed weights (e.g. the sum kernel, :math:`p=\infty`)."""
 
     criterion_name = "relative duality gap"
+    min_steps = 0
 
     def __init__(self, weights, *, p=np.inf, method="fixed", label="SVM"):
         self.weights, self.p, self.method, self.label = weights, p, method, label
@@ -671,7 +985,9 @@ def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose
     C : float
         Box constraint of the SVM (the :math:`C` of problem (6) of Kloft et al. 2009).
     tol : float or None
-        Stop when ``step.gap(state) <= tol`` (and the SVM is solved at the current weights);
+        Stop when ``step.gap(state) <= tol``, the SVM is solved at the current weights and
+        at least ``step.min_steps`` weight steps were taken (one, except for
+        :class:`FixedWeights`: a run never returns its unoptimised starting weights);
         ``None``: no stopping test, run ``max_iter`` iterations (status 1, no warning).
     max_iter : int
         Maximum number of outer iterations (SVM solve + criterion + weight step).
@@ -728,6 +1044,7 @@ def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose
                       verbose=verbose, label=step.label, criterion_name=step.criterion_name)
 
     theta = _check_weights(step.init(n_kernels), n_kernels, f"{step.label} initialisation")
+    n_steps = 0  # weight steps taken: a run may stop only after step.min_steps of them
     capped = None
     try:
         state = oracle(theta, max_iter=chunk)
@@ -736,14 +1053,17 @@ def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose
     while True:
         crit = float(step.gap(state))
         if monitor.record(objective=state.J, gap=state.rel_gap, weights=state.theta,
-                          criterion=crit, ready=state.exact, snapshot=_snapshot(state),
+                          criterion=crit, ready=state.exact and n_steps >= step.min_steps,
+                          snapshot=_snapshot(state),
                           dual_objective=state.dual_objective, n_svm_calls=oracle.n_calls,
                           **step.history_extras()) or capped is not None:
             break
         try:
-            if tol is not None and crit <= tol:  # interleaved: weights done, finish the SVM
+            if tol is not None and crit <= tol and n_steps >= step.min_steps:
+                # interleaved: weights done, finish the SVM
                 new_state = oracle(state.theta, start=state)
             else:
+                n_steps += 1
                 out = step.step(state, oracle)
                 if isinstance(out, WrapperState):
                     _check_weights(out.theta, n_kernels, f"{step.label} weight step")

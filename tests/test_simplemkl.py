@@ -6,7 +6,8 @@ from sklearn.exceptions import ConvergenceWarning
 
 from mklcore.reference import TOY_OPTIMA, ReferenceSolverError, solve_primal_cvx, toy_problem
 from mklcore.simplemkl import SimpleMKLClassifier, simplemkl_duality_gap, simplemkl_solve
-from mklcore.wrapper import SVMOracle
+from mklcore.svm import combine_kernels
+from mklcore.wrapper import LineOracle, SVMOracle
 
 L1_RTOL = 1e-4   # l1 solvers agree within 1e-4 relative (Kloft et al. 2009, Sec. 3.1)
 
@@ -69,8 +70,44 @@ def test_warm_started_smo_backend(toy, toy_run):
     np.testing.assert_allclose(res.objective, toy_run.objective, rtol=1e-5)
 
 
+@pytest.mark.parametrize("backend", ["libsvm", "smo"])
+def test_golden_line_search_agrees(toy, toy_run, backend):
+    """The reference code's golden section and the derivative line search (default) reach
+    the same optimum; the derivative search needs no more SVM calls."""
+    K, y, C = toy
+    res = simplemkl_solve(K, y, C=C, tol=1e-3, svm_tol=1e-7, line_search="golden",
+                          svm_backend=backend)
+    assert res.success
+    np.testing.assert_allclose(res.objective, TOY_OPTIMA[1.0][0], rtol=L1_RTOL)
+    np.testing.assert_allclose(res.objective, toy_run.objective, rtol=1e-5)
+    assert toy_run.n_svm_calls <= res.n_svm_calls
+
+
+@pytest.mark.parametrize("backend", ["libsvm", "smo"])
+def test_line_oracle_slope_and_carried_kernel(toy, backend):
+    """J'(t) = -c'K_D c / 2 equals -S.D at the anchor; a point's slope matches a finite
+    difference of J; the carried kernel equals the combined kernel after a clean-up."""
+    K, y, C = toy
+    oracle = SVMOracle(K, y, C=C, svm_tol=1e-9, p=1.0, backend=backend)
+    d = np.array([0.4, 0.3, 0.2, 0.1])
+    state = oracle(d)
+    D = np.array([-0.2, 0.1, 0.2, -0.1])
+    line = LineOracle(oracle, d, D)
+    assert line.slope(state) == pytest.approx(-state.S @ D, rel=1e-10)
+    t, h = 0.5, 1e-4
+    pt = line(t)
+    fd = (line(t + h, start=pt).J - line(t - h, start=pt).J) / (2 * h)
+    assert pt.slope == pytest.approx(fd, rel=1e-3)
+    theta = line.weights(t)
+    theta[3] = 0.0  # a clean-up zeroes a weight and renormalises
+    theta /= theta.sum()
+    np.testing.assert_allclose(line.kernel(t, theta), combine_kernels(K, theta),
+                               rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("kwargs,match", [
     ({"gs_tol": 2.0}, r"'gs_tol' parameter"),
+    ({"line_search": "armijo"}, r"'line_search' parameter"),
 ])
 def test_bad_parameters(toy, kwargs, match):
     K, y, _ = toy
@@ -143,3 +180,18 @@ def test_huge_c_run_is_bounded_and_flagged():
         res = simplemkl_solve(K, y, C=1e8, max_iter=3, svm_max_iter=2000)
     assert res.status == 2 and not res.success and res.n_svm_calls == 1
     assert np.all(np.isfinite(res.weights)) and res.n_smo_iter == 2000
+
+
+@pytest.mark.parametrize("C", [1.0, 10.0, 100.0])
+def test_never_returns_unoptimised_start(C):
+    """At tol=1e-2 the gap at the uniform start is already below tol on Gauss4 (linear vs
+    quadratic kernel), yet the optimum is not uniform: at least one weight step is taken."""
+    from mklcore.datasets import make_gauss4
+
+    X, y = make_gauss4(n_samples=200, random_state=0)
+    K = np.stack([X @ X.T, (X @ X.T + 1.0) ** 2])
+    res = simplemkl_solve(K, y, C=C, tol=1e-2)
+    assert res.history["criterion"][0] <= 1e-2  # the start already passes the gap test
+    assert res.success and res.n_iter >= 2
+    assert not np.allclose(res.weights, 0.5)
+    np.testing.assert_allclose(res.weights, [0.0, 1.0], atol=1e-6)
