@@ -24,8 +24,7 @@ import warnings
 import numpy as np
 from scipy.special import logsumexp
 
-from ._base import (COMMON_CONSTRAINTS, WRAPPER_PARAMS, BaseMKLClassifier, common_constraints,
-                    fill_doc)
+from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier, common_constraints, fill_doc
 from ._validation import Interval, Options, check_solver_inputs, validate_params
 from .wrapper import (THETA_FLOOR, FixedWeights, NumericalFailure, SIPWeightStep,
                        WeightStep, dual_norm, lp_master, normalize_pnorm, run_wrapper)
@@ -34,7 +33,7 @@ __all__ = ["sum_kernel_svm_solve", "SumKernelSVC", "lpmkl_solve", "LpMKLClassifi
 
 
 @fill_doc
-def sum_kernel_svm_solve(K, y, *, C=1.0, svm_tol=1e-3, check_input=True):
+def sum_kernel_svm_solve(K, y, *, C=1.0, svm_tol=1e-3, check_input=True, svm_max_iter=None):
     r"""Train the SVM on the unweighted sum of the kernels (the l-infinity MKL baseline).
 
     Solves the SVM dual with :math:`K = \sum_m K_m`, which is the :math:`p\to\infty` limit of
@@ -49,6 +48,7 @@ def sum_kernel_svm_solve(K, y, *, C=1.0, svm_tol=1e-3, check_input=True):
     {C}
     {svm_tol}
     {check_input}
+    {svm_max_iter}
 
     Returns
     -------
@@ -75,8 +75,10 @@ def sum_kernel_svm_solve(K, y, *, C=1.0, svm_tol=1e-3, check_input=True):
     >>> res.weights.tolist(), res.success
     ([1.0, 1.0], True)
     """
-    validate_params("sum_kernel_svm_solve", COMMON_CONSTRAINTS, {"C": C, "svm_tol": svm_tol})
-    return lpmkl_solve(K, y, p=np.inf, C=C, svm_tol=svm_tol, check_input=check_input)
+    validate_params("sum_kernel_svm_solve", COMMON_CONSTRAINTS,
+                    {"C": C, "svm_tol": svm_tol, "svm_max_iter": svm_max_iter})
+    return lpmkl_solve(K, y, p=np.inf, C=C, svm_tol=svm_tol, check_input=check_input,
+                       svm_max_iter=svm_max_iter)
 
 
 @fill_doc
@@ -89,6 +91,8 @@ class SumKernelSVC(BaseMKLClassifier):
     {C}
     {normalize}
     {svm_tol}
+    {svm_max_iter}
+    {check_input_fit}
 
     Attributes
     ----------
@@ -115,10 +119,12 @@ class SumKernelSVC(BaseMKLClassifier):
     [1.0, 1.0]
     """
 
-    _parameter_constraints = common_constraints("kernels", "C", "normalize", "svm_tol")
+    _parameter_constraints = common_constraints("kernels", "C", "normalize", "svm_tol",
+                                                "svm_max_iter", "check_input")
     _solver = staticmethod(sum_kernel_svm_solve)
 
-    def __init__(self, *, kernels=None, C=1.0, normalize=None, svm_tol=1e-3):
+    def __init__(self, *, kernels=None, C=1.0, normalize=None, svm_tol=1e-3, svm_max_iter=None,
+                 check_input=True):
         self._store_params(locals())
 
 
@@ -622,6 +628,8 @@ class LpMKLClassifier(BaseMKLClassifier):
     {max_iter}
     {svm_tol}
     {verbose}
+    {svm_max_iter}
+    {check_input_fit}
 
     Attributes
     ----------
@@ -659,10 +667,10 @@ class LpMKLClassifier(BaseMKLClassifier):
     ((2,), 1.0)
     """
 
-    _parameter_constraints = {**common_constraints(*WRAPPER_PARAMS), "p": _LPMKL_CONSTRAINTS["p"],
-                              "solver": _LPMKL_CONSTRAINTS["solver"]}
+    _parameter_constraints = {**BaseMKLClassifier._parameter_constraints,
+                              "p": _LPMKL_CONSTRAINTS["p"], "solver": _LPMKL_CONSTRAINTS["solver"]}
     _solver = staticmethod(lpmkl_solve)
 
     def __init__(self, *, kernels=None, p=2.0, C=1.0, solver="newton", normalize=None, tol=1e-5,
-                 max_iter=1000, svm_tol=1e-3, verbose=0):
+                 max_iter=1000, svm_tol=1e-3, verbose=0, svm_max_iter=None, check_input=True):
         self._store_params(locals())

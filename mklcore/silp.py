@@ -173,6 +173,8 @@ class SILPMKLClassifier(BaseMKLClassifier):
     {max_iter}
     {svm_tol}
     {verbose}
+    {svm_max_iter}
+    {check_input_fit}
 
     Attributes
     ----------
@@ -199,5 +201,5 @@ class SILPMKLClassifier(BaseMKLClassifier):
     _solver = staticmethod(silp_solve)
 
     def __init__(self, *, kernels=None, C=1.0, normalize=None, tol=1e-5, max_iter=1000,
-                 svm_tol=1e-3, verbose=0):
+                 svm_tol=1e-3, verbose=0, svm_max_iter=None, check_input=True):
         self._store_params(locals())

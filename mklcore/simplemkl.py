@@ -443,6 +443,8 @@ class SimpleMKLClassifier(BaseMKLClassifier):
     {max_iter}
     {svm_tol}
     {verbose}
+    {svm_max_iter}
+    {check_input_fit}
 
     Attributes
     ----------
@@ -469,5 +471,5 @@ class SimpleMKLClassifier(BaseMKLClassifier):
     _solver = staticmethod(simplemkl_solve)
 
     def __init__(self, *, kernels=None, C=1.0, normalize=None, tol=1e-2, max_iter=1000,
-                 svm_tol=1e-3, verbose=0):
+                 svm_tol=1e-3, verbose=0, svm_max_iter=None, check_input=True):
         self._store_params(locals())

@@ -1405,9 +1405,7 @@ class _NoBiasMKLClassifier(BaseMKLClassifier):
     _default_kernels = "xu2010"
 
     def _solve(self, K, y):
-        params = self.get_params(deep=False)
-        del params["kernels"], params["normalize"]
-        return self._solver(K, y, **params, check_input=False)
+        return self._solver(K, y, **self._solver_params(), check_input=False)
 
     def _set_fitted(self, result):
         super()._set_fitted(result)

@@ -502,10 +502,12 @@ def special_q_check():
         warnings.simplefilter("ignore")  # SimpleMKL reports its own (looser) stopping rule
         fits = {
             "Q-MKL, Q = ones": qmkl_solve(K, y, np.ones((M, M)), **tight),
-            "lp-MKL p=1 (analytic)": lpmkl_solve(K, y, p=1.0, solver="analytic", **tight),
+            "lp-MKL p=1 (analytic)": lpmkl_solve(K, y, p=1.0, solver="analytic",
+                                                 mode="wrapper", **tight),
             "SimpleMKL": simplemkl_solve(K, y, C=C, tol=1e-4, svm_tol=1e-10, max_iter=1000),
             "Q-MKL, Q = I": qmkl_solve(K, y, np.eye(M), **tight),
-            "lp-MKL p=2 (Newton)": lpmkl_solve(K, y, p=2.0, solver="newton", **tight),
+            "lp-MKL p=2 (Newton)": lpmkl_solve(K, y, p=2.0, solver="newton", mode="wrapper",
+                                               **tight),
         }
     table = pd.DataFrame([{"solver": name, "objective J": round(res.objective, 5),
                            **{f"beta_{m}": round(float(res.weights[m]), 3) for m in range(M)}}
@@ -728,7 +730,8 @@ def fit_mkl(method, K, y, C, corr, groups, tol, svm_tol):
         if method in LP_NORMS:
             p = LP_NORMS[method]
             return lpmkl_solve(K, y, p=p, C=C, solver="analytic" if p == 1 else "newton",
-                               tol=tol, svm_tol=svm_tol, max_iter=500, check_input=False)
+                               mode="wrapper", tol=tol, svm_tol=svm_tol, max_iter=500,
+                               check_input=False)
         return qmkl_solve(K, y, regulariser(method, corr, groups), C=C, tol=tol,
                           svm_tol=svm_tol, max_iter=500, check_input=False)
 

@@ -186,7 +186,7 @@ def reference_check(tol=1e-6, svm_tol=1e-5):
     table : pandas.DataFrame
         One row per (p, solver): ``p``, ``solver``, ``objective``, ``optimum``
         (:data:`REFERENCE_OPTIMA`),
-        ``rel_err`` = |objective / optimum - 1|, ``converged``.
+        ``rel_err`` = ``|objective / optimum - 1|``, ``converged``.
     """
     K, y = reference_problem()
     runs = [(1.0, "SILP", lambda: _quiet(silp_solve, K, y, C=1.0, tol=tol, svm_tol=svm_tol,
@@ -594,7 +594,7 @@ def timing_claims(df_n, df_m, *, time_col="cpu_s", obj_rtol=1e-4):
 
 
 def _max_spread(rows, keys):
-    """Largest (max - min) / |min| of ``objective`` over the groups of ``rows`` by ``keys``."""
+    """Largest ``(max - min) / |min|`` of ``objective`` over the groups of ``rows`` by ``keys``."""
     dev = 0.0
     for _, g in rows.groupby(keys):
         obj = g["objective"].to_numpy(dtype=float)
@@ -617,7 +617,7 @@ def l1_agreement(df):
     Returns
     -------
     dev : float
-        Largest (max - min) / |min| of the l1 objectives on one problem.
+        Largest ``(max - min) / |min|`` of the l1 objectives on one problem.
     """
     return _max_spread(df[df["method"].isin(["SILP", "SimpleMKL", "CP p=1"])], _problem_keys(df))
 
@@ -633,7 +633,7 @@ def lp_agreement(df):
     Returns
     -------
     dev : float
-        Largest (max - min) / |min| of the lp objectives at one p on one problem.
+        Largest ``(max - min) / |min|`` of the lp objectives at one p on one problem.
     """
     lp = df[(df["family"] == "lpmkl") & (df["p"] != "1")]
     return _max_spread(lp, _problem_keys(df) + ["p"])
@@ -993,6 +993,7 @@ def dna_stack(dataset, n_total, seed, idx_rows, idx_cols, train_idx):
     2. upstream and 3. downstream: spectrum kernels (k = 4);
     4. energies: linear kernel on the stacking-free-energy profile (moving average of width 5);
     5. GC profile: linear kernel on the smoothed G/C indicator (width 5).
+
     The profiles are centred with the mean over ``train_idx`` before the linear kernels.
     Every kernel is cosine-normalised, :math:`k(x,z)/\sqrt{k(x,x)k(z,z)}`.
 
