@@ -47,6 +47,9 @@ __all__ = [
 #: (2**40 times the unit step saturates any softmax long before; a safety cap only)
 _MAX_EXPANSIONS = 40
 
+#: bytes of kernel entries combined per block of rows by :func:`locally_combined_kernel`
+_BLOCK_BYTES = 2 ** 23
+
 #: the reference of every docstring of the module (see :func:`mklcore._base.fill_doc`)
 _DOC = {"reference": """References
     ----------
@@ -151,6 +154,10 @@ def locally_combined_kernel(K, eta, eta_cols=None, *, out=None):
     the dual (7) of [1]_. It is positive semidefinite for any non-negative gating when the
     :math:`K_m` are.
 
+    For a square stack without ``eta_cols`` only the entries on and above the diagonal are
+    computed (from the upper triangles of the :math:`K_m`) and mirrored, so the result is
+    exactly symmetric. The sums run in a fixed order without BLAS.
+
     Parameters
     ----------
     K : ndarray of shape (n_kernels, n_rows, n_cols)
@@ -171,17 +178,31 @@ def locally_combined_kernel(K, eta, eta_cols=None, *, out=None):
     eta = np.asarray(eta, dtype=float)
     eta_cols = eta if eta_cols is None else np.asarray(eta_cols, dtype=float)
     if out is None:
-        out = np.zeros(K.shape[1:], dtype=np.float64)
-    else:
+        out = np.empty(K.shape[1:], dtype=np.float64)
+    # kernels whose gate is zero everywhere contribute nothing
+    active = np.flatnonzero(eta.any(axis=0) & eta_cols.any(axis=0))
+    if active.size == 0:
         out[...] = 0.0
-    tmp = np.empty(K.shape[1:], dtype=np.float64)
-    for m in range(K.shape[0]):
-        rows, cols = eta[:, m], eta_cols[:, m]
-        if not (rows.any() and cols.any()):
-            continue  # gate zero everywhere: kernel m contributes nothing
-        np.multiply(K[m], rows[:, None], out=tmp)
-        tmp *= cols[None, :]
-        out += tmp
+        return out
+    every = active.size == K.shape[0]
+    rows_t = eta.T if every else eta.T[active]
+    cols_t = eta_cols.T if every else eta_cols.T[active]
+    n_rows, n_cols = K.shape[1:]
+    symmetric = eta_cols is eta and n_rows == n_cols
+    # one pass per block of rows, summing the kernels in their order (as sum_m of
+    # (K_m * eta_m(x_i)) * eta_m(x_j)); blocks of about _BLOCK_BYTES of kernel entries, and
+    # for a training stack at least 8 blocks, each computed right of the diagonal only
+    step = max(1, _BLOCK_BYTES // (8 * active.size * n_cols))
+    if symmetric:
+        step = min(step, -(-n_rows // 8))
+    for start in range(0, n_rows, step):
+        rows = slice(start, start + step)
+        cols = slice(start if symmetric else 0, n_cols)
+        block = K[:, rows, cols] if every else K[active, rows, cols]
+        np.einsum("mij,mi,mj->ij", block, rows_t[:, rows], cols_t[:, cols],
+                  out=out[rows, cols])
+        if symmetric:  # the block below the diagonal by symmetry
+            out[start + step:, rows] = out[rows, start + step:].T
     return out
 
 
