@@ -303,8 +303,11 @@ def _dual_value(K_eta, alpha, y):
     """
     u = alpha * y
     sv = np.flatnonzero(u)
-    Ku = np.einsum("ij,j->i", K_eta[np.ix_(sv, sv)], u[sv])
-    return float(np.sum(alpha) - 0.5 * max(float(np.sum(u[sv] * Ku)), 0.0))
+    if 2 * sv.size > u.size:  # most points: one pass beats copying a large sub-block
+        quad = np.sum(u * np.einsum("ij,j->i", K_eta, u))
+    else:
+        quad = np.sum(u[sv] * np.einsum("ij,j->i", K_eta[np.ix_(sv, sv)], u[sv]))
+    return float(np.sum(alpha) - 0.5 * max(float(quad), 0.0))
 
 
 class _State:
