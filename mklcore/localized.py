@@ -175,6 +175,7 @@ def locally_combined_kernel(K, eta, eta_cols=None, *, out=None):
 
     {reference}
     """
+    symmetric = eta_cols is None and K.shape[1] == K.shape[2]
     eta = np.asarray(eta, dtype=float)
     eta_cols = eta if eta_cols is None else np.asarray(eta_cols, dtype=float)
     if out is None:
@@ -188,7 +189,6 @@ def locally_combined_kernel(K, eta, eta_cols=None, *, out=None):
     rows_t = eta.T if every else eta.T[active]
     cols_t = eta_cols.T if every else eta_cols.T[active]
     n_rows, n_cols = K.shape[1:]
-    symmetric = eta_cols is eta and n_rows == n_cols
     # one pass per block of rows, summing the kernels in their order (as sum_m of
     # (K_m * eta_m(x_i)) * eta_m(x_j)); blocks of about _BLOCK_BYTES of kernel entries, and
     # for a training stack at least 8 blocks, each computed right of the diagonal only

@@ -217,6 +217,16 @@ def test_locally_combined_kernel_is_psd(three_kernels):
         eta = softmax_gating(X, 3.0 * rng.normal(size=(3, 4)))
         K_eta = locally_combined_kernel(K, eta)
         assert np.linalg.eigvalsh(K_eta)[0] >= -1e-10 * np.trace(K_eta)
+        # the definition, entry by entry; computed above the diagonal and mirrored
+        naive = sum(eta[:, m, None] * K[m] * eta[None, :, m] for m in range(3))
+        np.testing.assert_allclose(K_eta, naive, rtol=1e-14, atol=0)
+        np.testing.assert_array_equal(K_eta, K_eta.T)
+        # rectangular blocks (test rows) and kernels gated off everywhere
+        eta_off = eta.copy()
+        eta_off[:, 1] = 0.0
+        block = locally_combined_kernel(K[:, :7], eta_off[:7], eta_off)
+        np.testing.assert_allclose(block, (naive - eta[:, 1, None] * K[1] * eta[None, :, 1])[:7],
+                                   rtol=1e-12, atol=1e-15)
 
 
 def test_softmax_gating_threshold_and_stability():
