@@ -201,8 +201,11 @@ def locally_combined_kernel(K, eta, eta_cols=None, *, out=None):
         block = K[:, rows, cols] if every else K[active, rows, cols]
         np.einsum("mij,mi,mj->ij", block, rows_t[:, rows], cols_t[:, cols],
                   out=out[rows, cols])
-        if symmetric:  # the block below the diagonal by symmetry
+        if symmetric:  # below the diagonal by symmetry
             out[start + step:, rows] = out[rows, start + step:].T
+            diag = out[rows, rows]
+            lower = np.tril_indices(diag.shape[0], -1)
+            diag[lower] = diag.T[lower]
     return out
 
 
