@@ -47,6 +47,9 @@ __all__ = [
 #: (2**40 times the unit step saturates any softmax long before; a safety cap only)
 _MAX_EXPANSIONS = 40
 
+#: bytes of kernel entries combined per block of rows by :func:`locally_combined_kernel`
+_BLOCK_BYTES = 2 ** 23
+
 #: the reference of every docstring of the module (see :func:`mklcore._base.fill_doc`)
 _DOC = {"reference": """References
     ----------
@@ -131,7 +134,9 @@ def softmax_gating(X_gate, coef, *, gate_threshold=0.0):
         raise ValueError(
             f"X_gate has shape {X_gate.shape} but coef has {coef.shape[1]} columns: the gating "
             f"model needs n_gate_features + 1 = coef.shape[1] (column 0 is the bias).")
-    scores = X_gate @ coef[:, 1:].T + coef[:, 0]
+    # a fixed-order contraction (no BLAS): the gates, hence every threshold downstream, are
+    # the same under any number of BLAS threads and any BLAS kernel
+    scores = np.einsum("nd,md->nm", X_gate, coef[:, 1:]) + coef[:, 0]
     scores -= scores.max(axis=1, keepdims=True)
     np.exp(scores, out=scores)
     scores /= scores.sum(axis=1, keepdims=True)
@@ -148,6 +153,10 @@ def locally_combined_kernel(K, eta, eta_cols=None, *, out=None):
     Entry :math:`(i, j)` is :math:`\sum_m \eta_m(x_i) K_m(x_i, x_j) \eta_m(x_j)`, the kernel of
     the dual (7) of [1]_. It is positive semidefinite for any non-negative gating when the
     :math:`K_m` are.
+
+    For a square stack without ``eta_cols`` only the entries on and above the diagonal are
+    computed (from the upper triangles of the :math:`K_m`) and mirrored, so the result is
+    exactly symmetric. The sums run in a fixed order without BLAS.
 
     Parameters
     ----------
@@ -166,20 +175,37 @@ def locally_combined_kernel(K, eta, eta_cols=None, *, out=None):
 
     {reference}
     """
+    symmetric = eta_cols is None and K.shape[1] == K.shape[2]
     eta = np.asarray(eta, dtype=float)
     eta_cols = eta if eta_cols is None else np.asarray(eta_cols, dtype=float)
     if out is None:
-        out = np.zeros(K.shape[1:], dtype=np.float64)
-    else:
+        out = np.empty(K.shape[1:], dtype=np.float64)
+    # kernels whose gate is zero everywhere contribute nothing
+    active = np.flatnonzero(eta.any(axis=0) & eta_cols.any(axis=0))
+    if active.size == 0:
         out[...] = 0.0
-    tmp = np.empty(K.shape[1:], dtype=np.float64)
-    for m in range(K.shape[0]):
-        rows, cols = eta[:, m], eta_cols[:, m]
-        if not (rows.any() and cols.any()):
-            continue  # gate zero everywhere: kernel m contributes nothing
-        np.multiply(K[m], rows[:, None], out=tmp)
-        tmp *= cols[None, :]
-        out += tmp
+        return out
+    every = active.size == K.shape[0]
+    rows_t = eta.T if every else eta.T[active]
+    cols_t = eta_cols.T if every else eta_cols.T[active]
+    n_rows, n_cols = K.shape[1:]
+    # one pass per block of rows, summing the kernels in their order (as sum_m of
+    # (K_m * eta_m(x_i)) * eta_m(x_j)); blocks of about _BLOCK_BYTES of kernel entries, and
+    # for a training stack at least 8 blocks, each computed right of the diagonal only
+    step = max(1, _BLOCK_BYTES // (8 * active.size * n_cols))
+    if symmetric:
+        step = min(step, -(-n_rows // 8))
+    for start in range(0, n_rows, step):
+        rows = slice(start, start + step)
+        cols = slice(start if symmetric else 0, n_cols)
+        block = K[:, rows, cols] if every else K[active, rows, cols]
+        np.einsum("mij,mi,mj->ij", block, rows_t[:, rows], cols_t[:, cols],
+                  out=out[rows, cols])
+        if symmetric:  # below the diagonal by symmetry
+            out[start + step:, rows] = out[rows, start + step:].T
+            diag = out[rows, rows]
+            lower = np.tril_indices(diag.shape[0], -1)
+            diag[lower] = diag.T[lower]
     return out
 
 
@@ -223,31 +249,77 @@ def lmkl_gradient(K, y, alpha, eta, Z_aug):
     n_kernels = K.shape[0]
     if sv.size == 0:
         return np.zeros((n_kernels, Z_aug.shape[1]))
-    dense = sv.size > 0.5 * u.size
-    R = np.zeros((sv.size, n_kernels))
-    for h in range(n_kernels):
-        c = u * eta[:, h]
-        if dense:  # one pass over the whole matrix beats copying a large sub-block
-            R[:, h] = c[sv] * (K[h] @ c)[sv]
-        else:
-            R[:, h] = c[sv] * (K[h][np.ix_(sv, sv)] @ c[sv])
+    eta_sv = np.asarray(eta, dtype=float)[sv]
+    c = u[sv, None] * eta_sv  # column h: u * eta_h on the support vectors
+    Kc = _sv_products(K, sv, c)  # row h: K_h[sv, sv] (u * eta_h)[sv]
+    R = c * Kc.T
     rho = R.sum(axis=1)
-    A = R - eta[sv] * rho[:, None]
-    return -(A.T @ Z_aug[sv])
+    A = R - eta_sv * rho[:, None]
+    return -np.einsum("ih,id->hd", A, np.asarray(Z_aug, dtype=float)[sv])
+
+
+#: bytes of kernel entries gathered at once by :func:`_sv_products`
+_GATHER_BYTES = 2 ** 25
+
+
+def _sv_products(K, sv, c):
+    r"""Products :math:`K_h[S, S]\,c_{:,h}` of every kernel restricted to the index set ``S``.
+
+    Used for the gradient and the objective on the support vectors (the only points with
+    :math:`\alpha_i \ne 0`). The sums run in a fixed order without BLAS (``numpy.einsum``),
+    so the result does not depend on the number of BLAS threads or the BLAS build.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n_kernels, n_samples, n_samples)
+        Gram matrices.
+    sv : ndarray of int of shape (n_sv,)
+        Index set :math:`S` (sorted).
+    c : ndarray of shape (n_sv, n_kernels)
+        One vector per kernel on :math:`S`.
+
+    Returns
+    -------
+    products : ndarray of shape (n_kernels, n_sv)
+        Row ``h`` is :math:`K_h[S, S]\,c_{:,h}`.
+    """
+    n_kernels, n = K.shape[0], K.shape[1]
+    out = np.empty((n_kernels, sv.size))
+    if sv.size == n:  # every point: no gather
+        return np.einsum("hij,jh->hi", K, c, out=out)
+    step = max(1, _GATHER_BYTES // (8 * sv.size * sv.size))
+    for start in range(0, n_kernels, step):
+        block = K[np.ix_(np.arange(start, min(start + step, n_kernels)), sv, sv)]
+        np.einsum("hij,jh->hi", block, c[:, start:start + step], out=out[start:start + step])
+    return out
 
 
 # ---------------------------------------------------------------------------
 # the SVM step
 # ---------------------------------------------------------------------------
 
+def _dual_value(K_eta, alpha, y):
+    r"""Dual value :math:`\mathbf 1^\top\alpha-\frac12 u^\top K_\eta u`, :math:`u=\alpha\circ y`.
+
+    Summed in a fixed order over the support vectors (no BLAS), so that the comparisons of the
+    line search do not depend on the BLAS build or its number of threads.
+    """
+    u = alpha * y
+    sv = np.flatnonzero(u)
+    if 2 * sv.size > u.size:  # most points: one pass beats copying a large sub-block
+        quad = np.sum(u * np.einsum("ij,j->i", K_eta, u))
+    else:
+        quad = np.sum(u[sv] * np.einsum("ij,j->i", K_eta[np.ix_(sv, sv)], u[sv]))
+    return float(np.sum(alpha) - 0.5 * max(float(quad), 0.0))
+
+
 class _State:
     """Gating parameters with the SVM solution and objective for them."""
 
     __slots__ = ("coef", "eta", "svm", "J")
 
-    def __init__(self, coef, eta, svm):
-        self.coef, self.eta, self.svm = coef, eta, svm
-        self.J = float(svm.dual_objective)
+    def __init__(self, coef, eta, svm, J):
+        self.coef, self.eta, self.svm, self.J = coef, eta, svm, J
 
 
 class _Problem:
@@ -270,7 +342,7 @@ class _Problem:
         svm = svm_solve(K_eta, self.y, C=self.C, tol=self.svm_tol, alpha0=alpha0,
                         backend=self.backend, K_combined=K_eta)
         self.n_svm_calls += 1
-        return _State(coef, eta, svm)
+        return _State(coef, eta, svm, _dual_value(K_eta, svm.alpha, self.y))
 
     def gradient(self, state):
         return lmkl_gradient(self.K, self.y, state.svm.alpha, state.eta, self.Z_aug)
@@ -320,6 +392,17 @@ def _line_search(problem, state, grad, grad_norm, rule, min_step):
 def _intercept(alpha, y, K_eta_coef, C):
     """Bias from the free support vectors; LIBSVM's midpoint rule if there is none."""
     return float(libsvm_intercept(alpha, y, y * K_eta_coef - 1.0, C))  # grad = Q alpha - 1
+
+
+def _frobenius(A):
+    """Frobenius norm summed in a fixed order (``numpy.linalg.norm`` calls the BLAS)."""
+    return float(np.sqrt(np.sum(A * A)))
+
+
+def _matvec(A, x):
+    """``A @ x`` over the non-zero entries of ``x``, in a fixed order (no BLAS)."""
+    nz = np.flatnonzero(x)
+    return np.einsum("ij,j->i", A[:, nz], x[nz])
 
 
 def _check_inputs(K, y, X_gate, gating, owner):
@@ -403,6 +486,7 @@ def lmkl_objective(K, y, X_gate, coef, *, C=1.0, gating="softmax", gate_threshol
     """
     validate_params("lmkl_objective", _SOLVE_CONSTRAINTS, locals())
     K, y, X_gate = _check_inputs(K, y, X_gate, gating, "lmkl_objective")
+    K = np.asarray(K, dtype=np.float64)
     Z_aug = _augment(X_gate, K.shape[1], gating)
     coef = _check_coef(coef, (K.shape[0], Z_aug.shape[1]), "coef")
     problem = _Problem(K, y, Z_aug, float(C), float(svm_tol), float(gate_threshold),
@@ -483,7 +567,8 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=50, random_state=None, gating="s
         Gates below it become 0 and above ``1 - gate_threshold`` 1, in training, gradient and
         prediction (Gönen's code: 1e-3, which lets prediction skip kernels).
     sv_tol : float, default=1e-3
-        Final clean-up (Gönen's code): :math:`\alpha_i < \text{sv\_tol}\,C` becomes 0 and
+        Final clean-up (Gönen's code, made scale-invariant):
+        :math:`\alpha_i < \text{sv\_tol}\,\min(C, \max_j\alpha_j)` becomes 0 and
         :math:`\alpha_i > (1-\text{sv\_tol})C` becomes :math:`C`, the bias then the mean over
         free support vectors (LIBSVM's midpoint rule without one). 0 keeps LIBSVM's solution.
     svm_tol : float, default=1e-3
@@ -543,6 +628,22 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=50, random_state=None, gating="s
     :math:`J`. The SVM is hot-started from the previous :math:`\alpha` (Sec. 3.1) by
     backends that can (the LIBSVM ones cannot).
 
+    Every computation runs in float64: a float32 stack is converted (exactly) first, so it
+    gives the result of the float64 stack that holds the same, rounded, values. A float32
+    stack and the float64 stack it was rounded from differ by about :math:`6\cdot10^{-8}`
+    relative, and this difference is not amplified for a fixed gating (:math:`J` moves by as
+    much); along the iterations, however, LIBSVM's stopping rule (a KKT violation of
+    ``svm_tol``) and the strict comparisons of the line search can turn it into a different
+    trajectory of the non-convex problem (differences up to ``svm_tol``-size, more over many
+    updates). The reductions that feed these comparisons and thresholds (the gating scores,
+    :math:`J`, the gradient and the bias) are summed in a fixed order without BLAS, so the
+    result does not depend on the number of BLAS threads or on the BLAS kernels of a CPU.
+
+    The clean-up threshold ``sv_tol`` is relative to :math:`\min(C, \max_i\alpha_i)`:
+    scaling every kernel by :math:`s` is the problem with :math:`C s` (the dual variables
+    scale by :math:`1/s`), and a threshold relative to :math:`C` alone would zero every
+    :math:`\alpha_i` once all are far below the box.
+
     With a constant gating :math:`\bar\eta` the model is fixed-weight MKL with weights
     :math:`\beta_m = \bar\eta_m^2/\gamma` and penalty :math:`C' = \gamma C`,
     :math:`\gamma=\sum_m\bar\eta_m^2` (then :math:`\alpha' = \gamma\alpha`,
@@ -570,9 +671,10 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=50, random_state=None, gating="s
     if check_input:
         K, y, X_gate = _check_inputs(K, y, X_gate, gating, "lmkl_solve")
     else:
-        K = np.asarray(K)
         y = np.asarray(y, dtype=float)
         X_gate = None if gating == "fixed" else np.asarray(X_gate, dtype=float)
+    # float64 throughout: a float32 stack is converted exactly (see Notes)
+    K = np.asarray(K, dtype=np.float64)
     n_kernels, n = K.shape[0], K.shape[1]
     C = float(C)
     Z_aug = _augment(X_gate, n, gating)
@@ -594,7 +696,7 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=50, random_state=None, gating="s
     # Alg. 1, lines 3-4: gating, locally combined kernel, SVM
     state = problem.evaluate(coef)
     grad = problem.gradient(state)
-    grad_norm = float(np.linalg.norm(grad))
+    grad_norm = _frobenius(grad)
 
     def row():
         return {"grad_norm": grad_norm, "n_svm_calls": problem.n_svm_calls,
@@ -616,7 +718,7 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=50, random_state=None, gating="s
             break
         state = new
         grad = problem.gradient(state)
-        grad_norm = float(np.linalg.norm(grad))
+        grad_norm = _frobenius(grad)
         decrease = (previous - state.J) / max(abs(previous), 1e-300)
         if monitor.record(objective=state.J, gap=np.nan, weights=state.eta.mean(axis=0),
                           criterion=decrease, snapshot={"gating_coef": state.coef.copy()},
@@ -627,10 +729,12 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=50, random_state=None, gating="s
     alpha = state.svm.alpha.copy()
     K_eta = locally_combined_kernel(K, state.eta, out=problem._buffer)
     if sv_tol > 0:
-        alpha[alpha < sv_tol * C] = 0.0
+        # relative to the scale of alpha: with kernels scaled by s (the problem with C * s)
+        # every alpha_i is below C / s, and a threshold sv_tol * C would empty the model
+        alpha[alpha < sv_tol * min(C, float(alpha.max()))] = 0.0
         alpha[alpha > (1.0 - sv_tol) * C] = C
         dual_coef = alpha * y
-        intercept = _intercept(alpha, y, K_eta @ dual_coef, C)
+        intercept = _intercept(alpha, y, _matvec(K_eta, dual_coef), C)
     else:
         dual_coef = alpha * y
         intercept = float(state.svm.intercept)

@@ -1,6 +1,7 @@
 """Tests of localized MKL (Gönen & Alpaydın, ICML 2008)."""
 
 import os
+import platform
 import subprocess
 import sys
 import warnings
@@ -12,6 +13,7 @@ from sklearn.svm import SVC
 
 import mklcore
 from mklcore import MKLResult
+from mklcore.kernels import linear, polynomial
 from mklcore.localized import (LMKLClassifier, lmkl_decision, lmkl_gates, lmkl_gradient,
                                lmkl_objective, lmkl_solve, locally_combined_kernel,
                                softmax_gating)
@@ -215,6 +217,16 @@ def test_locally_combined_kernel_is_psd(three_kernels):
         eta = softmax_gating(X, 3.0 * rng.normal(size=(3, 4)))
         K_eta = locally_combined_kernel(K, eta)
         assert np.linalg.eigvalsh(K_eta)[0] >= -1e-10 * np.trace(K_eta)
+        # the definition, entry by entry; computed above the diagonal and mirrored
+        naive = sum(eta[:, m, None] * K[m] * eta[None, :, m] for m in range(3))
+        np.testing.assert_allclose(K_eta, naive, rtol=1e-14, atol=0)
+        np.testing.assert_array_equal(K_eta, K_eta.T)
+        # rectangular blocks (test rows) and kernels gated off everywhere
+        eta_off = eta.copy()
+        eta_off[:, 1] = 0.0
+        block = locally_combined_kernel(K[:, :7], eta_off[:7], eta_off)
+        np.testing.assert_allclose(block, (naive - eta[:, 1, None] * K[1] * eta[None, :, 1])[:7],
+                                   rtol=1e-12, atol=1e-15)
 
 
 def test_softmax_gating_threshold_and_stability():
@@ -628,3 +640,109 @@ def test_importing_fits_no_svm():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                          cwd=root, timeout=120)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+# ---------------------------------------------------------------------------
+# kernel scale, float32, BLAS independence (issue 16, items 1, 7 and 12)
+# ---------------------------------------------------------------------------
+
+def test_large_kernel_scale_gives_a_model_not_an_empty_one():
+    """Kernels on a large scale are the problem with a large C: every alpha is far below C,
+    and a clean-up threshold relative to C alone zeroed them all (an empty model, a constant
+    decision). The threshold is relative to min(C, max alpha)."""
+    rng = np.random.default_rng(0)
+    X = 100.0 * rng.normal(size=(80, 2))  # linear kernel ~1e4, polynomial ~1e8
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    clf = LMKLClassifier(kernels=[linear(), polynomial(2, coef0=1.0)], normalize=None, C=1.0,
+                         max_iter=10, random_state=0)
+    clf.fit(X, y)
+    assert clf.result_.status != 2 and np.any(clf.dual_coef_)
+    assert clf.score(X, y) >= 0.9
+    assert np.ptp(clf.decision_function(X)) > 0
+    # the solver function: the scaled stack is the unscaled one with C * s (alpha / s)
+    rng = np.random.default_rng(0)
+    Xs = rng.normal(size=(40, 2))
+    ys = np.sign(Xs[:, 0] * Xs[:, 1] + 0.3 * rng.normal(size=40))
+    K = _trace_normalise(np.stack([Xs @ Xs.T, (Xs @ Xs.T + 1) ** 2]))
+    for scale in (1.0, 1e4, 1e6):
+        res = lmkl_solve(scale * K, ys, Xs, C=10.0, max_iter=5, random_state=0)
+        assert res.status in (0, 1) and res.support.size > 0
+        f = lmkl_decision(res, scale * K, Xs)
+        assert np.mean(np.sign(f) == ys) >= 0.75
+    # with some alpha at the bound the threshold is sv_tol * C, Gönen's clean-up
+    res = lmkl_solve(K, ys, Xs, C=1.0, max_iter=3, random_state=0, sv_tol=1e-3)
+    assert res.alpha.max() == 1.0 and np.all((res.alpha == 0) | (res.alpha >= 1e-3))
+
+
+def test_float32_stack_is_solved_in_float64(prototype):
+    """A float32 stack gives exactly the result of the float64 stack with the same (rounded)
+    values; for a fixed gating J moves by the rounding of the kernels only."""
+    X, y, K, V = prototype
+    K32 = K.astype(np.float32)
+    a = lmkl_solve(K32, y, X, C=10.0, max_iter=5, random_state=0)
+    b = lmkl_solve(K32.astype(np.float64), y, X, C=10.0, max_iter=5, random_state=0)
+    for key in ("dual_coef", "gating_coef", "intercept", "objective", "eta_train"):
+        np.testing.assert_array_equal(a[key], b[key])
+    assert a.dual_coef.dtype == np.float64
+    J32 = lmkl_objective(K32, y, X, V, C=10.0, svm_tol=TIGHT_SVM).objective
+    J64 = lmkl_objective(K, y, X, V, C=10.0, svm_tol=TIGHT_SVM).objective
+    assert abs(J32 - J64) <= 1e-6 * abs(J64)
+
+
+def _blas_case():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(150, 3))
+    y = np.where(X[:, 0] * X[:, 1] - 0.5 * X[:, 2] + 0.3 * rng.normal(size=150) > 0, 1.0, -1.0)
+    D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    K = _trace_normalise(np.stack([np.einsum("id,jd->ij", X, X), np.exp(-D / 2.0),
+                                   np.exp(-D / 8.0)]))
+    return K, y, X
+
+
+def _fingerprint(res):
+    return [res.dual_coef.tobytes(), res.gating_coef.tobytes(), float(res.intercept),
+            float(res.objective), res.n_iter, res.n_svm_calls, res.history["objective"].tobytes()]
+
+
+def test_result_does_not_depend_on_blas_threads():
+    """The reductions that feed the line search and the thresholds are summed without BLAS:
+    one and two BLAS threads give the same bits."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    K, y, X = _blas_case()
+    runs = []
+    for threads in (1, 2):
+        with threadpoolctl.threadpool_limits(threads):
+            runs.append(_fingerprint(lmkl_solve(K, y, X, C=10.0, max_iter=8, random_state=1)))
+    assert runs[0] == runs[1]
+
+
+def test_result_does_not_depend_on_the_blas_kernels():
+    """OpenBLAS picks its kernels by CPU (their sums differ in the last bits, and LMKL's
+    non-convex trajectory can amplify that into different SV counts): with the kernels of
+    another CPU type the solver gives the same bits."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    arch = [info.get("architecture") for info in threadpoolctl.threadpool_info()
+            if info.get("internal_api") == "openblas"]
+    if not arch or arch[0] is None or platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip("needs an x86-64 OpenBLAS that picks its kernels at run time")
+    other = "Sandybridge" if arch[0].lower() == "haswell" else "Haswell"
+    code = (
+        "import hashlib, sys\n"
+        "sys.path.insert(0, 'tests')\n"
+        "from test_localized import _blas_case, _fingerprint\n"
+        "from mklcore.localized import lmkl_solve\n"
+        "K, y, X = _blas_case()\n"
+        "res = lmkl_solve(K, y, X, C=10.0, max_iter=8, random_state=1)\n"
+        "print(hashlib.sha256(repr(_fingerprint(res)).encode()).hexdigest())\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    hashes = []
+    for coretype in (None, other):
+        env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        env.pop("OPENBLAS_CORETYPE", None)
+        if coretype:
+            env["OPENBLAS_CORETYPE"] = coretype
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env=env, cwd=root, timeout=300)
+        assert out.returncode == 0, out.stderr
+        hashes.append(out.stdout.strip())
+    assert hashes[0] == hashes[1]
