@@ -1341,6 +1341,31 @@ def kernel_bank(kind, *, per_feature=None, n_features=None, **params):
 # ----------------------------------------------------------------------------------------
 
 
+#: up to this many features, Gram matrices are summed feature by feature in a fixed order
+#: (exact IEEE products and sums, the same bits on every CPU); above it, BLAS (whose kernels
+#: are chosen per CPU type and may differ in the last bits between machines)
+EXACT_GRAM_MAX_FEATURES = 64
+
+
+def _gram(Xc, Yc, out):
+    r"""Write :math:`X_cY_c^\top` into ``out`` (float64, C-contiguous).
+
+    With at most :data:`EXACT_GRAM_MAX_FEATURES` columns the sum over features runs in
+    column order with elementwise operations, so the result is the same on every machine
+    (and exactly symmetric when ``Xc is Yc``); BLAS is used for wider data.
+    """
+    d = Xc.shape[1]
+    if d > EXACT_GRAM_MAX_FEATURES or d == 0:
+        np.matmul(Xc, Yc.T, out=out)
+        return
+    np.multiply.outer(Xc[:, 0], Yc[:, 0], out=out)
+    if d > 1:
+        tmp = np.empty_like(out)
+        for j in range(1, d):
+            np.multiply.outer(Xc[:, j], Yc[:, j], out=tmp)
+            out += tmp
+
+
 def _sqdist(work, Xc, Yc, *, symmetric, have_gram):
     r"""Write :math:`\|x_i - y_j\|^2` into ``work`` (float64, C-contiguous).
 
@@ -1354,7 +1379,7 @@ def _sqdist(work, Xc, Yc, *, symmetric, have_gram):
         np.square(work, out=work)
         return
     if not have_gram:
-        np.matmul(Xc, Yc.T, out=work)
+        _gram(Xc, Yc, work)
     xx = np.einsum("ij,ij->i", Xc, Xc)
     yy = xx if symmetric else np.einsum("ij,ij->i", Yc, Yc)
     block = max(1, _BLOCK_ELEMENTS // max(n_Y, 1))
@@ -1434,7 +1459,7 @@ def _stack(kernels, X, Y, dtype, max_bytes, check_psd_, owner):
             work_idx, work = -1, work64
         have_gram = bool(dots) or (bool(dists) and Xc.shape[1] > 1)
         if have_gram:
-            np.matmul(Xc, Yc.T, out=work)
+            _gram(Xc, Yc, work)
         for i in dots:
             klist[i]._from_gram(work, work if i == work_idx else stack[i])
         if dists:
