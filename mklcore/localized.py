@@ -918,7 +918,7 @@ class LMKLClassifier(BaseMKLClassifier):
     ----------
     weights_ : ndarray of shape (n_kernels,)
         Mean gating output of each kernel over the training set.
-    gating_coef_ : ndarray of shape (n_kernels, n_features_in_)
+    gating_coef_ : ndarray of shape (n_kernels, n_features)
         Gating weights :math:`v_m` in the units of the raw inputs,
         :math:`\eta(x)=\mathrm{softmax}(\text{gating\_coef\_}\,x+\text{gating\_intercept\_})`
         (zero for features outside ``gating_columns`` and for ``gating="fixed"``).

@@ -873,12 +873,14 @@ def figure2(protocol, g4):
                                   "share of |K_eta| < 1e-3 max":
                                       float(np.mean(np.abs(K_eta) < 1e-3 * v)),
                                   "mean max gate": gate_hist[t], "J": J_hist[t]})
-            ax.imshow(K_eta[np.ix_(show, show)], cmap="RdBu_r", vmin=-v, vmax=v,
-                      interpolation="nearest")
+            im = ax.imshow(K_eta[np.ix_(show, show)] / v, cmap="RdBu_r", vmin=-1, vmax=1,
+                           interpolation="nearest")
             ax.set_title(f"{method}, C = {row2.C:g}\niteration {t}: mean max gate "
                          f"{gate_hist[t]:.2f}", fontsize=8)
             ax.set_xticks([])
             ax.set_yticks([])
+        fig.colorbar(im, ax=axes[r, :4], shrink=0.8, pad=0.01,
+                     label=r"$K_\eta(x_i, x_j)$ / max $|K_\eta|$")
         ax = axes[r, 4]
         ax.plot(gate_hist, marker=".", label="mean max gate")
         ax.set_xlabel("iteration")
@@ -886,7 +888,7 @@ def figure2(protocol, g4):
         ax.set_ylabel("mean max gate")
         ax2 = ax.twinx()
         ax2.plot(J_hist, color="#d55e00", marker=".")
-        ax2.set_ylabel("J", color="#d55e00")
+        ax2.set_ylabel("J (SVM dual objective)", color="#d55e00", rotation=270, labelpad=14)
         ax2.grid(False)
         ax.set_title("gating crispness (blue) and J (orange)", fontsize=8)
     fig.suptitle("Gauss4 (equal): locally combined kernel of LMKL K_L-K_L-K_L over the "
