@@ -1178,7 +1178,6 @@ def _exact(K, factors, y, *, lam, upper, rho, max_iter, tol, gap_mode, check_eve
         U = np.asarray(upper, dtype=float) if np.ndim(upper) == 0 \
             else np.asarray(upper, dtype=float)[g]
         c = lam_g * n * n
-        rtol = 1e-6 if not tol else min(1e-3, 0.1 * tol)
         monitor = Monitor("stpmkl", tol=tol, max_iter=max_iter, callback=callback,
                           verbose=verbose, criterion_name=f"{gap_mode} duality gap",
                           label=f"{owner} (exact)" if G == 1
@@ -1199,6 +1198,8 @@ def _exact(K, factors, y, *, lam, upper, rho, max_iter, tol, gap_mode, check_eve
         n_inner, lower, agg = 0, -np.inf, None
         for t in range(1, max_iter + 1):
             Kt = combine(theta)
+            # inner accuracy: a tenth of the current relative gap (between 1e-7 and 1e-3)
+            rtol = float(np.clip(0.1 * rel_gap, 1e-7, 1e-3)) if t > 1 else 1e-3
             gamma, its = _box_budget_qp(Kt, y, c, U, rho_g, gamma, rtol, 100000)
             n_inner += its
             v = gamma * y
