@@ -71,9 +71,9 @@ _DOC = {
     "mipmkl_iterations": """max_alt : int, default=50
         Maximum number of alternations.
     max_iter : int, default=1000
-        AMP iterations of the first inner solve (the l1-MKL start).
+        Iterations of the first inner solve (the l1-MKL start).
     alt_max_iter : int, default=None
-        AMP iterations of the later, warm-started inner solves (``None``: ``max_iter``).
+        Iterations of the later, warm-started inner solves (``None``: ``max_iter``).
     tol : float or None, default=1e-2
         Relative duality gap of each inner solve (``None``: every inner solve runs its
         ``max_iter`` / ``alt_max_iter`` iterations). The alternation itself stops when
@@ -1564,13 +1564,14 @@ _MIPMKL_CONSTRAINTS.update({
     "max_alt": [Interval("int", 1, None)],
     "alt_max_iter": [Interval("int", 1, None), None],
     "variant": [Options("p", "p+eta")],
+    "solver": [Options("exact", "amp")],
 })
 
 
 @_fill_doc
 def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", max_alt=50,
-                 max_iter=1000, alt_max_iter=None, tol=1e-2, check_input=True, rank_tol=None,
-                 factors=None, callback=None, verbose=0):
+                 max_iter=1000, alt_max_iter=None, tol=1e-2, solver="exact", check_input=True,
+                 rank_tol=None, factors=None, callback=None, verbose=0):
     r"""MiPMKL, the best-case baseline of Yang et al. (2012): minimise over :math:`p` too.
 
     .. math::
@@ -1583,7 +1584,8 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
     solved by alternating minimisation from :math:`p=1` (the l1-MKL solution without bias):
     :math:`f` by AMP with box :math:`\gamma_i\in[0,p_i]` and no budget (exact for the
     weighted hinge loss), then :math:`p=1` on the :math:`\kappa n` smallest hinge losses
-    (fractional at the boundary), until :math:`p` no longer changes. The result is a local
+    (fractional at the boundary), until :math:`p` no longer changes. The inner solves use
+    :func:`stpmkl_solve`'s ``solver`` (``"exact"`` or ``"amp"``), warm-started. The result is a local
     optimum; the objective is non-increasing up to the accuracy ``tol`` of the inner solves.
 
     Parameters
@@ -1601,6 +1603,8 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
     variant : {"p", "p+eta"}, default="p"
         Loss weights :math:`p_i` or, mirroring StPMKL, :math:`(p_i+\eta)/(1+\eta)`.
     {mipmkl_iterations}
+    solver : {"exact", "amp"}, default="exact"
+        Solver of the inner problems (see :func:`stpmkl_solve`).
     check_input : bool, default=True
         Validate ``K`` and ``y``.
     rank_tol : float, default=None
@@ -1622,7 +1626,7 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
         above, ``gap`` the relative gap of the last inner solve, ``n_iter`` the number of
         alternations, ``status`` 0 when :math:`p` stopped changing, 1 after ``max_alt``
         alternations), plus ``p`` (final example weights), ``kappa``, ``n_inner_iter``
-        (total AMP iterations). ``history`` has one row per alternation (``objective``,
+        (total inner iterations). ``history`` has one row per alternation (``objective``,
         ``gap``, ``criterion`` (largest change of :math:`p`), ``weights``, ``time``,
         ``n_inner``). The other keys (``coef``, ``gamma``, ``decision_train``...) are those
         of the last inner solve; ``mklcore.decision(result, K_test)`` evaluates ``coef``.
@@ -1638,7 +1642,7 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
     validate_params("mipmkl_solve", _MIPMKL_CONSTRAINTS, {
         "noise_level": noise_level, "lam": lam, "kappa": kappa, "delta": delta,
         "variant": variant, "max_alt": max_alt, "max_iter": max_iter,
-        "alt_max_iter": alt_max_iter, "tol": tol,
+        "alt_max_iter": alt_max_iter, "tol": tol, "solver": solver,
         "rank_tol": rank_tol, "callback": callback, "verbose": verbose})
     K, y_pm, factors = _prepare(K, y, check_input, "mipmkl_solve", rank_tol, factors)
     n = y_pm.size
@@ -1661,12 +1665,13 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
     res, warm = None, None
     total_inner = 0
     while True:
-        res = _saddle(K, factors, y_pm, lam=np.array([float(lam)]), upper=box(p)[None, :],
-                      rho=np.array([np.inf]), solver="amp", step=None, eta0=None,
-                      max_iter=int(max_iter if monitor.n_iter == 0 or alt_max_iter is None
-                                   else alt_max_iter), tol=tol, gap_mode="relative",
-                      check_every=1, callback=None, verbose=0, warm_start=warm,
-                      owner="mipmkl_solve", warn=False)[0]
+        inner = dict(lam=np.array([float(lam)]), upper=box(p)[None, :],
+                     rho=np.array([np.inf]), tol=tol, gap_mode="relative", check_every=1,
+                     max_iter=int(max_iter if monitor.n_iter == 0 or alt_max_iter is None
+                                  else alt_max_iter), callback=None, verbose=0,
+                     warm_start=warm, owner="mipmkl_solve", warn=False)
+        res = (_exact(K, factors, y_pm, **inner) if solver == "exact" else
+               _saddle(K, factors, y_pm, solver="amp", step=None, eta0=None, **inner))[0]
         total_inner += res.n_iter
         fX = res.decision_train
         losses = np.maximum(0.0, 1.0 - y_pm * fX)
@@ -1682,7 +1687,7 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
         if monitor.stopped:
             break
         warm = (res.coef, np.minimum(res.gamma, box(p)))
-    extras = {k: v for k, v in res.items() if k not in _MONITOR_KEYS}
+    extras = {k: v for k, v in res.items() if k not in _MONITOR_KEYS | {"n_inner_iter"}}
     return monitor.finish(
         weights=res.weights, dual_coef=res.dual_coef, intercept=0.0, objective=objective,
         gap=res.gap, **extras, p=p, kappa=kappa, n_inner_iter=total_inner,
@@ -1832,6 +1837,8 @@ class MiPMKLClassifier(_NoBiasMKLClassifier):
         Confidence level.
     {normalize}
     {mipmkl_iterations}
+    solver : {"exact", "amp"}, default="exact"
+        Solver of the inner problems (see :func:`stpmkl_solve`).
     rank_tol : float, default=None
         Low-rank speed-up.
     verbose : int, default=0
@@ -1875,11 +1882,11 @@ class MiPMKLClassifier(_NoBiasMKLClassifier):
     _solver = staticmethod(mipmkl_solve)
     _parameter_constraints = _estimator_constraints(_MIPMKL_CONSTRAINTS, (
         "noise_level", "lam", "kappa", "delta", "max_alt", "max_iter", "alt_max_iter", "tol",
-        "rank_tol", "verbose"))
+        "solver", "rank_tol", "verbose"))
 
     def __init__(self, *, kernels=None, noise_level=0.0, lam=1e-2, kappa=None, delta=0.1,
                  normalize=None, max_alt=50, max_iter=1000, alt_max_iter=None, tol=1e-2,
-                 rank_tol=None, verbose=0):
+                 solver="exact", rank_tol=None, verbose=0):
         # store every argument unchanged (the outermost iterable is evaluated here)
         self._store_params(locals())
 

@@ -516,6 +516,9 @@ def test_mipmkl(toy_problem):
     K, y = toy_problem
     n = y.size
     res = mipmkl_solve(K, y, noise_level=0.2, lam=0.3, tol=1e-3, max_iter=3000)
+    amp = mipmkl_solve(K, y, noise_level=0.2, lam=0.3, tol=1e-3, max_iter=3000, solver="amp")
+    assert res.objective == pytest.approx(amp.objective, rel=5e-3)
+    assert res.n_inner_iter and res.solver == "exact" and amp.solver == "amp"
     obj = res.history["objective"]
     # non-increasing up to the accuracy of the inner solves (relative gap 1e-3)
     assert np.all(np.diff(obj) <= 1e-3 * obj[0])
@@ -527,7 +530,7 @@ def test_mipmkl(toy_problem):
     assert losses[res.p == 0].min() >= losses[res.p == 1].max() - 1e-9
     # kappa = 1: p stays 1 and the inner solve is AMP without budget, step by step
     full = mipmkl_solve(K, y, noise_level=0.0, lam=L1_LAM, kappa=1.0, max_iter=100, tol=None,
-                        max_alt=1)
+                        max_alt=1, solver="amp")
     amp = stpmkl_solve(K, y, noise_level=0.0, lam=L1_LAM, rho=1e9, solver="amp",
                        max_iter=100, tol=None, restart=False)
     assert full.n_iter == 1 and np.all(full.p == 1)
