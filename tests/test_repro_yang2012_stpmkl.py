@@ -126,3 +126,5 @@ def test_convergence_text_counts_the_refits_that_met_the_rule():
     text = ye.convergence_text(acc_df, 1e-2, 1000)
     assert "StPMKL: 3 of 6 refits met it" in text and "SiPMKL: 6 of 6 refits met it" in text
     assert "AMP-l1: 3 of 6" in text and "<= 0.01" in text
+    assert text.startswith("Refits solved by the 'exact' StPMKL solver")
+    assert "'amp'" in ye.convergence_text(acc_df, 1e-2, 1000, solver="amp")
