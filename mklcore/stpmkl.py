@@ -17,9 +17,11 @@ with :math:`f=\sum_j f_j`, :math:`f_j=\sum_i A_{ij}\kappa_j(x_i,\cdot)` and no b
 problem is bias-free hinge-loss l1-MKL, the group-lasso form (3) of the paper (its "(10)
 reduces to (2) when there is no noise").
 
-Contents: :func:`stpmkl_solve` / :class:`StPMKLClassifier` (accelerated mirror prox, AMP,
-Algorithm 1, with the exact Lemma-2 projection and the Lemma-3 group soft-thresholding; or the
-gradient descent-ascent baseline of Figure 1, ``solver="vi"``) and :func:`stpmkl_grid` (several
+Contents: :func:`stpmkl_solve` / :class:`StPMKLClassifier` (by default ``solver="exact"``:
+cutting planes on the dual of (11), bias-free l1-MKL with one budget constraint, each
+iteration a box-budget QP for fixed kernel weights; or the paper's accelerated mirror prox,
+AMP, Algorithm 1, with the exact Lemma-2 projection and the Lemma-3 group soft-thresholding,
+``solver="amp"``; or the gradient descent-ascent baseline of Figure 1, ``solver="vi"``) and :func:`stpmkl_grid` (several
 settings in lockstep); :func:`mipmkl_solve` / :class:`MiPMKLClassifier` (the best-case "robust
 hinge" baseline); :func:`project_box_budget` (Lemma 2) and :func:`group_soft_threshold`
 (Lemma 3), reference versions of the solver's batched ones; :func:`stpmkl_objectives`,
@@ -31,7 +33,7 @@ kernel weights :math:`u_j=\|f_j\|/\sum_k\|f_k\|` (the :math:`u` of (1)-(2)), ``u
 bound (the paper's :math:`1+\eta`, absorbed into :math:`\lambda` and :math:`\rho` in its
 Section 4: box :math:`[0,1]`), ``rho`` the budget and ``lam`` :math:`\lambda`.
 
-Cost: one pass over the kernel stack per iteration (O(mn^2)); :math:`K_jA_j`,
+Cost of AMP: one pass over the kernel stack per iteration (O(mn^2)); :math:`K_jA_j`,
 :math:`K_j\bar A_j` and :math:`K_j(\bar\gamma\circ y)` are updated linearly, so the exact
 primal value, dual value and gap of the averaged iterate cost O(mn) per iteration. With
 pivoted-Cholesky factors :math:`K_j\approx R_jR_j^\top` (``rank_tol`` or ``factors``) the
@@ -1423,7 +1425,7 @@ def stpmkl_solve(K, y, *, noise_level, lam, rho=None, solver="exact", max_iter=1
     --------
     {example_data}
     >>> from mklcore.stpmkl import stpmkl_solve
-    >>> res = stpmkl_solve(K, y, noise_level=0.1, lam=0.1)
+    >>> res = stpmkl_solve(K, y, noise_level=0.1, lam=0.1, tol=1e-4)
     >>> res.success, res.weights.round(2).tolist()
     (True, [1.0, 0.0])
     """
