@@ -1117,7 +1117,6 @@ def _box_budget_qp(Kt, y, c, U, rho, gamma, rtol, max_iter):
     return x, it
 
 
-
 def _cut_master(L, S):
     r"""Restricted master of the cutting-plane method, solved in its dual (aggregation) form.
 
@@ -1149,6 +1148,12 @@ def _cut_master(L, S):
     return mu / mu.sum(), theta / theta.sum(), float(-res.fun)
 
 
+def _better_dual(best, gamma, quad, c):
+    """``best`` or, if its dual value is higher, ``dict(dual=D(gamma), gamma=gamma)``."""
+    dual = gamma.sum() / gamma.size - quad.max() / (2.0 * c)
+    return dict(dual=dual, gamma=gamma) if dual > best["dual"] else best
+
+
 def _exact(K, factors, y, *, lam, upper, rho, max_iter, tol, gap_mode, check_every, callback,
            verbose, warm_start, owner, warn=True):
     r"""Solve (11) through its dual, as l1-MKL without bias plus one budget constraint.
@@ -1159,14 +1164,15 @@ def _exact(K, factors, y, *, lam, upper, rho, max_iter, tol, gap_mode, check_eve
         (\gamma\circ y)^\top K_j(\gamma\circ y)
 
     (minimising over the simplex gives the :math:`\max_j` of :math:`D(\gamma)`). Outer loop:
-    the SILP master LP over the simplex (:func:`mklcore.wrapper.lp_master`) on the cuts
+    the SILP master LP over the simplex (:func:`_cut_master`, in its dual form) on the cuts
     :math:`(\frac1n1^\top\gamma_t,\ (\gamma_t\circ y)^\top K_j(\gamma_t\circ y)/(2\lambda n^2))`;
     inner problem for fixed :math:`\theta`: :func:`_box_budget_qp`, warm-started. Every
     outer iteration gives the primal point :math:`A_{:,j}=\theta_j\,\gamma_t\circ y/(\lambda
     n)` (the minimiser of :math:`F(\cdot,\gamma_t)` with the squared group norm replaced by
     its variational form at :math:`\theta`) and the dual point :math:`\gamma_t`; the
     certificate is the duality gap of (11) of the best primal and best dual points found
-    (:func:`stpmkl_objectives`), the same as AMP's.
+    (:func:`stpmkl_objectives`), the same as AMP's. The next query is half-way between the
+    master's :math:`\theta` and the weights of the best primal point (in-out stabilisation).
     """
     from .wrapper import NumericalFailure
 
@@ -1217,25 +1223,20 @@ def _exact(K, factors, y, *, lam, upper, rho, max_iter, tol, gap_mode, check_eve
                 if primal < best_p["primal"]:
                     best_p = dict(primal=primal, theta=theta.copy(), v=v_c.copy(),
                                   norms=norms, fX=fX)
-            # the cut of gamma_t, the master, and two dual points: gamma_t and the aggregate
+            # dual points: gamma_t, then the aggregate of the cuts with the master's weights
+            best_d = _better_dual(best_d, gamma, q, c)
             L_cuts.append(gamma.sum() / n)
             S_cuts.append(q / (2.0 * c))
             g_cuts.append(gamma)
-            for point, quad in ((gamma, q), (None, None)):
-                if point is None:
-                    try:
-                        mu, theta, lower = _cut_master(np.array(L_cuts), np.array(S_cuts))
-                    except NumericalFailure as exc:  # pragma: no cover
-                        monitor.fail(str(exc))
-                        break
-                    if lower <= best_d["dual"]:
-                        break
+            try:
+                mu, theta, lower = _cut_master(np.array(L_cuts), np.array(S_cuts))
+            except NumericalFailure as exc:  # pragma: no cover
+                monitor.fail(str(exc))
+            else:
+                if lower > best_d["dual"]:      # else the aggregate cannot be better
                     point = mu @ np.array(g_cuts)
-                    quad = np.maximum(quads(point * y), 0.0)
-                    agg = (point * y, quad)
-                dual = point.sum() / n - quad.max() / (2.0 * c)
-                if dual > best_d["dual"]:
-                    best_d = dict(dual=dual, gamma=point)
+                    agg = (point * y, np.maximum(quads(point * y), 0.0))
+                    best_d = _better_dual(best_d, point, agg[1], c)
             abs_gap = best_p["primal"] - best_d["dual"]
             rel_gap = abs_gap / max(abs(best_p["primal"]), _TINY)
             Nb = best_p["norms"].sum()
