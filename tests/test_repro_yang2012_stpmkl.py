@@ -15,7 +15,8 @@ def _acc_df(acc, datasets=("a", "b", "c"), noise=(0.0, 0.3)):
         for q in noise:
             for m in ye.METHODS:
                 row = {"dataset": d, "q": q, "repeat": 0, "method": m, "accuracy": acc[m](q),
-                       "weights_l1_to_sipmkl": 0.5 if m == "MiPMKL" else 0.0}
+                       "weights_l1_to_sipmkl": 0.5 if m == "MiPMKL" else 0.0,
+                       "converged": True, "gap": 0.005, "n_iter": 100}
                 if m == "StPMKL":
                     row.update(rho_over_n=0.8 if q > 0 else 1.0, sum_gamma_over_rho=0.9,
                                gamma_flipped=0.9, gamma_clean=0.4, flipped_among_top=0.6,
@@ -90,7 +91,9 @@ def test_summary_table_rows():
     s = ye.summary_table(claims, verdicts, conv, ye.ablation_table(acc_df), acc_df,
                          ["a", "b", "c"], [0.0, 0.3])
     assert list(s.columns) == ["item", "paper", "ours", "verdict"]
-    assert len(s) == 7 + 1 + 2 + 3 * 2 * 4
+    assert len(s) == 7 + 1 + 4 + 2 + 3 * 2 * 4
+    fits = s[s["item"] == "refits meeting the stopping rule, StPMKL"].iloc[0]
+    assert fits["ours"] == "6 of 6 (median relative gap 0.005)"
     assert s.loc[7, "verdict"] == "match" and s.loc[7, "ours"] == "0.0001 / 0.01"
     row = s[s["item"] == "accuracy b, q=0.3, SiPMKL"].iloc[0]
     assert row["ours"] == pytest.approx(0.7) and row["verdict"] == "n/a"
@@ -113,3 +116,15 @@ def test_l1mkl_nobias_cvx_single_linear_kernel():
     assert ye.l1mkl_nobias_cvx(K, y, C=10.0) == pytest.approx(0.5, abs=1e-6)
     # with C = 0.25 the box binds: s = 0.5 -> 0.5 - 0.125
     assert ye.l1mkl_nobias_cvx(K, y, C=0.25) == pytest.approx(0.375, abs=1e-6)
+
+
+def test_convergence_text_counts_the_refits_that_met_the_rule():
+    acc_df = _acc_df(ROBUST)
+    acc_df["converged"] = acc_df["method"].isin(["SiPMKL"]) | (acc_df["q"] == 0.0)
+    acc_df["gap"] = np.where(acc_df["converged"], 0.005, 0.2)
+    acc_df["n_iter"] = np.where(acc_df["converged"], 100, 1000)
+    text = ye.convergence_text(acc_df, 1e-2, 1000)
+    assert "StPMKL: 3 of 6 refits met it" in text and "SiPMKL: 6 of 6 refits met it" in text
+    assert "AMP-l1: 3 of 6" in text and "<= 0.01" in text
+    assert text.startswith("Refits solved by the 'exact' StPMKL solver")
+    assert "'amp'" in ye.convergence_text(acc_df, 1e-2, 1000, solver="amp")
