@@ -598,7 +598,7 @@ def plot_convergence(hist, datasets_run):
     import matplotlib.pyplot as plt
 
     palette = method_colors()
-    fig, axes = plt.subplots(1, len(datasets_run), figsize=(3.0 * len(datasets_run), 3.2),
+    fig, axes = plt.subplots(1, len(datasets_run), figsize=(3.8 * len(datasets_run), 3.4),
                              sharey=False)
     for ax, name in zip(np.atleast_1d(axes), datasets_run):
         amp, best = hist[name]
@@ -610,7 +610,7 @@ def plot_convergence(hist, datasets_run):
                   color=palette["MiPMKL"])
         ax.set_title(name)
         ax.set_xlabel("iteration")
-        ax.legend(fontsize="small", loc="lower left")
+        ax.legend(fontsize="x-small", loc="upper right")  # the curves fall to the lower right
     np.atleast_1d(axes)[0].set_ylabel("duality gap")
     return fig
 
