@@ -32,6 +32,7 @@ K = np.stack([X @ X.T, np.exp(-_D / 2.0)])
 
 # hyperparameters without defaults, and budgets small enough for a fast table
 SOLVE_EXTRA = {
+    "stpmkl_exact": {"noise_level": 0.0, "lam": 1e-2},
     "stpmkl_amp": {"noise_level": 0.0, "lam": 1e-2},
     "stpmkl_vi": {"noise_level": 0.0, "lam": 1e-2},
     "mipmkl": {"noise_level": 0.1, "lam": 1e-2, "max_alt": 3},

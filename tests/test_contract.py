@@ -24,6 +24,7 @@ HISTORY_KEYS = ("objective", "gap", "criterion", "weights", "time")
 
 # hyperparameters the solve functions need (no default) and small budgets for speed
 EXTRA = {
+    "stpmkl_exact": {"noise_level": 0.0, "lam": 1e-2},
     "stpmkl_amp": {"noise_level": 0.0, "lam": 1e-2},
     "stpmkl_vi": {"noise_level": 0.0, "lam": 1e-2},
     "mipmkl": {"noise_level": 0.1, "lam": 1e-2},

@@ -50,6 +50,7 @@ METHOD_COLORS = {
     "summkl": _COLORBLIND[7],
     "sum_kernel": _COLORBLIND[7],
     "stpmkl": _COLORBLIND[3],
+    "stpmkl_exact": _COLORBLIND[3],
     "stpmkl_amp": _COLORBLIND[3],
     "stpmkl_vi": _COLORBLIND[3],
     "mipmkl": _COLORBLIND[4],
