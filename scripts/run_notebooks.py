@@ -38,6 +38,9 @@ DEFAULT_OUTPUT_DIR = ROOT / "build" / "executed"
 KERNEL_NAME = "python3"
 
 
+#: MIME type of the ipywidgets outputs (the tqdm progress bars) left out of published notebooks
+PROGRESS_WIDGET = "application/vnd.jupyter.widget-view+json"
+
 def resolve_value(value):
     """Convert a ``-p`` value the way papermill's CLI does (True/False/None, int, float, str)."""
     if value == "True":
@@ -106,7 +109,8 @@ def publish_executed(executed, folder):
     """Copy an executed full-run notebook, outputs and figures kept, into ``folder``.
 
     The copy is what a reader sees on the repository page beside ``REPORT.md``: papermill's
-    timing metadata are dropped (they change on every run); cell outputs stay.
+    timing metadata and the progress bars (widgets whose state holds elapsed times) are
+    dropped, since they change on every run; every other cell output stays.
 
     Parameters
     ----------
@@ -124,9 +128,13 @@ def publish_executed(executed, folder):
 
     nb = nbformat.read(executed, as_version=4)
     nb.metadata.pop("papermill", None)
+    nb.metadata.pop("widgets", None)  # progress-bar state: elapsed times, no result
     for cell in nb.cells:
         for key in ("papermill", "execution", "ExecuteTime"):
             cell.metadata.pop(key, None)
+        if cell.cell_type == "code":
+            cell.outputs = [out for out in cell.outputs
+                            if PROGRESS_WIDGET not in out.get("data", {})]
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / executed.name
     nbformat.write(nb, path)
