@@ -99,8 +99,8 @@ def test_analysis_tables_and_findings():
     head = mb.headline_table(res)
     assert list(head.method) == list(mb.METHODS)
     assert {"acc q=0", "acc q=0.2", "drop", "mean rank", "fit s", "success"} <= set(head.columns)
-    lines = mb.findings(head, tests, p, cd)
-    assert len(lines) == 5 and "sum kernel" in lines[0]
+    lines = mb.findings(head, {q: mb.rank_tests(res, q) for q in (0.0, 0.2)})
+    assert len(lines) == 6 and "sum kernel" in lines[0] and "q = 0.2" in lines[2]
     summary = mb.summary_items(head, {"data sets": ["a", "b"], "splits": 2}, p, cd)
     assert summary.iloc[0].tolist() == ["data sets", "a, b"]
     sections = mb.report_sections(n_max=50, n_repeats=2, test_size=0.3, noise_levels=[0, 0.2],
