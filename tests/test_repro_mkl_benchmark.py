@@ -1,0 +1,119 @@
+"""Tests of mklcore.repro.mkl_benchmark (small and fast: tiny subsamples, few iterations)."""
+
+import math
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+from mklcore.repro import mkl_benchmark as mb
+
+matplotlib.use("Agg")
+
+TINY = {"stpmkl_iter": 20, "mipmkl_alt": 1, "lmkl_iter": 3}
+
+
+def cell(method, noise=0.0, dataset="heart", repeat=0, seed=7):
+    return mb.benchmark_cell(dataset=dataset, noise=noise, method=method, n_max=45,
+                             test_size=0.3, n_repeats=2, master_seed=0, n_folds=3, budget=TINY,
+                             repeat=repeat, seed=seed)
+
+
+def fake_results():
+    rng = np.random.default_rng(0)
+    rows = []
+    for d in ["a", "b", "c", "d"]:
+        for q in [0.0, 0.2]:
+            for i, m in enumerate(mb.METHODS):
+                for r in range(2):
+                    rows.append({"dataset": d, "noise": q, "method": m, "repeat": r,
+                                 "accuracy": 0.9 - 0.01 * i - q / 2 + 0.01 * rng.random(),
+                                 "fit_time": 0.01 * (i + 1), "n_kernels": 10,
+                                 "n_selected": 10 - i % 5, "gap": 1e-4 if i else np.nan,
+                                 "status": 0, "success": True})
+    return pd.DataFrame(rows)
+
+
+def test_bank_recipe():
+    bank = mb.benchmark_bank(30)
+    assert len(bank) == 1 + len(mb.WIDTHS) + mb.N_BLOCKS
+    assert len(mb.benchmark_bank(2)) == 1 + len(mb.WIDTHS) + 2
+    assert "linear" in repr(bank[0]).lower()
+
+
+def test_load_set_subsamples_and_codes_labels():
+    X, y = mb.load_set("ionosphere", 60, 0)
+    assert X.shape == (60, 33) and set(np.unique(y)) == {-1, 1}
+    X2, y2 = mb.load_set("ionosphere", 60, 0)
+    np.testing.assert_array_equal(X, X2)
+    assert len(mb.load_set("sonar", 10_000, 0)[1]) == 208
+    table = mb.dataset_table(["heart", "banana"], 50, 0)
+    assert table.n.tolist() == [50, 50] and table.kernels.tolist() == [14, 8]
+
+
+def test_n_selected():
+    assert mb.n_selected([0.0, 1.0, 1e-9, 0.5]) == 2
+    assert mb.n_selected(np.ones((2, 3))) == 6
+    assert mb.n_selected([0.0, 0.0]) == 0
+
+
+@pytest.mark.parametrize("method", list(mb.METHODS))
+def test_make_classifier_every_method(method):
+    est, param = mb.make_classifier(method, mb.benchmark_bank(4), noise_level=0.1, seed=0,
+                                    budget=TINY)
+    assert param in est.get_params()
+    assert param == ("lam" if method in ("StPMKL", "MiPMKL", "RLS2") else "C")
+
+
+@pytest.mark.parametrize("method", ["sum kernel", "SimpleMKL", "StPMKL", "RLS2", "LMKL"])
+def test_cell_row(method):
+    row = cell(method, noise=0.2)
+    assert 0 <= row["accuracy"] <= 1 and row["fit_time"] >= 0
+    assert 1 <= row["n_selected"] <= row["n_kernels"] == 14
+    assert (row["reg"] in mb.C_GRID or row["reg"] in mb.LAMBDA_GRID
+            or method == "StPMKL")
+    assert math.isnan(row["gap"]) == (method in ("sum kernel", "LMKL"))
+
+
+def test_cell_is_deterministic():
+    first, second = cell("lp-MKL p=2", noise=0.2), cell("lp-MKL p=2", noise=0.2)
+    first.pop("fit_time"), second.pop("fit_time")
+    assert first == second
+
+
+def test_critical_difference_matches_demsar_table():
+    # Demsar (2006), Table 5(a): q_0.05 = 2.569 for k = 4
+    assert mb.critical_difference(4, 10) == pytest.approx(2.569 * math.sqrt(20 / 60), rel=1e-3)
+
+
+def test_analysis_tables_and_findings():
+    res = fake_results()
+    acc = mb.accuracy_table(res)
+    assert len(acc) == 4 * 2 * len(mb.METHODS) and acc.n.eq(2).all()
+    table, ranks = mb.rank_table(res, 0.0)
+    assert list(table.columns) == list(mb.METHODS) and ranks.shape == table.shape
+    assert ranks["sum kernel"].eq(1).all()
+    tests, p, cd = mb.rank_tests(res, 0.0)
+    assert 0 <= p <= 1 and cd > 0 and tests["Wilcoxon p vs sum"].isna().sum() == 1
+    head = mb.headline_table(res)
+    assert list(head.method) == list(mb.METHODS)
+    assert {"acc q=0", "acc q=0.2", "drop", "mean rank", "fit s", "success"} <= set(head.columns)
+    lines = mb.findings(head, {q: mb.rank_tests(res, q) for q in (0.0, 0.2)})
+    assert len(lines) == 6 and "sum kernel" in lines[0] and "q = 0.2" in lines[2]
+    summary = mb.summary_items(head, {"data sets": ["a", "b"], "splits": 2}, p, cd)
+    assert summary.iloc[0].tolist() == ["data sets", "a, b"]
+    sections = mb.report_sections(n_max=50, n_repeats=2, test_size=0.3, noise_levels=[0, 0.2],
+                                  budget=TINY, lines=lines)
+    assert [s[0] for s in sections] == ["Protocol", "Limits", "What the benchmark shows"]
+
+
+def test_figures():
+    import matplotlib.pyplot as plt
+
+    res = fake_results()
+    tests, _, cd = mb.rank_tests(res, 0.0)
+    for fig in [mb.plot_accuracy_vs_noise(res), mb.plot_time_vs_accuracy(res),
+                mb.plot_sparsity(res), mb.plot_ranks(tests, cd, "no noise")]:
+        assert fig.axes
+        plt.close(fig)
