@@ -116,6 +116,26 @@ def paper_table(readme_text):
     return table + "\n", paper_ids
 
 
+def report_text(report):
+    """A ``REPORT.md`` for the book: the link to the git-ignored ``runtime.json`` becomes text.
+
+    ``runtime.json`` (wall-clock time, git commit, cache use) is written beside the report by
+    every run and never committed, so the book has no page for it.
+
+    Parameters
+    ----------
+    report : pathlib.Path
+        A ``figures/<id>/REPORT.md``.
+
+    Returns
+    -------
+    str
+        Its Markdown with ``[`runtime.json`](runtime.json)`` written as ``runtime.json``.
+    """
+    return report.read_text(encoding="utf-8").replace("[`runtime.json`](runtime.json)",
+                                                      "`runtime.json`")
+
+
 def stage(src):
     """Copy the book's sources into ``src`` and return the paper ids.
 
@@ -151,7 +171,8 @@ def stage(src):
         if not notebook.is_file():
             raise FileNotFoundError(f"{notebook} is missing: run `make reproduce-{pid}`")
         files[f"notebooks/{pid}.ipynb"] = without_progress_bars(notebook)
-        for item in [folder / "REPORT.md", *sorted(folder.glob("*.png"))]:
+        files[f"reports/{pid}/REPORT.md"] = report_text(folder / "REPORT.md").encode("utf-8")
+        for item in sorted(folder.glob("*.png")):
             files[f"reports/{pid}/{item.name}"] = item.read_bytes()
     for name, data in files.items():
         write_if_changed(src / name, data)

@@ -132,6 +132,8 @@ def publish_executed(executed, folder):
     for cell in nb.cells:
         for key in ("papermill", "execution", "ExecuteTime"):
             cell.metadata.pop(key, None)
+        if "injected-parameters" in cell.metadata.get("tags", []):
+            cell.id = "injected-parameters"  # papermill draws a random id on every run
         if cell.cell_type == "code":
             cell.outputs = [out for out in cell.outputs
                             if PROGRESS_WIDGET not in out.get("data", {})]
