@@ -648,3 +648,15 @@ def test_runner_publishes_figures_only_after_the_checks_pass(tmp_path):
     assert run_full("good").returncode == 0
     assert (good / "REPORT.md").read_bytes() == report  # a rerun leaves the report as it was
     assert (good / "runtime.json").read_bytes() != runtime
+
+
+@notebook_params
+def test_no_control_characters(path):
+    """A TeX command written in a non-raw Python string ("\\theta", "\\frac") turns into a tab or a
+    form feed and breaks the rendered equation; no cell may contain such characters."""
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    bad = [(i, repr(ch)) for i, cell in enumerate(nb.cells)
+           for ch in "\t\x07\x08\x0b\x0c" if ch in cell.source]
+    assert not bad, f"{path.name}: control characters in cells {bad}"
