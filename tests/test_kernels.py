@@ -620,35 +620,14 @@ def test_bank_stack_symmetric_by_construction(data):
             np.testing.assert_array_equal(K, K.transpose(0, 2, 1))
 
 
-def test_stack_bits_do_not_depend_on_the_blas_kernels():
+def test_stack_bits_do_not_depend_on_the_blas_kernels(under_two_blas_kernels):
     """Gram matrices of narrow data are summed in a fixed order, so another CPU type's BLAS
     kernels (OPENBLAS_CORETYPE) give the same bits; the old BLAS product did not."""
-    import os
-    import platform
-    import subprocess
-    import sys
-
-    threadpoolctl = pytest.importorskip("threadpoolctl")
-    arch = [info.get("architecture") for info in threadpoolctl.threadpool_info()
-            if info.get("internal_api") == "openblas"]
-    if not arch or arch[0] is None or platform.machine() not in ("x86_64", "AMD64"):
-        pytest.skip("needs an x86-64 OpenBLAS that picks its kernels at run time")
-    other = "Sandybridge" if arch[0].lower() == "haswell" else "Haswell"
     code = ("import hashlib, numpy as np\n"
             "from mklcore.kernels import kernel_stack, linear, gaussian, polynomial\n"
             "X = np.random.default_rng(0).normal(size=(300, 13))\n"
             "K = kernel_stack([linear(), gaussian(gamma=0.1), polynomial(degree=2)], X)\n"
             "Kt = kernel_stack([linear(), gaussian(gamma=0.1)], X[:50], X[50:])\n"
             "print(hashlib.sha256(K.tobytes() + Kt.tobytes()).hexdigest())\n")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    hashes = []
-    for coretype in (None, other):
-        env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
-        env.pop("OPENBLAS_CORETYPE", None)
-        if coretype:
-            env["OPENBLAS_CORETYPE"] = coretype
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             env=env, cwd=root, timeout=300)
-        assert out.returncode == 0, out.stderr
-        hashes.append(out.stdout.strip())
-    assert hashes[0] == hashes[1]
+    native, other = under_two_blas_kernels(code)
+    assert native == other

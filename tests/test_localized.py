@@ -1,7 +1,6 @@
 """Tests of localized MKL (Gönen & Alpaydın, ICML 2008)."""
 
 import os
-import platform
 import subprocess
 import sys
 import warnings
@@ -716,16 +715,10 @@ def test_result_does_not_depend_on_blas_threads():
     assert runs[0] == runs[1]
 
 
-def test_result_does_not_depend_on_the_blas_kernels():
+def test_result_does_not_depend_on_the_blas_kernels(under_two_blas_kernels):
     """OpenBLAS picks its kernels by CPU (their sums differ in the last bits, and LMKL's
     non-convex trajectory can amplify that into different SV counts): with the kernels of
     another CPU type the solver gives the same bits."""
-    threadpoolctl = pytest.importorskip("threadpoolctl")
-    arch = [info.get("architecture") for info in threadpoolctl.threadpool_info()
-            if info.get("internal_api") == "openblas"]
-    if not arch or arch[0] is None or platform.machine() not in ("x86_64", "AMD64"):
-        pytest.skip("needs an x86-64 OpenBLAS that picks its kernels at run time")
-    other = "Sandybridge" if arch[0].lower() == "haswell" else "Haswell"
     code = (
         "import hashlib, sys\n"
         "sys.path.insert(0, 'tests')\n"
@@ -734,15 +727,5 @@ def test_result_does_not_depend_on_the_blas_kernels():
         "K, y, X = _blas_case()\n"
         "res = lmkl_solve(K, y, X, C=10.0, max_iter=8, random_state=1)\n"
         "print(hashlib.sha256(repr(_fingerprint(res)).encode()).hexdigest())\n")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    hashes = []
-    for coretype in (None, other):
-        env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
-        env.pop("OPENBLAS_CORETYPE", None)
-        if coretype:
-            env["OPENBLAS_CORETYPE"] = coretype
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             env=env, cwd=root, timeout=300)
-        assert out.returncode == 0, out.stderr
-        hashes.append(out.stdout.strip())
-    assert hashes[0] == hashes[1]
+    native, other = under_two_blas_kernels(code)
+    assert native == other
