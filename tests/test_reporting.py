@@ -244,7 +244,7 @@ def test_inconclusive_claims_reach_the_summary():
     assert table["verdict"].tolist() == ["inconclusive", "differs"]
     summary = summary_table(table)
     assert summary["ours"].tolist() == ["inconclusive", "does not hold"]
-    assert summary["tolerance"].tolist() == ["p < 0.05", ""]
+    assert summary["tolerance"].tolist() == ["p < 0.05", "none"]
     assert summary["rule"].tolist() == ["gain test", "r"]
     with pytest.raises(ValueError, match="holds"):
         Claim("C3", "c", "maybe")

@@ -465,8 +465,9 @@ def summary_table(df):
         Columns :data:`SUMMARY_COLUMNS` (``item, paper, ours, verdict, tolerance, rule,
         source, note``) with verdicts from :data:`VERDICTS`. A claim becomes
         ``paper="holds"`` and ``ours`` ``"holds"`` / ``"does not hold"`` /
-        ``"inconclusive"``; a value with no paper number gets ``n/a``, tolerance ``n/a``
-        and the rule :data:`SETTING_RULE`.
+        ``"inconclusive"`` (a claim whose rule uses no tolerance gets tolerance ``"none"``);
+        a value with no paper number gets ``n/a``, tolerance ``n/a`` and the rule
+        :data:`SETTING_RULE`.
     """
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df must be a pandas DataFrame; got {type(df).__name__}.")
@@ -482,7 +483,9 @@ def summary_table(df):
         df = pd.DataFrame({"item": ident + df["claim"].astype(str), "paper": "holds",
                            "ours": df["holds"].map(said),
                            "verdict": df["holds"].map(_claim_verdict),
-                           "tolerance": df.get("tolerance", ""), "rule": df.get("rule", ""),
+                           "tolerance": df.get("tolerance", pd.Series("", index=df.index))
+                           .map(lambda t: t if str(t).strip() else "none"),
+                           "rule": df.get("rule", ""),
                            "note": df.get("evidence", "")})
     elif "value" in df.columns and "ours" not in df.columns:
         df = df.rename(columns={"value": "ours"})
