@@ -43,7 +43,7 @@ import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
 from .._result import decision
-from ..datasets import load_mfeat, load_mnist, load_splice, make_synthetic_dna
+from ..datasets import load_mfeat, load_mnist, load_splice
 from .experiments import auc, repeated_splits, spawn_seeds, subsample
 from ..kernels import (fit_kernels, gaussian, kernel_bank, kernel_stack, normalize_cosine,
                       spectrum, weighted_degree)
@@ -916,12 +916,16 @@ _STACKING = {"AA": -1.00, "TT": -1.00, "AT": -0.88, "TA": -0.58, "CA": -1.45, "T
              "GT": -1.44, "AC": -1.44, "CT": -1.28, "AG": -1.28, "GA": -1.30, "TC": -1.30,
              "CG": -2.17, "GC": -2.24, "GG": -1.84, "CC": -1.84}
 
-#: kernel layout of the two DNA datasets: WD-with-shifts window and spectrum windows
+#: kernel layout of the two DNA datasets: the window (0-based [start, stop)) each kernel sees
 _DNA_LAYOUT = {
-    # splice: 60 nt, junction between 0-based positions 29 and 30 (stand-in A)
-    "splice": {"wd": (20, 40), "up": (0, 30), "down": (30, 60)},
-    # synthetic promoter-like DNA: 200 nt, TSS at 100, TATA box near 70 (stand-in B)
-    "synthetic": {"wd": (60, 110), "up": (0, 100), "down": (100, 200)},
+    # splice: 60 nt, junction between 0-based positions 29 and 30 (stand-in A); the two
+    # profile kernels see the whole sequence
+    "splice": {"wd": (20, 40), "up": (0, 30), "down": (30, 60), "energy": (0, 60),
+               "gc": (0, 60)},
+    # synthetic TSS-like DNA (stand-in B, :func:`make_tss_like_dna`): five disjoint windows,
+    # one per kernel, each holding one planted signal
+    "synthetic": {"wd": (0, 40), "up": (40, 90), "down": (90, 140), "energy": (140, 170),
+                  "gc": (170, 200)},
 }
 DNA_KERNEL_NAMES = ("signal (WDS)", "upstream (spectrum)", "downstream (spectrum)",
                     "energies (linear)", "GC profile (linear)")
@@ -948,6 +952,71 @@ def _profiles(X, width=5):
     return _moving_average(energy, width), _moving_average(gc, width)
 
 
+#: planted signals of :func:`make_tss_like_dna`, one per kernel window of
+#: ``_DNA_LAYOUT["synthetic"]``: name -> (window key, description)
+TSS_LIKE_SIGNALS = {
+    "motif": ("wd", "TATAAA at 0-based position 17 + j, j uniform on {-3, ..., 3}"),
+    "upstream k-mer": ("up", "two copies of GATC, one in [42, 63), one in [66, 86)"),
+    "downstream k-mer": ("down", "two copies of CAAT, one in [92, 113), one in [116, 136)"),
+    "weak-stacking block": ("energy", "positions [148, 162) drawn from {A, T} w.p. 0.8 each"),
+    "GC block": ("gc", "positions [178, 192) drawn from {C, G} w.p. 0.8 each"),
+}
+
+
+def make_tss_like_dna(n_samples, random_state=0, *, p_pos=0.5, p_neg=0.1):
+    r"""Synthetic DNA in which each of five planted signals is visible to one kernel only.
+
+    Stand-in B of Figure 2 (the paper's TSS data are not available offline). Sequences of
+    200 nt with uniform i.i.d. background; the five kernels of :func:`dna_stack` look at five
+    disjoint windows (``_DNA_LAYOUT["synthetic"]``: signal [0, 40), upstream [40, 90),
+    downstream [90, 140), energies [140, 170), GC profile [170, 200)) and each window holds
+    one signal of :data:`TSS_LIKE_SIGNALS`, planted independently with probability ``p_pos``
+    in positives and ``p_neg`` in negatives. So every kernel carries information that no other
+    kernel sees and none suffices: the regime in which the paper finds non-sparse MKL best
+    (Sec. 3, Figure 2). :func:`drop_one_kernel` measures how much each kernel contributes.
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of sequences (half positive, rounded down).
+    random_state : int, default=0
+        Seed of :func:`numpy.random.default_rng`; every random draw is made for all rows, so
+        the stream does not depend on which signals are planted.
+    p_pos, p_neg : float, default=0.5, 0.1
+        Probability of each signal in positives and in negatives.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 200), dtype ``<U1``
+    y : ndarray of shape (n_samples,)
+        Labels in {-1, +1}, in random order.
+    """
+    n = int(n_samples)
+    rng = np.random.default_rng(int(random_state))
+    y = rng.permutation(np.where(np.arange(n) < n // 2, 1, -1))
+    planted = rng.random((n, len(TSS_LIKE_SIGNALS))) < np.where(y == 1, p_pos, p_neg)[:, None]
+    X = rng.choice(np.array(list("ACGT")), size=(n, 200))
+    shift = rng.integers(-3, 4, size=n)
+    starts = np.stack([rng.integers(42, 60, size=n), rng.integers(66, 83, size=n),
+                       rng.integers(92, 110, size=n), rng.integers(116, 133, size=n)], axis=1)
+    blocks = {"energy": (148, 162, "AT"), "gc": (178, 192, "CG")}
+    block_draw = {k: (rng.random((n, b - a)) < 0.8, rng.choice(np.array(list(letters)),
+                                                                size=(n, b - a)))
+                  for k, (a, b, letters) in blocks.items()}
+    for i in range(n):
+        if planted[i, 0]:
+            X[i, 17 + shift[i]:23 + shift[i]] = list("TATAAA")
+        for col, motif, pair in ((1, "GATC", (0, 1)), (2, "CAAT", (2, 3))):
+            if planted[i, col]:
+                for k in pair:
+                    X[i, starts[i, k]:starts[i, k] + 4] = list(motif)
+    for col, (key, (a, b, _)) in zip((3, 4), blocks.items()):
+        hit, letters = block_draw[key]
+        sel = hit & planted[:, col][:, None]
+        X[:, a:b][sel] = letters[sel]
+    return X, y
+
+
 @functools.lru_cache(maxsize=2)
 def dna_data(dataset, n_total, seed):
     """Sequences and binary labels of a Figure 2 stand-in.
@@ -970,7 +1039,7 @@ def dna_data(dataset, n_total, seed):
             X, y = X[idx], y[idx]
         return X, y
     if dataset == "synthetic":
-        return make_synthetic_dna(int(n_total), random_state=int(seed))
+        return make_tss_like_dna(int(n_total), random_state=int(seed))
     raise ValueError(f"Unknown dataset {dataset!r}; use 'splice' or 'synthetic'.")
 
 
@@ -982,7 +1051,8 @@ def _string_stack(dataset, n_total, seed):
     kernels = [weighted_degree(d=8, shift=3, positions=lay["wd"]),
                spectrum(k=4, positions=lay["up"]), spectrum(k=4, positions=lay["down"])]
     K = kernel_stack(kernels, X)
-    return normalize_cosine(K, copy=False), _profiles(X)
+    (a, b), (c, d) = lay["energy"], lay["gc"]
+    return normalize_cosine(K, copy=False), (_profiles(X[:, a:b])[0], _profiles(X[:, c:d])[1])
 
 
 def dna_stack(dataset, n_total, seed, idx_rows, idx_cols, train_idx):
@@ -1112,6 +1182,59 @@ def dna_cell(*, dataset, n, rep, p, n_total, Cs, tol=1e-5, svm_tol=1e-3, solver=
     return {"auc": auc(y[test], decision(res, K_te)), "auc_val": a_val, "C_best": C_best,
             "weights": np.asarray(res.weights, dtype=float).tolist(),
             "n_iter": int(res.n_iter), "converged": bool(res.success)}
+
+
+def drop_one_kernel(dataset, *, n, reps, n_total, Cs, seed, svm_tol=1e-3):
+    r"""Test AUC of the sum-kernel SVM on all kernels, without each kernel and on each alone.
+
+    A property check of a Figure 2 stand-in (not an experiment of the paper): if dropping a
+    kernel costs AUC beyond the noise, that kernel carries information the others lack. For
+    each of ``reps`` disjoint training sets of size ``n`` (the blocks :func:`dna_cell` uses)
+    and each kernel subset, the SVM on the unweighted sum of the subset is trained for every C
+    of ``Cs``; the C with the best validation AUC gives the test AUC.
+
+    Parameters
+    ----------
+    dataset : {"splice", "synthetic"}
+    n, reps : int
+        Training-set size and number of disjoint training sets.
+    n_total, seed : int
+        As for :func:`dna_data`.
+    Cs : list of float
+        C grid.
+    svm_tol : float, default=1e-3
+
+    Returns
+    -------
+    rows : pandas.DataFrame
+        ``rep``, ``subset`` (``"all"``, ``"without <kernel>"``, ``"only <kernel>"`` with the
+        names of :data:`DNA_KERNEL_NAMES`), ``kernel``, ``auc``, ``converged``.
+    """
+    _, y = dna_data(dataset, int(n_total), int(seed))
+    pool, val, test = _dna_split(y, int(seed))
+    M = len(DNA_KERNEL_NAMES)
+    subsets = [("all", "", np.ones(M, bool))]
+    for m, name in enumerate(DNA_KERNEL_NAMES):
+        subsets.append((f"without {name}", name, np.arange(M) != m))
+    for m, name in enumerate(DNA_KERNEL_NAMES):
+        subsets.append((f"only {name}", name, np.arange(M) == m))
+    rows = []
+    for r in range(int(reps)):
+        tr = np.sort(pool[r * int(n):(r + 1) * int(n)])
+        K_tr, K_va, K_te = (dna_stack(dataset, int(n_total), int(seed), idx, tr, tr)
+                            for idx in (tr, val, test))
+        for label, name, keep in subsets:
+            best = None
+            for C in Cs:
+                res = sum_kernel_svm_solve(K_tr[keep], y[tr], C=float(C), svm_tol=svm_tol,
+                                           check_input=False)
+                a_val = auc(y[val], decision(res, K_va[keep]))
+                if best is None or a_val > best[0] + 1e-12:
+                    best = (a_val, res)
+            rows.append({"rep": r, "subset": label, "kernel": name,
+                         "auc": auc(y[test], decision(best[1], K_te[keep])),
+                         "converged": bool(best[1].success)})
+    return pd.DataFrame(rows)
 
 
 def figure2_summary(df):
