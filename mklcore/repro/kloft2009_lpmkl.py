@@ -49,7 +49,8 @@ from ..kernels import (fit_kernels, gaussian, kernel_bank, kernel_stack, normali
                       spectrum, weighted_degree)
 from ..lpnorm import lpmkl_solve, sum_kernel_svm_solve
 from ..reference import TOY_OPTIMA, toy_problem
-from .reporting import Claim
+from .reporting import (INCONCLUSIVE, Claim, GainTest, claims_table, gain_verdict,
+                        summary_table)
 from ..silp import silp_solve
 from ..simplemkl import simplemkl_solve
 
@@ -516,7 +517,10 @@ def timing_claims(df_n, df_m, *, time_col="cpu_s", obj_rtol=1e-4):
     claims.append(Claim("T1", "The sum-kernel SVM is the fastest method at every n and every "
                         "number of kernels (Fig. 1).", not bad_n and not bad_m,
                         f"sum kernel not fastest at n={bad_n}, M={bad_m}"
-                        if bad_n or bad_m else "fastest at every n and M"))
+                        if bad_n or bad_m else "fastest at every n and M",
+                        rule="holds if the mean CPU time of the sum-kernel SVM is below that of "
+                             "every MKL method at every n and every M",
+                        tolerance="none (comparison of mean CPU times over repetitions)"))
 
     # T2: SimpleMKL slowest MKL method; >= ~10x the fastest lp solver at the largest n
     n_max = int(sn["n"].max())
@@ -529,7 +533,11 @@ def timing_claims(df_n, df_m, *, time_col="cpu_s", obj_rtol=1e-4):
                         not slow and ratio >= 10.0,
                         f"SimpleMKL / fastest lp solver at n={n_max}: {ratio:.0f}x; not slowest "
                         f"at n={slow}; {cens} SimpleMKL runs stopped by the budget (time is a "
-                        f"lower bound)"))
+                        f"lower bound)",
+                        rule="holds if SimpleMKL's mean CPU time is the largest of the MKL "
+                             "methods at every n and at least 10 times that of the fastest lp "
+                             "solver at the largest n",
+                        tolerance="factor 10"))
 
     # T3: Newton faster than cutting plane at the same p, for most n
     wins, total = 0, 0
@@ -545,7 +553,10 @@ def timing_claims(df_n, df_m, *, time_col="cpu_s", obj_rtol=1e-4):
     claims.append(Claim("T3", "Newton descent is (slightly) faster than cutting planes at the "
                         "same p, for most n (Fig. 1 left).", wins > total / 2,
                         f"Newton faster in {wins} of {total} (p, n) pairs; median SVM solves "
-                        f"per fit: {calls_txt}"))
+                        f"per fit: {calls_txt}",
+                        rule="holds if Newton's mean CPU time is below the cutting plane's at "
+                             "the same p in more than half of the (p, n) pairs",
+                        tolerance="none (comparison of mean CPU times)"))
 
     # T4: log-log slope of the lp solvers within +-0.5 of SILP's
     slopes = loglog_slopes(sn, "n")
@@ -556,7 +567,10 @@ def timing_claims(df_n, df_m, *, time_col="cpu_s", obj_rtol=1e-4):
                         f"{len(dev) - len(outside)} of {len(dev)} lp solvers within +-0.5 of "
                         f"SILP's slope {slopes['SILP']:.2f}"
                         + (f" (outside: {', '.join(outside)})" if outside else "")
-                        + "; slopes: " + ", ".join(f"{m} {s:.2f}" for m, s in slopes.items())))
+                        + "; slopes: " + ", ".join(f"{m} {s:.2f}" for m, s in slopes.items()),
+                        rule="holds if the least-squares log-log slope of time vs n of every "
+                             "lp solver is within 0.5 of SILP's",
+                        tolerance="0.5 in slope"))
 
     # T5: vs M: sum flat; SILP fastest MKL; Newton < CP; SimpleMKL slowest
     Ms = sorted(sm["n_kernels"].unique())
@@ -585,13 +599,21 @@ def timing_claims(df_n, df_m, *, time_col="cpu_s", obj_rtol=1e-4):
                           f"slope {slopes_m['sum kernel']:.2f}; "
                           f"SILP not fastest at M={silp_best}; Newton faster in "
                           f"{newton_wins}/{newton_total}; {cens_m} SimpleMKL runs stopped by "
-                          f"the budget)"))
+                          f"the budget)",
+                        rule="holds if all four parts hold: the sum kernel's log-log slope vs M "
+                             "<= 0.5; SILP (or CP p=1) has the smallest mean CPU time of the "
+                             "MKL methods at every M; Newton below CP at the same p in more "
+                             "than half of the (p, M) pairs; SimpleMKL the largest at every M",
+                        tolerance="slope 0.5; otherwise comparisons of mean CPU times"))
 
     # T6: l1 solvers agree on the objective within obj_rtol
     dev = l1_agreement(pd.concat([df_n, df_m], ignore_index=True))
     claims.append(Claim("T6", "The l1 solvers (SILP, SimpleMKL, cutting plane p = 1) reach the "
                         f"same objective within {obj_rtol:g} relative.",
-                        dev <= obj_rtol, f"max relative deviation {dev:.1e}"))
+                        dev <= obj_rtol, f"max relative deviation {dev:.1e}",
+                        rule=f"holds if on every timing problem the l1 objectives differ by at "
+                             f"most {obj_rtol:g} relative ((max - min) / |min|)",
+                        tolerance=f"{obj_rtol:g} relative"))
     return claims
 
 
@@ -805,12 +827,13 @@ def mfeat_cell(*, split, p, Cs, n_train, n_val, n_test, scales, tol=1e-5, svm_to
     row : dict
         ``mcc_val`` and ``mcc_test`` (lists over ``Cs``), ``C_best`` (best validation MCC;
         ties go to the smaller C), ``mcc`` (test MCC at ``C_best``), ``weights`` (mean over
-        the classes at ``C_best``), ``n_iter`` (mean), ``converged`` (all fits).
+        the classes at ``C_best``), ``n_iter`` (mean), ``converged`` (all fits), ``n_fits``
+        and ``n_converged`` (fits that met their stopping rule).
     """
     d = mfeat_stacks(int(seed), int(split), int(n_train), int(n_val), int(n_test),
                      tuple(float(c) for c in scales))
     classes = np.unique(d["y_train"])
-    mcc_val, mcc_test, weights, iters, conv = [], [], [], [], True
+    mcc_val, mcc_test, weights, iters, conv, n_conv = [], [], [], [], True, 0
     for C in Cs:
         F_val = np.zeros((len(d["y_val"]), len(classes)))
         F_test = np.zeros((len(d["y_test"]), len(classes)))
@@ -823,13 +846,15 @@ def mfeat_cell(*, split, p, Cs, n_train, n_val, n_test, scales, tol=1e-5, svm_to
             W.append(np.asarray(res.weights, dtype=float))
             iters.append(int(res.n_iter))
             conv &= bool(res.success)
+            n_conv += int(bool(res.success))
         mcc_val.append(ovr_mcc(F_val, d["y_val"], classes))
         mcc_test.append(ovr_mcc(F_test, d["y_test"], classes))
         weights.append(np.mean(W, axis=0))
     best = int(np.argmax(np.round(mcc_val, 10)))
     return {"mcc": mcc_test[best], "C_best": float(Cs[best]), "mcc_val": mcc_val,
             "mcc_test": mcc_test, "weights": weights[best].tolist(),
-            "n_iter": float(np.mean(iters)), "converged": bool(conv)}
+            "n_iter": float(np.mean(iters)), "converged": bool(conv), "n_fits": len(iters),
+            "n_converged": n_conv}
 
 
 def table1_summary(df, Cs):
@@ -847,8 +872,9 @@ def table1_summary(df, Cs):
     table : pandas.DataFrame
         One row per norm: ``p``, ``mcc_mean``, ``mcc_se`` (validation-selected C, mean and
         standard error over splits), ``mcc_oracle`` (best mean test MCC over C, as in the
-        paper: "the best model per norm"), ``C_oracle``, ``C_best`` (most frequent
-        validation choice), ``n_iter``.
+        paper: "the best model per norm"), ``mcc_oracle_se`` (its standard error over
+        splits), ``C_oracle``, ``C_best`` (most frequent validation choice), ``n_iter``,
+        ``converged``.
     """
     rows = []
     for p, g in df.groupby("p", sort=False):
@@ -856,54 +882,153 @@ def table1_summary(df, Cs):
         mean_by_C = test.mean(axis=0)
         k = int(np.argmax(mean_by_C))
         m = g["mcc"].to_numpy(dtype=float)
-        rows.append({"p": norm_label(p), "mcc_mean": float(m.mean()),
-                     "mcc_se": float(m.std(ddof=1) / np.sqrt(m.size)) if m.size > 1 else np.nan,
-                     "mcc_oracle": float(mean_by_C[k]), "C_oracle": float(Cs[k]),
-                     "C_best": float(g["C_best"].mode().iloc[0]),
+        rows.append({"p": norm_label(p), "mcc_mean": float(m.mean()), "mcc_se": _se(m),
+                     "mcc_oracle": float(mean_by_C[k]), "mcc_oracle_se": _se(test[:, k]),
+                     "C_oracle": float(Cs[k]), "C_best": float(g["C_best"].mode().iloc[0]),
                      "n_iter": float(g["n_iter"].mean()), "converged": bool(g["converged"].all())})
     return pd.DataFrame(rows)
 
 
-def table1_claims(summary, col="mcc_mean"):
-    """Claims P1-P3 (the statements of Sec. 3 about Table 1) on the Table 1 stand-in summary.
+def _se(values):
+    """Standard error of the mean (NaN for fewer than two values)."""
+    v = np.asarray(values, dtype=float)
+    return float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else float("nan")
+
+
+def table1_splits(df, protocol="test"):
+    """Test MCC per split and norm of the Table 1 stand-in under one model-selection protocol.
 
     Parameters
     ----------
-    summary : pandas.DataFrame
-        From :func:`table1_summary`.
-    col : str, default="mcc_mean"
-        The MCC column the claims are evaluated on.
+    df : pandas.DataFrame
+        Rows of :func:`mfeat_cell` (with the grid column ``split``).
+    protocol : {"test", "validation"}, default="test"
+        ``"test"``: every norm at the C with the best mean test MCC over the splits (the
+        paper's protocol, which selects C on the test data); ``"validation"``: at the C chosen
+        on each split's validation data (ours).
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        Index ``split``, one column per norm label.
+    """
+    if protocol not in ("test", "validation"):
+        raise ValueError(f"protocol must be 'test' or 'validation'; got {protocol!r}.")
+    out = {}
+    for p, g in df.groupby("p", sort=False):
+        g = g.sort_values("split") if "split" in g.columns else g
+        if protocol == "test":
+            test = np.array(g["mcc_test"].tolist(), dtype=float)
+            values = test[:, int(np.argmax(test.mean(axis=0)))]
+        else:
+            values = g["mcc"].to_numpy(dtype=float)
+        index = g["split"].to_numpy() if "split" in g.columns else np.arange(len(g))
+        out[norm_label(p)] = pd.Series(values, index=pd.Index(index, name="split"))
+    return pd.DataFrame(out)
+
+
+def gain_test(diffs, alpha=0.05):
+    """:func:`~mklcore.repro.reporting.gain_verdict` that also accepts fewer than two pairs.
+
+    Parameters
+    ----------
+    diffs : array-like
+        Paired differences, positive = gain (NaNs are dropped).
+    alpha : float, default=0.05
+        One-sided level.
+
+    Returns
+    -------
+    test : GainTest
+        As :func:`~mklcore.repro.reporting.gain_verdict`; with fewer than two finite pairs
+        the verdict is ``"inconclusive"`` (no noise estimate).
+    """
+    d = np.asarray(diffs, dtype=float).ravel()
+    d = d[np.isfinite(d)]
+    if d.size >= 2:
+        return gain_verdict(d, alpha=alpha)
+    rule = (f"gain test (one-sided paired t-test, alpha = {alpha:g}): holds if the lower bound "
+            f"of the {100 * (1 - 2 * alpha):g}% interval of the mean gain is > 0; does not hold "
+            f"if its upper bound is <= 0; else inconclusive (also with fewer than 2 pairs)")
+    mean = float(d.mean()) if d.size else float("nan")
+    return GainTest(INCONCLUSIVE, mean, float("nan"), int(d.size), float("nan"), rule,
+                    f"mean gain {mean:+.4g} from {d.size} pair(s): no noise estimate")
+
+
+def _fmt(values):
+    return ", ".join(f"{q}: {v:.4f}" for q, v in values.items())
+
+
+def table1_claims(splits_test, splits_val=None, *, alpha=0.05):
+    """Claims P1-P3 (the statements of Sec. 3 about Table 1) on the Table 1 stand-in.
+
+    The paper's protocol (each norm at its best C on the test data, :func:`table1_splits` with
+    ``protocol="test"``) is primary; with ``splits_val`` P2 is also evaluated with C chosen on
+    validation data (ours), as the secondary claim ``"P2 (C on validation)"``.
+
+    Parameters
+    ----------
+    splits_test : pandas.DataFrame
+        Test MCC per split (rows) and norm (columns) under the paper's protocol.
+    splits_val : pandas.DataFrame, default=None
+        The same with C chosen on validation.
+    alpha : float, default=0.05
+        Level of the gain tests (P1, P3).
 
     Returns
     -------
     claims : list of Claim
     """
-    s = summary.set_index("p")
-    se = summary["mcc_se"].fillna(0.0).to_numpy()
-    se_by = dict(zip(summary["p"], se))
-    l1, linf = s.loc["1", col], s.loc["inf", col]
-    claims = [Claim("P1", "Precondition of Table 1 (plant): l1-MKL is at least as accurate as "
-                    "the sum kernel (l-inf).", bool(l1 >= linf),
-                    f"MCC l1 {l1:.4f} vs l-inf {linf:.4f}", hard=False)]
-    nonsparse = [q for q in ("4/3", "2") if q in s.index]
-    best_q = max(nonsparse, key=lambda q: s.loc[q, col])
-    evidence = (f"best p in (1, 2]: p={best_q} MCC {s.loc[best_q, col]:.4f} vs l1 {l1:.4f} "
-                f"(SE {se_by['1']:.4f})")
-    if col != "mcc_oracle" and "mcc_oracle" in s.columns:
-        q_o = max(nonsparse, key=lambda q: s.loc[q, "mcc_oracle"])
-        evidence += (f"; with the paper's protocol (best C on test): p={q_o} "
-                     f"{s.loc[q_o, 'mcc_oracle']:.4f} vs l1 {s.loc['1', 'mcc_oracle']:.4f}")
-    claims.append(Claim("P2", "A non-sparse p in (1, 2] reaches the l1 MCC within one "
-                        "standard error (non-sparse MKL 'approximates' l1).",
-                        bool(s.loc[best_q, col] >= l1 - se_by["1"]), evidence))
-    order = [q for q in summary["p"] if q != "1"]
-    vals = [s.loc[q, col] for q in order]
-    tol = max(se_by.get(q, 0.0) for q in order)
-    mono = all(b <= a + tol for a, b in zip(vals, vals[1:]))
-    claims.append(Claim("P3", "MCC degrades (weakly monotonically) as p grows from the best "
-                        "non-sparse p towards infinity.", bool(mono),
-                        "MCC by p: " + ", ".join(f"{q}: {v:.4f}" for q, v in zip(order, vals)),
-                        hard=False))
+    mean = splits_test.mean(axis=0)
+    n_splits = len(splits_test)
+    nonsparse = [q for q in ("4/3", "2") if q in mean.index]
+    claims = []
+    g1 = gain_test(splits_test["1"] - splits_test["inf"], alpha)
+    claims.append(Claim("P1", "Precondition of Table 1 (plant): l1-MKL is more accurate than "
+                        "the sum kernel (l-inf).", g1.holds,
+                        f"MCC l1 {mean['1']:.4f} vs l-inf {mean['inf']:.4f} (best C on test, "
+                        f"{n_splits} splits); l1 - l-inf: {g1.evidence}", hard=False,
+                        rule=g1.rule + " (paired over splits)", tolerance=f"alpha = {alpha:g}"))
+
+    def p2(table, cid, protocol, hard):
+        m = table.mean(axis=0)
+        se1 = _se(table["1"])
+        best_q = max(nonsparse, key=lambda q: m[q])
+        gap = m[best_q] - m["1"]
+        holds = INCONCLUSIVE if not np.isfinite(se1) else bool(gap >= -se1)
+        return Claim(cid, "A non-sparse p in (1, 2] reaches the l1 MCC within one standard "
+                     "error (non-sparse MKL 'approximates' l1).", holds,
+                     f"{protocol}: best p in (1, 2]: p={best_q} MCC {m[best_q]:.4f} vs l1 "
+                     f"{m['1']:.4f}, difference {gap:+.4f}, one SE of l1 {se1:.4f} "
+                     f"({len(table)} splits)", hard=hard,
+                     rule="holds if max over p in {4/3, 2} of the mean test MCC >= mean l1 MCC "
+                          "minus one standard error of the l1 MCC over the splits; "
+                          "inconclusive with a single split (no standard error)",
+                     tolerance=f"one SE of l1 ({se1:.4f} MCC)")
+
+    claims.append(p2(splits_test, "P2", "best C on test (the paper's protocol: C selected on "
+                                        "the test data)", True))
+    if splits_val is not None:
+        claims.append(p2(splits_val, "P2 (C on validation)", "C chosen on validation (ours)",
+                         False))
+    best_q = max(nonsparse, key=lambda q: mean[q])
+    order = list(splits_test.columns[list(splits_test.columns).index(best_q):])
+    ses = [_se(splits_test[q]) for q in order]
+    tol = float(np.nanmax(ses)) if np.any(np.isfinite(ses)) else 0.0
+    rises = [(a, b) for a, b in zip(order, order[1:]) if mean[b] > mean[a] + tol]
+    g3 = gain_test(splits_test[best_q] - splits_test["inf"], alpha)
+    holds = False if rises else g3.holds
+    claims.append(Claim("P3", "MCC degrades as p grows from the best non-sparse p towards "
+                        "infinity.", holds,
+                        "MCC by p (best C on test): " + _fmt(mean[order])
+                        + f"; p={best_q} - l-inf: {g3.evidence}; rises above the largest SE "
+                          f"({tol:.4f}): " + (", ".join(f"{a}->{b}" for a, b in rises)
+                                                or "none"), hard=False,
+                        rule="does not hold if the mean MCC rises from one norm to the next "
+                             "larger one by more than the largest SE of the norms; otherwise "
+                             "the drop from the best p in {4/3, 2} to l-inf is a "
+                             + g3.rule + " (paired over splits)",
+                        tolerance=f"largest SE {tol:.4f} MCC; alpha = {alpha:g}"))
     return claims
 
 
@@ -1164,7 +1289,8 @@ def dna_cell(*, dataset, n, rep, p, n_total, Cs, tol=1e-5, svm_tol=1e-3, solver=
     -------
     row : dict
         ``auc`` (test AUC at the chosen C), ``auc_val``, ``C_best``, ``weights`` (at C_best),
-        ``n_iter``, ``converged``.
+        ``n_iter``, ``converged`` (the fit at C_best), ``n_fits`` and ``n_converged`` (fits
+        over the C grid that met their stopping rule).
     """
     _, y = dna_data(dataset, int(n_total), int(seed))
     pool, val, test = _dna_split(y, int(seed))
@@ -1172,16 +1298,18 @@ def dna_cell(*, dataset, n, rep, p, n_total, Cs, tol=1e-5, svm_tol=1e-3, solver=
     K_tr = dna_stack(dataset, int(n_total), int(seed), tr, tr, tr)
     K_va = dna_stack(dataset, int(n_total), int(seed), val, tr, tr)
     K_te = dna_stack(dataset, int(n_total), int(seed), test, tr, tr)
-    best = None
+    best, n_conv = None, 0
     for C in Cs:
         res = solve(K_tr, y[tr], p, float(C), solver=solver, tol=tol, svm_tol=svm_tol)
+        n_conv += int(bool(res.success))
         a_val = auc(y[val], decision(res, K_va))
         if best is None or a_val > best[0] + 1e-12:
             best = (a_val, float(C), res)
     a_val, C_best, res = best
     return {"auc": auc(y[test], decision(res, K_te)), "auc_val": a_val, "C_best": C_best,
             "weights": np.asarray(res.weights, dtype=float).tolist(),
-            "n_iter": int(res.n_iter), "converged": bool(res.success)}
+            "n_iter": int(res.n_iter), "converged": bool(res.success), "n_fits": len(Cs),
+            "n_converged": n_conv}
 
 
 def drop_one_kernel(dataset, *, n, reps, n_total, Cs, seed, svm_tol=1e-3):
@@ -1259,54 +1387,127 @@ def figure2_summary(df):
     return pd.DataFrame(rows)
 
 
-def figure2_claims(summary, dataset):
-    """Claims G1-G4 (the statements of Sec. 3 about Figure 2) on one stand-in dataset.
+def figure2_pairs(df, dataset):
+    """Test AUC per training set and norm of one Figure 2 stand-in (the paired design).
 
     Parameters
     ----------
-    summary : pandas.DataFrame
-        From :func:`figure2_summary`.
+    df : pandas.DataFrame
+        Rows of :func:`dna_cell` (with the grid columns ``dataset``, ``n``, ``rep``, ``p``).
     dataset : {"splice", "synthetic"}
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        Index ``(n, rep)`` (one training set each; all norms see the same set), one column
+        per norm label.
+    """
+    d = df[df["dataset"] == dataset]
+    return d.assign(p=d["p"].map(norm_label)).pivot_table(index=["n", "rep"], columns="p",
+                                                          values="auc")
+
+
+def _any_gain(pairs, news, base, alpha):
+    """Gain of any of ``news`` over ``base`` (Bonferroni over ``news``): holds, evidence, rule."""
+    tests = {q: gain_test(pairs[q] - pairs[base], alpha / len(news)) for q in news}
+    verdicts = [t.holds for t in tests.values()]
+    if any(v is True for v in verdicts):
+        holds = True
+    elif all(v is False for v in verdicts):
+        holds = False
+    else:
+        holds = INCONCLUSIVE
+    evidence = "; ".join(f"l{q} - l{base}: {t.evidence}" for q, t in tests.items())
+    rule = (f"for each p in {{{', '.join(news)}}} a {next(iter(tests.values())).rule} "
+            f"(alpha = {alpha:g} / {len(news)}, Bonferroni; paired over the training sets); "
+            f"holds if any p holds, does not hold if none shows a gain, else inconclusive")
+    return holds, evidence, rule
+
+
+def figure2_claims(df, dataset, *, alpha=0.05):
+    """Claims G1-G4 (the statements of Sec. 3 about Figure 2) on one stand-in dataset.
+
+    Differences between norms are paired over the training sets (all norms are trained on
+    the same disjoint sets, :func:`figure2_pairs`) and tested with :func:`gain_test`.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows of :func:`dna_cell`.
+    dataset : {"splice", "synthetic"}
+    alpha : float, default=0.05
+        One-sided level of the gain tests.
 
     Returns
     -------
     claims : list of Claim
     """
+    summary = figure2_summary(df)
     s = summary[summary["dataset"] == dataset]
     tab = s.pivot(index="n", columns="p", values="auc_mean")
-    se = s.pivot(index="n", columns="p", values="auc_se").fillna(0.0)
+    se = s.pivot(index="n", columns="p", values="auc_se")
+    pairs = figure2_pairs(df, dataset)
     ns = list(tab.index)
     tag = {"splice": "splice", "synthetic": "synthetic DNA"}[dataset]
-    se_txt = f" (median SE of the AUCs {float(np.nanmedian(s['auc_se'])):.4f})"
+    n_sets = f"{len(pairs)} training sets over n = {', '.join(str(n) for n in ns)}"
     claims = []
-    worse = [n for n in ns if tab.loc[n, "1"] < tab.loc[n, "inf"]]
+
+    d1 = pairs["inf"] - pairs["1"]
+    g1 = gain_test(d1, alpha)
+    per_n = {n: gain_test(-d1.xs(n, level="n"), alpha) for n in ns}
+    reversed_at = [n for n, t in per_n.items() if t.holds is True]
+    holds = False if reversed_at else g1.holds
     claims.append(Claim(f"G1 ({tag})", "l1-MKL is below the sum kernel (l-inf) at every "
-                        "training-set size.", len(worse) == len(ns),
-                        f"l1 < l-inf at {len(worse)} of {len(ns)} sizes; AUC l1 - l-inf: "
+                        "training-set size.", holds,
+                        f"l-inf - l1 over {n_sets}: {g1.evidence}; mean AUC l1 - l-inf per n: "
                         + ", ".join(f"n={n}: {tab.loc[n, '1'] - tab.loc[n, 'inf']:+.4f}"
-                                    for n in ns) + se_txt))
-    small = ns[:-1] if len(ns) > 1 else ns
-    gain = {n: max(tab.loc[n, "4/3"], tab.loc[n, "2"]) - tab.loc[n, "inf"] for n in small}
-    above = [n for n in small if gain[n] > 0]
+                                    for n in ns)
+                        + f"; l1 significantly above l-inf at n = {reversed_at or 'none'}",
+                        rule="does not hold if l1 is significantly above l-inf at some n "
+                             "(gain test of l1 over l-inf per n); otherwise the gain of l-inf "
+                             "over l1 pooled over all training sets decides: " + g1.rule,
+                        tolerance=f"alpha = {alpha:g}"))
+
+    small = [n for n in ns if n < max(ns)] or ns
+    sub = pairs[pairs.index.get_level_values("n").isin(small)]
+    holds, evidence, rule = _any_gain(sub, ("4/3", "2"), "inf", alpha)
     claims.append(Claim(f"G2 ({tag})", "Some non-sparse p in {4/3, 2} is above l-inf for "
-                        "small and medium n.", len(above) > len(small) / 2,
-                        f"above l-inf at {len(above)} of {len(small)} sizes (n < max): "
-                        + ", ".join(f"n={n}: {g:+.4f}" for n, g in gain.items()) + se_txt))
-    tied = []
-    for n in ns:
-        top = tab.loc[n].max()
-        tied.append(bool(tab.loc[n, "2"] >= top - max(se.loc[n, "2"], se.loc[n].max())))
-    claims.append(Claim(f"G3 ({tag})", "l2 is the best norm or tied-best (within one "
-                        "standard error).", sum(tied) > len(ns) / 2,
-                        f"l2 best or tied at {sum(tied)} of {len(ns)} sizes; best p per n: "
-                        + ", ".join(f"n={n}: {tab.loc[n].idxmax()}" for n in ns)))
+                        "small and medium n.", holds,
+                        f"{len(sub)} training sets with n < {max(ns)}: {evidence}", rule=rule,
+                        tolerance=f"alpha = {alpha:g} (Bonferroni over 2 norms)"))
+
+    others = [q for q in tab.columns if q != "2"]
+    tests = {q: gain_test(pairs["2"] - pairs[q], alpha / len(others)) for q in others}
+    verdicts = [t.holds for t in tests.values()]
+    holds = (True if all(v is True for v in verdicts)
+             else False if any(v is False for v in verdicts) else INCONCLUSIVE)
+    claims.append(Claim(f"G3 ({tag})", "l2 is the best norm.", holds,
+                        f"over {n_sets}: " + "; ".join(f"l2 - l{q}: {t.evidence}"
+                                                      for q, t in tests.items())
+                        + "; best p per n: " + ", ".join(f"n={n}: {tab.loc[n].idxmax()}"
+                                                         for n in ns),
+                        rule=f"gain of l2 over every other norm, each a "
+                             f"{next(iter(tests.values())).rule} (alpha = {alpha:g} / "
+                             f"{len(others)}, Bonferroni; paired over the training sets); "
+                             f"holds if all hold, does not hold if one shows no gain, else "
+                             f"inconclusive", tolerance=f"alpha = {alpha:g}"))
+
     non1 = [q for q in tab.columns if q != "1"]
     spread = {n: float(tab.loc[n, non1].max() - tab.loc[n, non1].min()) for n in ns}
+    noise = float(np.nanmax(se.loc[[ns[0], ns[-1]], non1].to_numpy(dtype=float)))
+    change = spread[ns[-1]] - spread[ns[0]]
+    holds = INCONCLUSIVE if abs(change) <= noise else bool(change < 0)
     claims.append(Claim(f"G4 ({tag})", "At the largest n the differences between the non-l1 "
-                        "methods shrink.", spread[ns[-1]] <= spread[ns[0]],
+                        "methods shrink.", holds,
                         "AUC range of the non-l1 norms: "
-                        + ", ".join(f"n={n}: {v:.4f}" for n, v in spread.items()),
-                        hard=False))
+                        + ", ".join(f"n={n}: {v:.4f}" for n, v in spread.items())
+                        + f"; change from n={ns[0]} to n={ns[-1]}: {change:+.4f}, largest SE "
+                          f"of those AUCs {noise:.4f}", hard=False,
+                        rule="holds if the AUC range of the non-l1 norms at the largest n is "
+                             "below that at the smallest n by more than the largest standard "
+                             "error of those mean AUCs; does not hold if it is above by more; "
+                             "else inconclusive",
+                        tolerance=f"largest SE of the mean AUCs ({noise:.4f})"))
     return claims
 
 
@@ -1348,10 +1549,10 @@ def plot_auc(summary, ax=None, *, dataset):
 
 
 def claim_rows(claims):
-    """Summary rows (item, paper, ours, verdict, evidence) for qualitative claims.
+    """Summary rows of qualitative claims (``summary.csv`` schema, with tolerance and rule).
 
     ``paper`` is what the paper reports ("holds"), ``ours`` whether our run supports it;
-    the verdict is ``match`` or ``differs`` (``n/a`` when untested).
+    the verdict is ``match``, ``differs``, ``inconclusive`` or ``n/a`` (untested).
 
     Parameters
     ----------
@@ -1360,14 +1561,9 @@ def claim_rows(claims):
     Returns
     -------
     rows : pandas.DataFrame
+        Columns :data:`~mklcore.repro.reporting.SUMMARY_COLUMNS`; the evidence is the note.
     """
-    rows = []
-    for c in claims:
-        ours = None if c.holds is None else ("holds" if c.holds else "does not hold")
-        verdict = "n/a" if ours is None else ("match" if c.holds else "differs")
-        rows.append({"item": f"{c.id}: {c.text}", "paper": "holds", "ours": ours,
-                     "verdict": verdict, "evidence": c.evidence})
-    return pd.DataFrame(rows)
+    return summary_table(claims_table(claims))
 
 
 def plot_table1(summary, weights, names):
@@ -1534,7 +1730,7 @@ def pinf_comparison(pinf_ref):
             for q, o in zip(pinf_ref["p"], pinf_ref["objective"]) if q != "inf"]
 
 
-def global_claims(claims, *, ref_check, pinf_tables, fig2, table1, obj_rtol=1e-4):
+def global_claims(claims, *, ref_check, pinf_tables, df_f2, obj_rtol=1e-4, alpha=0.05):
     """The paper's overall conclusions (Secs. 3 and 4) from the per-experiment results.
 
     Parameters
@@ -1545,11 +1741,11 @@ def global_claims(claims, *, ref_check, pinf_tables, fig2, table1, obj_rtol=1e-4
         From :func:`reference_check`.
     pinf_tables : list of pandas.DataFrame
         From :func:`pinf_limit` (one per problem).
-    fig2 : pandas.DataFrame
-        From :func:`figure2_summary`.
-    table1 : pandas.DataFrame
-        From :func:`table1_summary`.
+    df_f2 : pandas.DataFrame
+        Rows of :func:`dna_cell`.
     obj_rtol : float, default=1e-4
+    alpha : float, default=0.05
+        One-sided level of the gain tests (GL3, GL4).
 
     Returns
     -------
@@ -1561,7 +1757,10 @@ def global_claims(claims, *, ref_check, pinf_tables, fig2, table1, obj_rtol=1e-4
                      f"cutting planes reach the same optimum (within {obj_rtol:g}).",
                      bool(claims["T6"].holds and ref_l1 <= obj_rtol),
                      f"timing problems: {claims['T6'].evidence}; reference problem: largest "
-                     f"l1 error vs the cvxpy optimum {ref_l1:.1e}"))
+                     f"l1 error vs the cvxpy optimum {ref_l1:.1e}",
+                     rule=f"holds if T6 holds and every l1 solver is within {obj_rtol:g} "
+                          f"(relative) of the cvxpy optimum of the reference problem",
+                     tolerance=f"{obj_rtol:g} relative"))
     ok, ev = True, []
     for k, t in enumerate(pinf_tables):
         obj = t["objective"].to_numpy(dtype=float)
@@ -1572,60 +1771,75 @@ def global_claims(claims, *, ref_check, pinf_tables, fig2, table1, obj_rtol=1e-4
                   + ", ".join(f"p={q}: {e:.2%}" for q, e in zip(t["p"], exc))
                   + f"; min theta {tmin[0]:.3f} -> {tmin[-2]:.3f}")
     out.append(Claim("GL2", "As p grows, lp-norm MKL approaches the sum-kernel SVM "
-                     "(objective decreases to it, theta -> 1).", ok, "; ".join(ev)))
-    syn = fig2[fig2["dataset"] == "synthetic"].pivot(index="n", columns="p", values="auc_mean")
-    if len(syn):
-        diff = (syn[["4/3", "2"]].max(axis=1) - syn["1"])
-        out.append(Claim("GL3", "Non-sparse MKL is at least as accurate as l1-MKL when all "
-                         "kernels carry information (synthetic DNA, every signal informative).",
-                         bool(diff.mean() >= 0),
-                         "best of p in {4/3, 2} minus l1 (AUC): "
-                         + ", ".join(f"n={n}: {d:+.4f}" for n, d in diff.items())
-                         + f"; mean {diff.mean():+.4f}"))
+                     "(objective decreases to it, theta -> 1).", ok, "; ".join(ev),
+                     rule="holds if on every problem the objective decreases strictly and "
+                          "the smallest weight increases strictly along p = 16, 64, 256, inf",
+                     tolerance="none (strict monotonicity)"))
+    syn = figure2_pairs(df_f2, "synthetic") if (df_f2["dataset"] == "synthetic").any() else None
+    if syn is not None:
+        holds, evidence, rule = _any_gain(syn, ("4/3", "2"), "1", alpha)
+        out.append(Claim("GL3", "Non-sparse MKL is more accurate than l1-MKL when every kernel "
+                         "carries information (synthetic DNA: each signal seen by one kernel "
+                         "only).", holds, f"{len(syn)} synthetic training sets: {evidence}",
+                         rule=rule, tolerance=f"alpha = {alpha:g} (Bonferroni over 2 norms)"))
+        worse = gain_test(syn["inf"] - syn["1"], alpha)
+        better = gain_test(syn["1"] - syn["inf"], alpha)
+        holds = (False if better.holds is True else True if worse.holds is True
+                 else INCONCLUSIVE)
+        out.append(Claim("GL4", "l1-MKL is rarely better than the plain sum kernel on the "
+                         "gene-start task (TSS stand-in B: synthetic DNA).", holds,
+                         f"l1 - l-inf over {len(syn)} synthetic training sets: "
+                         f"{better.evidence}",
+                         rule="does not hold if l1 shows a significant gain over l-inf; holds "
+                              "if l-inf shows a significant gain over l1; else inconclusive "
+                              "(each a " + better.rule + ", paired over the training sets)",
+                         tolerance=f"alpha = {alpha:g}"))
     else:
-        out.append(Claim("GL3", "Non-sparse MKL is at least as accurate as l1-MKL when all "
-                         "kernels carry information.", None, "synthetic DNA not run"))
-    l1_better = []
-    for ds, g in fig2.groupby("dataset", sort=False):
-        tab = g.pivot(index="n", columns="p", values="auc_mean")
-        l1_better.append((ds, int((tab["1"] > tab["inf"]).sum()), len(tab)))
-    syn_rows = [r for r in l1_better if r[0] == "synthetic"]
-    rare = syn_rows[0][1] <= syn_rows[0][2] / 2 if syn_rows else None
-    out.append(Claim("GL4", "l1-MKL is rarely better than the plain sum kernel on the "
-                     "gene-start task (TSS stand-in B: synthetic DNA).", rare,
-                     "; ".join(f"{ds}: l1 > l-inf at {a} of {b} sizes" for ds, a, b in l1_better)))
+        for cid in ("GL3", "GL4"):
+            out.append(Claim(cid, "Synthetic DNA claim.", None, "synthetic DNA not run",
+                             rule="not tested", tolerance="n/a"))
+    p2 = claims["P2"]
     out.append(Claim("GL5", "Where l1 is favoured (plant), a suitable non-sparse p matches it.",
-                     claims["P2"].holds, claims["P2"].evidence
-                     + ("" if claims["P1"].holds else " (but the precondition P1, l1 >= l-inf, "
-                        "does not hold on the stand-in)")))
+                     p2.holds, p2.evidence + f" (precondition P1, l1 > l-inf: "
+                     f"{claims['P1'].holds})", rule="as P2: " + p2.rule,
+                     tolerance=p2.tolerance))
     speed = [claims[k].holds for k in ("T2", "T4")]
     out.append(Claim("GL6", "The lp-norm solvers run at a speed comparable to l1 SILP and far "
                      "faster than SimpleMKL.", bool(all(speed)),
-                     f"T2: {claims['T2'].evidence}; T4: {claims['T4'].evidence}"))
+                     f"T2: {claims['T2'].evidence}; T4: {claims['T4'].evidence}",
+                     rule="holds if T2 and T4 hold", tolerance="as T2 and T4"))
     out.append(Claim("GL7", "Newton descent is slightly faster than cutting planes.",
-                     claims["T3"].holds, claims["T3"].evidence))
+                     claims["T3"].holds, claims["T3"].evidence, rule="as T3: " + claims["T3"].rule,
+                     tolerance=claims["T3"].tolerance))
     slow_parts = [claims["T2"].evidence, claims["T5"].evidence]
     slowest = ("not slowest at n=[]" in claims["T2"].evidence
                and "SimpleMKL slowest at every M: yes" in claims["T5"].evidence)
     out.append(Claim("GL8", "SimpleMKL is the slowest wrapper, at every n and every M.",
-                     bool(slowest), " | ".join(slow_parts)))
+                     bool(slowest), " | ".join(slow_parts),
+                     rule="holds if SimpleMKL's mean CPU time is the largest of the MKL "
+                          "methods at every n (left panel) and every M (right panel)",
+                     tolerance="none (comparison of mean CPU times)"))
     return out
 
 
-def differing_claims(claims):
-    """``(id, evidence)`` of every claim that does not hold on this run.
-
-    The reasons why a claim can differ on our data are discussed in the notebook, next to the
-    claims table.
+def differing_claims(claims, verdict="differs"):
+    """``(id, evidence)`` of every claim that does not hold (or is inconclusive) on this run.
 
     Parameters
     ----------
     claims : list of Claim
+    verdict : {"differs", "inconclusive"}, default="differs"
+        ``"differs"``: claims with ``holds`` False; ``"inconclusive"``: claims the run cannot
+        decide. Untested claims (``holds`` None) are never listed.
 
     Returns
     -------
     rows : list of tuple of (str, str)
-        One ``(claim id, evidence)`` per claim with ``holds`` False (untested claims, with
-        ``holds`` None, are skipped).
+        One ``(claim id, evidence)`` per listed claim.
     """
-    return [(c.id, c.evidence) for c in claims if c.holds is not None and not c.holds]
+    if verdict not in ("differs", INCONCLUSIVE):
+        raise ValueError(f"verdict must be 'differs' or {INCONCLUSIVE!r}; got {verdict!r}.")
+    if verdict == INCONCLUSIVE:
+        return [(c.id, c.evidence) for c in claims if isinstance(c.holds, str)]
+    return [(c.id, c.evidence) for c in claims
+            if c.holds is not None and not isinstance(c.holds, str) and not c.holds]
