@@ -22,12 +22,15 @@ Sec. 3: experiments).
 * Table 1 stand-in (multiple-feature digits instead of the plant kernels, one-vs-rest, MCC per
   norm): :func:`mfeat_stacks`, :func:`mfeat_cell`, :func:`ovr_mcc`, :func:`table1_summary`,
   :func:`table1_claims`, :func:`table1_comparison`, :func:`plot_table1`.
-* Figure 2 stand-in (splice junctions and synthetic promoter-like DNA instead of the TSS data,
-  five sequence kernels, AUC vs training-set size per norm): :func:`dna_data`,
-  :func:`dna_stack`, :func:`dna_grid`, :func:`dna_cell`, :func:`figure2_summary`,
-  :func:`figure2_claims`, :func:`figure2_weights`, :func:`plot_auc`, :func:`plot_figure2`.
-* The paper's overall conclusions: :func:`global_claims`; summary rows :func:`claim_rows`,
-  :func:`differing_claims`.
+* Figure 2 stand-in (splice junctions and synthetic TSS-like DNA instead of the TSS data,
+  five sequence kernels, AUC vs training-set size per norm): :func:`make_tss_like_dna`,
+  :func:`dna_data`, :func:`dna_stack`, :func:`dna_grid`, :func:`dna_cell`,
+  :func:`drop_one_kernel`, :func:`drop_one_summary`, :func:`figure2_summary`,
+  :func:`figure2_pairs`, :func:`figure2_claims`, :func:`figure2_weights`, :func:`plot_auc`,
+  :func:`plot_figure2`.
+* The paper's overall conclusions: :func:`global_claims`; claims that are gains are tested
+  with :func:`gain_test`; summary rows :func:`claim_rows`, :func:`differing_claims`; the
+  report section on differences: :func:`differences_section`.
 
 Every ``*_cell`` function has the signature that :func:`mklcore.repro.experiments.run` expects
 (``**setting, repeat, seed``) and returns JSON-serialisable rows, so a full run can be
@@ -1150,8 +1153,8 @@ def dna_data(dataset, n_total, seed):
 
     ``"splice"``: UCI splice junctions without the 15 ambiguous rows, label +1 for IE
     (acceptor) and -1 for EI and N; a stratified subsample of ``n_total`` rows (all 3175 when
-    ``n_total >= 3175``). ``"synthetic"``: :func:`~mklcore.datasets.make_synthetic_dna` with
-    ``n_total`` sequences (stand-in B).
+    ``n_total >= 3175``). ``"synthetic"``: :func:`make_tss_like_dna` with ``n_total``
+    sequences (stand-in B).
 
     Returns
     -------
@@ -1193,7 +1196,10 @@ def dna_stack(dataset, n_total, seed, idx_rows, idx_cols, train_idx):
     4. energies: linear kernel on the stacking-free-energy profile (moving average of width 5);
     5. GC profile: linear kernel on the smoothed G/C indicator (width 5).
 
-    The profiles are centred with the mean over ``train_idx`` before the linear kernels.
+    Each kernel sees its window of the dataset's layout (splice: WDS on positions 20-39,
+    spectrum on 0-29 and 30-59, profiles on the whole sequence; synthetic: five disjoint
+    windows, see :func:`make_tss_like_dna`). The profiles are centred with the mean over
+    ``train_idx`` before the linear kernels.
     Every kernel is cosine-normalised, :math:`k(x,z)/\sqrt{k(x,x)k(z,z)}`.
 
     Parameters
@@ -1900,7 +1906,7 @@ def differences_section(*, claims, timings, df_t1, df_f2, drop, mfeat_info, dna_
         f"{mfeat_info['n_train']} / {mfeat_info['n_val']} / {mfeat_info['n_test']} train / "
         f"validation / test points, {mfeat_info['n_splits']} split(s). Figure 2: the TSS windows "
         f"are not available; we use (A) UCI splice junctions, {dna_info['n_total']['splice']} "
-        f"sequences of 60 nt, and (B) synthetic TSS-like DNA (:func:`make_tss_like_dna`), "
+        f"sequences of 60 nt, and (B) synthetic TSS-like DNA (`make_tss_like_dna`), "
         f"{dna_info['n_total']['synthetic']} sequences of 200 nt with five planted signals, each "
         f"in the window of one kernel only; training sizes "
         f"{', '.join(str(n) for n in dna_info['sizes'])}, at most {dna_info['max_repeats']} "
