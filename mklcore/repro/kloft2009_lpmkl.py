@@ -1986,9 +1986,10 @@ def differences_section(*, claims, timings, df_t1, df_f2, drop, mfeat_info, dna_
             f" smallest {wl1.min():.2f}); G1 {verdict(claims['G1 (synthetic DNA)'])}, G2 "
             f"{verdict(claims['G2 (synthetic DNA)'])}, G3 {verdict(claims['G3 (synthetic DNA)'])},"
             f" GL3 {verdict(claims['GL3'])}, GL4 {verdict(claims['GL4'])}. A likely cause where "
-            f"l1 is not below l-inf: with one clean signal per kernel and no redundant kernels, "
-            f"l1-MKL has no reason to drop a kernel, so it loses no information, while the "
-            f"paper's TSS kernels overlap and l1 drops some of them.")
+            f"l1 is not below l-inf (a hypothesis, not measured): with one clean signal per "
+            f"kernel and no redundant kernels, l1-MKL has no reason to drop a kernel and so "
+            f"loses little information, whereas we think the paper's TSS kernels overlap, so "
+            f"that l1 drops some of them.")
     conv = []
     fam = timings[timings["family"].isin(["sum", "silp", "lpmkl"])]
     conv.append(f"Figure 1: {int(fam['converged'].sum())} of {len(fam)} sum-kernel, SILP and lp "
