@@ -55,52 +55,140 @@ def test_timing_claims_detect_a_slow_sum_kernel_and_l1_disagreement():
     assert "T1" in ids and "T6" in ids
 
 
-def _table1(mcc):
+def _splits(mcc, noise=0.002, n_splits=4):
+    """Per-split MCCs: the mean per norm plus a split effect shared by all norms."""
+    rng = np.random.default_rng(0)
+    shared = rng.normal(0.0, 0.01, n_splits)
+    return pd.DataFrame({q: m + shared + rng.normal(0.0, noise, n_splits) for q, m in mcc.items()},
+                        index=pd.Index(range(n_splits), name="split"))
+
+
+def _summary(mcc):
     return pd.DataFrame({"p": list(mcc), "mcc_mean": list(mcc.values()),
                          "mcc_se": [0.01] * len(mcc), "mcc_oracle": list(mcc.values())})
 
 
 def test_table1_claims_and_comparison():
-    good = _table1({"1": 0.90, "4/3": 0.895, "2": 0.88, "4": 0.86, "inf": 0.85})
-    claims = ke.table1_claims(good)
-    assert [c.id for c in claims] == ["P1", "P2", "P3"]
-    assert all(c.holds for c in claims)
-    cmp = ke.table1_comparison(good, claims)
+    good = {"1": 0.90, "4/3": 0.8995, "2": 0.88, "4": 0.86, "inf": 0.85}
+    claims = ke.table1_claims(_splits(good, noise=0.0005), _splits(good, noise=0.0005))
+    assert [c.id for c in claims] == ["P1", "P2", "P2 (C on validation)", "P3"]
+    assert all(c.holds is True for c in claims), [c.evidence for c in claims]
+    assert all(c.rule and c.tolerance for c in claims)
+    cmp = ke.table1_comparison(_summary(good), claims)
     assert cmp.loc[0, "ours"] == "l1 0.900, l-inf 0.850"
     assert cmp.loc[1, "ours"] == claims[1].evidence
 
-    bad = _table1({"1": 0.80, "4/3": 0.70, "2": 0.75, "4": 0.85, "inf": 0.90})
-    held = {c.id: c.holds for c in ke.table1_claims(bad)}
+    bad = {"1": 0.80, "4/3": 0.70, "2": 0.75, "4": 0.85, "inf": 0.90}
+    held = {c.id: c.holds for c in ke.table1_claims(_splits(bad))}
     assert held == {"P1": False, "P2": False, "P3": False}
+    # norms inside the noise: P3 (a claimed drop) is inconclusive, not a pass
+    flat = {"1": 0.9795, "4/3": 0.9774, "2": 0.9768, "4": 0.976, "8": 0.9762, "16": 0.976,
+            "inf": 0.9759}
+    p3 = {c.id: c for c in ke.table1_claims(_splits(flat, noise=0.003))}["P3"]
+    assert p3.holds == "inconclusive", p3.evidence
+    # a single split: no standard error, P2 cannot be decided
+    one = ke.table1_claims(_splits(good, n_splits=1))
+    assert {c.id: c.holds for c in one}["P2"] == "inconclusive"
 
 
-def _fig2(auc):
+def test_table1_splits_protocols():
+    df = pd.DataFrame({"split": [0, 1, 0, 1], "p": [1.0, 1.0, 2.0, 2.0],
+                       "mcc_test": [[0.5, 0.9], [0.6, 0.8], [0.7, 0.1], [0.9, 0.2]],
+                       "mcc": [0.5, 0.8, 0.1, 0.9]})
+    test = ke.table1_splits(df, "test")
+    assert test["1"].tolist() == [0.9, 0.8] and test["2"].tolist() == [0.7, 0.9]
+    assert ke.table1_splits(df, "validation")["2"].tolist() == [0.1, 0.9]
+
+
+_P = {"1": 1.0, "4/3": 4 / 3, "2": 2.0, "4": 4.0, "inf": np.inf}
+
+
+def _fig2_rows(auc, n_reps=4, noise=0.002, dataset="synthetic", alternating=False):
+    """Rows like dna_cell's; ``alternating``: noise +-noise by (rep, norm), zero mean per norm."""
+    rng = np.random.default_rng(1)
     rows = []
     for n, per_p in auc.items():
-        for p, a in per_p.items():
-            rows.append({"dataset": "synthetic", "n": n, "p": p, "n_repeats": 3,
-                         "auc_mean": a, "auc_se": 0.001})
+        for rep in range(n_reps):
+            shared = rng.normal(0.0, 0.01)
+            for k, (p, a) in enumerate(per_p.items()):
+                if alternating:
+                    rows.append({"dataset": dataset, "n": n, "rep": rep, "p": _P[p],
+                                 "auc": a + shared + noise * (-1) ** rep * (k - 2) / 2})
+                    continue
+                rows.append({"dataset": dataset, "n": n, "rep": rep,
+                             "p": _P[p],
+                             "auc": a + shared + rng.normal(0.0, noise)})
     return pd.DataFrame(rows)
 
 
 def test_figure2_claims():
-    paper_like = _fig2({100: {"1": 0.80, "4/3": 0.86, "2": 0.87, "4": 0.85, "inf": 0.84},
-                        400: {"1": 0.85, "4/3": 0.89, "2": 0.90, "4": 0.89, "inf": 0.89}})
+    paper_like = _fig2_rows({100: {"1": 0.80, "4/3": 0.86, "2": 0.89, "4": 0.85, "inf": 0.84},
+                             200: {"1": 0.82, "4/3": 0.87, "2": 0.90, "4": 0.87, "inf": 0.86},
+                             400: {"1": 0.85, "4/3": 0.895, "2": 0.90, "4": 0.895, "inf": 0.895}})
     claims = ke.figure2_claims(paper_like, "synthetic")
     assert [c.id for c in claims] == [f"G{k} (synthetic DNA)" for k in (1, 2, 3, 4)]
-    assert all(c.holds for c in claims), [c.evidence for c in claims]
-    sparse = _fig2({100: {"1": 0.95, "4/3": 0.84, "2": 0.83, "4": 0.84, "inf": 0.85},
-                    400: {"1": 0.97, "4/3": 0.86, "2": 0.85, "4": 0.86, "inf": 0.87}})
+    assert all(c.holds is True for c in claims), [c.evidence for c in claims]
+    assert all(c.rule and c.tolerance for c in claims)
+    sparse = _fig2_rows({100: {"1": 0.95, "4/3": 0.84, "2": 0.83, "4": 0.84, "inf": 0.85},
+                         400: {"1": 0.97, "4/3": 0.86, "2": 0.85, "4": 0.86, "inf": 0.87}})
     held = [c.holds for c in ke.figure2_claims(sparse, "synthetic")]
     assert held[:3] == [False, False, False]
+    tied = _fig2_rows({100: {q: 0.85 for q in ("1", "4/3", "2", "4", "inf")},
+                       400: {q: 0.88 for q in ("1", "4/3", "2", "4", "inf")}}, noise=0.003,
+                     alternating=True)
+    held = {c.id: c.holds for c in ke.figure2_claims(tied, "synthetic")}
+    assert held["G2 (synthetic DNA)"] in ("inconclusive", False)
+    assert held["G1 (synthetic DNA)"] == "inconclusive"
+
+
+def test_gain_test_handles_a_single_pair():
+    assert ke.gain_test([0.01]).holds == "inconclusive"
+    assert ke.gain_test([0.02, 0.03, 0.025, 0.03]).holds is True
 
 
 def test_claim_rows_and_differing_claims():
-    claims = [Claim("A", "a", True, "ok"), Claim("B", "b", False, "not ok"),
-              Claim("C", "c", None, "untested")]
+    claims = [Claim("A", "a", True, "ok", rule="r", tolerance="t"),
+              Claim("B", "b", False, "not ok", rule="r"),
+              Claim("C", "c", None, "untested", rule="r"),
+              Claim("D", "d", "inconclusive", "noise", rule="r")]
     rows = ke.claim_rows(claims)
-    assert rows["verdict"].tolist() == ["match", "differs", "n/a"]
+    assert rows["verdict"].tolist() == ["match", "differs", "n/a", "inconclusive"]
+    assert rows.loc[0, "tolerance"] == "t" and rows.loc[0, "rule"] == "r"
     assert ke.differing_claims(claims) == [("B", "not ok")]
+    assert ke.differing_claims(claims, "inconclusive") == [("D", "noise")]
+
+
+def test_tss_like_dna_is_seeded_and_plants_one_signal_per_window():
+    X, y = ke.make_tss_like_dna(400, random_state=3)
+    X2, y2 = ke.make_tss_like_dna(400, random_state=3)
+    assert X.shape == (400, 200) and np.array_equal(X, X2) and np.array_equal(y, y2)
+    assert (y == 1).sum() == 200
+    assert not np.array_equal(X, ke.make_tss_like_dna(400, random_state=4)[0])
+    seqs = ["".join(row) for row in X]
+    tata = np.array(["TATAAA" in s[:40] for s in seqs])
+    gatc = np.array([s[40:90].count("GATC") for s in seqs])
+    assert tata[y == 1].mean() > tata[y == -1].mean() + 0.25
+    assert gatc[y == 1].mean() > gatc[y == -1].mean() + 0.5
+    at = np.isin(X[:, 148:162], ["A", "T"]).mean(axis=1)
+    gc = np.isin(X[:, 178:192], ["C", "G"]).mean(axis=1)
+    assert at[y == 1].mean() > at[y == -1].mean() + 0.1
+    assert gc[y == 1].mean() > gc[y == -1].mean() + 0.1
+    # outside its block the GC signal leaves the energy window's composition alone
+    assert abs(np.isin(X[:, 140:148], ["C", "G"]).mean() - 0.5) < 0.05
+
+
+def test_drop_one_summary():
+    rows = []
+    for rep in range(3):
+        rows.append({"rep": rep, "subset": "all", "kernel": "", "auc": 0.9 + 0.01 * rep})
+        for k, name in enumerate(ke.DNA_KERNEL_NAMES):
+            rows.append({"rep": rep, "subset": f"without {name}", "kernel": name,
+                         "auc": 0.88 + 0.01 * rep - 0.001 * k * (rep % 2)})
+            rows.append({"rep": rep, "subset": f"only {name}", "kernel": name, "auc": 0.7})
+    table = ke.drop_one_summary(pd.DataFrame(rows))
+    assert table["kernel"].tolist() == list(ke.DNA_KERNEL_NAMES)
+    assert table["needed"].tolist()[0] is True
+    np.testing.assert_allclose(table["loss"].iloc[0], 0.02)
 
 
 def test_comparison_items_and_weights():

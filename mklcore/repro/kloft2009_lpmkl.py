@@ -22,12 +22,15 @@ Sec. 3: experiments).
 * Table 1 stand-in (multiple-feature digits instead of the plant kernels, one-vs-rest, MCC per
   norm): :func:`mfeat_stacks`, :func:`mfeat_cell`, :func:`ovr_mcc`, :func:`table1_summary`,
   :func:`table1_claims`, :func:`table1_comparison`, :func:`plot_table1`.
-* Figure 2 stand-in (splice junctions and synthetic promoter-like DNA instead of the TSS data,
-  five sequence kernels, AUC vs training-set size per norm): :func:`dna_data`,
-  :func:`dna_stack`, :func:`dna_grid`, :func:`dna_cell`, :func:`figure2_summary`,
-  :func:`figure2_claims`, :func:`figure2_weights`, :func:`plot_auc`, :func:`plot_figure2`.
-* The paper's overall conclusions: :func:`global_claims`; summary rows :func:`claim_rows`,
-  :func:`differing_claims`.
+* Figure 2 stand-in (splice junctions and synthetic TSS-like DNA instead of the TSS data,
+  five sequence kernels, AUC vs training-set size per norm): :func:`make_tss_like_dna`,
+  :func:`dna_data`, :func:`dna_stack`, :func:`dna_grid`, :func:`dna_cell`,
+  :func:`drop_one_kernel`, :func:`drop_one_summary`, :func:`figure2_summary`,
+  :func:`figure2_pairs`, :func:`figure2_claims`, :func:`figure2_weights`, :func:`plot_auc`,
+  :func:`plot_figure2`.
+* The paper's overall conclusions: :func:`global_claims`; claims that are gains are tested
+  with :func:`gain_test`; summary rows :func:`claim_rows`, :func:`differing_claims`; the
+  report section on differences: :func:`differences_section`.
 
 Every ``*_cell`` function has the signature that :func:`mklcore.repro.experiments.run` expects
 (``**setting, repeat, seed``) and returns JSON-serialisable rows, so a full run can be
@@ -43,13 +46,14 @@ import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
 from .._result import decision
-from ..datasets import load_mfeat, load_mnist, load_splice, make_synthetic_dna
+from ..datasets import load_mfeat, load_mnist, load_splice
 from .experiments import auc, repeated_splits, spawn_seeds, subsample
 from ..kernels import (fit_kernels, gaussian, kernel_bank, kernel_stack, normalize_cosine,
                       spectrum, weighted_degree)
 from ..lpnorm import lpmkl_solve, sum_kernel_svm_solve
 from ..reference import TOY_OPTIMA, toy_problem
-from .reporting import Claim
+from .reporting import (INCONCLUSIVE, Claim, GainTest, claims_table, gain_verdict,
+                        summary_table)
 from ..silp import silp_solve
 from ..simplemkl import simplemkl_solve
 
@@ -62,7 +66,9 @@ __all__ = [
     "figure2_summary", "figure2_claims", "plot_auc", "claim_rows", "plot_table1",
     "global_claims", "differing_claims", "l1_agreement", "lp_agreement", "DNA_KERNEL_NAMES",
     "table1_comparison", "table1_weights", "figure2_weights", "plot_figure2",
-    "reference_comparison", "pinf_comparison",
+    "reference_comparison", "pinf_comparison", "make_tss_like_dna", "TSS_LIKE_SIGNALS",
+    "drop_one_kernel", "drop_one_summary", "table1_splits", "gain_test", "figure2_pairs",
+    "differences_section",
 ]
 
 PAPER_ID = "kloft2009_lpmkl"
@@ -516,7 +522,10 @@ def timing_claims(df_n, df_m, *, time_col="cpu_s", obj_rtol=1e-4):
     claims.append(Claim("T1", "The sum-kernel SVM is the fastest method at every n and every "
                         "number of kernels (Fig. 1).", not bad_n and not bad_m,
                         f"sum kernel not fastest at n={bad_n}, M={bad_m}"
-                        if bad_n or bad_m else "fastest at every n and M"))
+                        if bad_n or bad_m else "fastest at every n and M",
+                        rule="holds if the mean CPU time of the sum-kernel SVM is below that of "
+                             "every MKL method at every n and every M",
+                        tolerance="none (comparison of mean CPU times over repetitions)"))
 
     # T2: SimpleMKL slowest MKL method; >= ~10x the fastest lp solver at the largest n
     n_max = int(sn["n"].max())
@@ -529,7 +538,11 @@ def timing_claims(df_n, df_m, *, time_col="cpu_s", obj_rtol=1e-4):
                         not slow and ratio >= 10.0,
                         f"SimpleMKL / fastest lp solver at n={n_max}: {ratio:.0f}x; not slowest "
                         f"at n={slow}; {cens} SimpleMKL runs stopped by the budget (time is a "
-                        f"lower bound)"))
+                        f"lower bound)",
+                        rule="holds if SimpleMKL's mean CPU time is the largest of the MKL "
+                             "methods at every n and at least 10 times that of the fastest lp "
+                             "solver at the largest n",
+                        tolerance="factor 10"))
 
     # T3: Newton faster than cutting plane at the same p, for most n
     wins, total = 0, 0
@@ -545,7 +558,10 @@ def timing_claims(df_n, df_m, *, time_col="cpu_s", obj_rtol=1e-4):
     claims.append(Claim("T3", "Newton descent is (slightly) faster than cutting planes at the "
                         "same p, for most n (Fig. 1 left).", wins > total / 2,
                         f"Newton faster in {wins} of {total} (p, n) pairs; median SVM solves "
-                        f"per fit: {calls_txt}"))
+                        f"per fit: {calls_txt}",
+                        rule="holds if Newton's mean CPU time is below the cutting plane's at "
+                             "the same p in more than half of the (p, n) pairs",
+                        tolerance="none (comparison of mean CPU times)"))
 
     # T4: log-log slope of the lp solvers within +-0.5 of SILP's
     slopes = loglog_slopes(sn, "n")
@@ -556,7 +572,10 @@ def timing_claims(df_n, df_m, *, time_col="cpu_s", obj_rtol=1e-4):
                         f"{len(dev) - len(outside)} of {len(dev)} lp solvers within +-0.5 of "
                         f"SILP's slope {slopes['SILP']:.2f}"
                         + (f" (outside: {', '.join(outside)})" if outside else "")
-                        + "; slopes: " + ", ".join(f"{m} {s:.2f}" for m, s in slopes.items())))
+                        + "; slopes: " + ", ".join(f"{m} {s:.2f}" for m, s in slopes.items()),
+                        rule="holds if the least-squares log-log slope of time vs n of every "
+                             "lp solver is within 0.5 of SILP's",
+                        tolerance="0.5 in slope"))
 
     # T5: vs M: sum flat; SILP fastest MKL; Newton < CP; SimpleMKL slowest
     Ms = sorted(sm["n_kernels"].unique())
@@ -585,13 +604,21 @@ def timing_claims(df_n, df_m, *, time_col="cpu_s", obj_rtol=1e-4):
                           f"slope {slopes_m['sum kernel']:.2f}; "
                           f"SILP not fastest at M={silp_best}; Newton faster in "
                           f"{newton_wins}/{newton_total}; {cens_m} SimpleMKL runs stopped by "
-                          f"the budget)"))
+                          f"the budget)",
+                        rule="holds if all four parts hold: the sum kernel's log-log slope vs M "
+                             "<= 0.5; SILP (or CP p=1) has the smallest mean CPU time of the "
+                             "MKL methods at every M; Newton below CP at the same p in more "
+                             "than half of the (p, M) pairs; SimpleMKL the largest at every M",
+                        tolerance="slope 0.5; otherwise comparisons of mean CPU times"))
 
     # T6: l1 solvers agree on the objective within obj_rtol
     dev = l1_agreement(pd.concat([df_n, df_m], ignore_index=True))
     claims.append(Claim("T6", "The l1 solvers (SILP, SimpleMKL, cutting plane p = 1) reach the "
                         f"same objective within {obj_rtol:g} relative.",
-                        dev <= obj_rtol, f"max relative deviation {dev:.1e}"))
+                        dev <= obj_rtol, f"max relative deviation {dev:.1e}",
+                        rule=f"holds if on every timing problem the l1 objectives differ by at "
+                             f"most {obj_rtol:g} relative ((max - min) / |min|)",
+                        tolerance=f"{obj_rtol:g} relative"))
     return claims
 
 
@@ -805,12 +832,13 @@ def mfeat_cell(*, split, p, Cs, n_train, n_val, n_test, scales, tol=1e-5, svm_to
     row : dict
         ``mcc_val`` and ``mcc_test`` (lists over ``Cs``), ``C_best`` (best validation MCC;
         ties go to the smaller C), ``mcc`` (test MCC at ``C_best``), ``weights`` (mean over
-        the classes at ``C_best``), ``n_iter`` (mean), ``converged`` (all fits).
+        the classes at ``C_best``), ``n_iter`` (mean), ``converged`` (all fits), ``n_fits``
+        and ``n_converged`` (fits that met their stopping rule).
     """
     d = mfeat_stacks(int(seed), int(split), int(n_train), int(n_val), int(n_test),
                      tuple(float(c) for c in scales))
     classes = np.unique(d["y_train"])
-    mcc_val, mcc_test, weights, iters, conv = [], [], [], [], True
+    mcc_val, mcc_test, weights, iters, conv, n_conv = [], [], [], [], True, 0
     for C in Cs:
         F_val = np.zeros((len(d["y_val"]), len(classes)))
         F_test = np.zeros((len(d["y_test"]), len(classes)))
@@ -823,13 +851,15 @@ def mfeat_cell(*, split, p, Cs, n_train, n_val, n_test, scales, tol=1e-5, svm_to
             W.append(np.asarray(res.weights, dtype=float))
             iters.append(int(res.n_iter))
             conv &= bool(res.success)
+            n_conv += int(bool(res.success))
         mcc_val.append(ovr_mcc(F_val, d["y_val"], classes))
         mcc_test.append(ovr_mcc(F_test, d["y_test"], classes))
         weights.append(np.mean(W, axis=0))
     best = int(np.argmax(np.round(mcc_val, 10)))
     return {"mcc": mcc_test[best], "C_best": float(Cs[best]), "mcc_val": mcc_val,
             "mcc_test": mcc_test, "weights": weights[best].tolist(),
-            "n_iter": float(np.mean(iters)), "converged": bool(conv)}
+            "n_iter": float(np.mean(iters)), "converged": bool(conv), "n_fits": len(iters),
+            "n_converged": n_conv}
 
 
 def table1_summary(df, Cs):
@@ -847,8 +877,9 @@ def table1_summary(df, Cs):
     table : pandas.DataFrame
         One row per norm: ``p``, ``mcc_mean``, ``mcc_se`` (validation-selected C, mean and
         standard error over splits), ``mcc_oracle`` (best mean test MCC over C, as in the
-        paper: "the best model per norm"), ``C_oracle``, ``C_best`` (most frequent
-        validation choice), ``n_iter``.
+        paper: "the best model per norm"), ``mcc_oracle_se`` (its standard error over
+        splits), ``C_oracle``, ``C_best`` (most frequent validation choice), ``n_iter``,
+        ``converged``.
     """
     rows = []
     for p, g in df.groupby("p", sort=False):
@@ -856,54 +887,152 @@ def table1_summary(df, Cs):
         mean_by_C = test.mean(axis=0)
         k = int(np.argmax(mean_by_C))
         m = g["mcc"].to_numpy(dtype=float)
-        rows.append({"p": norm_label(p), "mcc_mean": float(m.mean()),
-                     "mcc_se": float(m.std(ddof=1) / np.sqrt(m.size)) if m.size > 1 else np.nan,
-                     "mcc_oracle": float(mean_by_C[k]), "C_oracle": float(Cs[k]),
-                     "C_best": float(g["C_best"].mode().iloc[0]),
+        rows.append({"p": norm_label(p), "mcc_mean": float(m.mean()), "mcc_se": _se(m),
+                     "mcc_oracle": float(mean_by_C[k]), "mcc_oracle_se": _se(test[:, k]),
+                     "C_oracle": float(Cs[k]), "C_best": float(g["C_best"].mode().iloc[0]),
                      "n_iter": float(g["n_iter"].mean()), "converged": bool(g["converged"].all())})
     return pd.DataFrame(rows)
 
 
-def table1_claims(summary, col="mcc_mean"):
-    """Claims P1-P3 (the statements of Sec. 3 about Table 1) on the Table 1 stand-in summary.
+def _se(values):
+    """Standard error of the mean (NaN for fewer than two values)."""
+    v = np.asarray(values, dtype=float)
+    return float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else float("nan")
+
+
+def table1_splits(df, protocol="test"):
+    """Test MCC per split and norm of the Table 1 stand-in under one model-selection protocol.
 
     Parameters
     ----------
-    summary : pandas.DataFrame
-        From :func:`table1_summary`.
-    col : str, default="mcc_mean"
-        The MCC column the claims are evaluated on.
+    df : pandas.DataFrame
+        Rows of :func:`mfeat_cell` (with the grid column ``split``).
+    protocol : {"test", "validation"}, default="test"
+        ``"test"``: every norm at the C with the best mean test MCC over the splits (the
+        paper's protocol, which selects C on the test data); ``"validation"``: at the C chosen
+        on each split's validation data (ours).
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        Index ``split``, one column per norm label.
+    """
+    if protocol not in ("test", "validation"):
+        raise ValueError(f"protocol must be 'test' or 'validation'; got {protocol!r}.")
+    out = {}
+    for p, g in df.groupby("p", sort=False):
+        g = g.sort_values("split") if "split" in g.columns else g
+        if protocol == "test":
+            test = np.array(g["mcc_test"].tolist(), dtype=float)
+            values = test[:, int(np.argmax(test.mean(axis=0)))]
+        else:
+            values = g["mcc"].to_numpy(dtype=float)
+        index = g["split"].to_numpy() if "split" in g.columns else np.arange(len(g))
+        out[norm_label(p)] = pd.Series(values, index=pd.Index(index, name="split"))
+    return pd.DataFrame(out)
+
+
+def gain_test(diffs, alpha=0.05):
+    """:func:`~mklcore.repro.reporting.gain_verdict` that also accepts fewer than two pairs.
+
+    Parameters
+    ----------
+    diffs : array-like
+        Paired differences, positive = gain (NaNs are dropped).
+    alpha : float, default=0.05
+        One-sided level.
+
+    Returns
+    -------
+    test : GainTest
+        As :func:`~mklcore.repro.reporting.gain_verdict`; with fewer than two finite pairs
+        the verdict is ``"inconclusive"`` (no noise estimate).
+    """
+    d = np.asarray(diffs, dtype=float).ravel()
+    d = d[np.isfinite(d)]
+    if d.size >= 2:
+        return gain_verdict(d, alpha=alpha)
+    rule = (f"gain test (one-sided paired t-test, alpha = {alpha:g}): holds if the lower bound "
+            f"of the {100 * (1 - 2 * alpha):g}% interval of the mean gain is > 0; does not hold "
+            f"if its upper bound is <= 0; else inconclusive (also with fewer than 2 pairs)")
+    mean = float(d.mean()) if d.size else float("nan")
+    return GainTest(INCONCLUSIVE, mean, float("nan"), int(d.size), float("nan"), rule,
+                    f"mean gain {mean:+.4g} from {d.size} pair(s): no noise estimate")
+
+
+def _fmt(values):
+    return ", ".join(f"{q}: {v:.4f}" for q, v in values.items())
+
+
+def table1_claims(splits_test, splits_val=None, *, alpha=0.05):
+    """Claims P1-P3 (the statements of Sec. 3 about Table 1) on the Table 1 stand-in.
+
+    The paper's protocol (each norm at its best C on the test data, :func:`table1_splits` with
+    ``protocol="test"``) is primary; with ``splits_val`` P2 is also evaluated with C chosen on
+    validation data (ours), as the secondary claim ``"P2 (C on validation)"``.
+
+    Parameters
+    ----------
+    splits_test : pandas.DataFrame
+        Test MCC per split (rows) and norm (columns) under the paper's protocol.
+    splits_val : pandas.DataFrame, default=None
+        The same with C chosen on validation.
+    alpha : float, default=0.05
+        Level of the gain tests (P1, P3).
 
     Returns
     -------
     claims : list of Claim
     """
-    s = summary.set_index("p")
-    se = summary["mcc_se"].fillna(0.0).to_numpy()
-    se_by = dict(zip(summary["p"], se))
-    l1, linf = s.loc["1", col], s.loc["inf", col]
-    claims = [Claim("P1", "Precondition of Table 1 (plant): l1-MKL is at least as accurate as "
-                    "the sum kernel (l-inf).", bool(l1 >= linf),
-                    f"MCC l1 {l1:.4f} vs l-inf {linf:.4f}", hard=False)]
-    nonsparse = [q for q in ("4/3", "2") if q in s.index]
-    best_q = max(nonsparse, key=lambda q: s.loc[q, col])
-    evidence = (f"best p in (1, 2]: p={best_q} MCC {s.loc[best_q, col]:.4f} vs l1 {l1:.4f} "
-                f"(SE {se_by['1']:.4f})")
-    if col != "mcc_oracle" and "mcc_oracle" in s.columns:
-        q_o = max(nonsparse, key=lambda q: s.loc[q, "mcc_oracle"])
-        evidence += (f"; with the paper's protocol (best C on test): p={q_o} "
-                     f"{s.loc[q_o, 'mcc_oracle']:.4f} vs l1 {s.loc['1', 'mcc_oracle']:.4f}")
-    claims.append(Claim("P2", "A non-sparse p in (1, 2] reaches the l1 MCC within one "
-                        "standard error (non-sparse MKL 'approximates' l1).",
-                        bool(s.loc[best_q, col] >= l1 - se_by["1"]), evidence))
-    order = [q for q in summary["p"] if q != "1"]
-    vals = [s.loc[q, col] for q in order]
-    tol = max(se_by.get(q, 0.0) for q in order)
-    mono = all(b <= a + tol for a, b in zip(vals, vals[1:]))
-    claims.append(Claim("P3", "MCC degrades (weakly monotonically) as p grows from the best "
-                        "non-sparse p towards infinity.", bool(mono),
-                        "MCC by p: " + ", ".join(f"{q}: {v:.4f}" for q, v in zip(order, vals)),
-                        hard=False))
+    mean = splits_test.mean(axis=0)
+    n_splits = len(splits_test)
+    nonsparse = [q for q in ("4/3", "2") if q in mean.index]
+    claims = []
+    g1 = gain_test(splits_test["1"] - splits_test["inf"], alpha)
+    claims.append(Claim("P1", "Precondition of Table 1 (plant): l1-MKL is more accurate than "
+                        "the sum kernel (l-inf).", g1.holds,
+                        f"MCC l1 {mean['1']:.4f} vs l-inf {mean['inf']:.4f} (best C on test, "
+                        f"{n_splits} splits); l1 - l-inf: {g1.evidence}", hard=False,
+                        rule=g1.rule + " (paired over splits)", tolerance=f"alpha = {alpha:g}"))
+
+    def p2(table, cid, protocol, hard):
+        m = table.mean(axis=0)
+        se1 = _se(table["1"])
+        best_q = max(nonsparse, key=lambda q: m[q])
+        gap = m[best_q] - m["1"]
+        holds = INCONCLUSIVE if not np.isfinite(se1) else bool(gap >= -se1)
+        return Claim(cid, "A non-sparse p in (1, 2] reaches the l1 MCC within one standard "
+                     "error (non-sparse MKL 'approximates' l1).", holds,
+                     f"{protocol}: best p in (1, 2]: p={best_q} MCC {m[best_q]:.4f} vs l1 "
+                     f"{m['1']:.4f}, difference {gap:+.4f}, one SE of l1 {se1:.4f} "
+                     f"({len(table)} splits)", hard=hard,
+                     rule="holds if max over p in {4/3, 2} of the mean test MCC >= mean l1 MCC "
+                          "minus one standard error of the l1 MCC over the splits; "
+                          "inconclusive with a single split (no standard error)",
+                     tolerance=f"one SE of l1 ({se1:.4f} MCC)")
+
+    claims.append(p2(splits_test, "P2", "best C on test (the paper's protocol: C selected on "
+                                        "the test data)", True))
+    if splits_val is not None:
+        claims.append(p2(splits_val, "P2 (C on validation)", "C chosen on validation (ours)",
+                         False))
+    best_q = max(nonsparse, key=lambda q: mean[q])
+    order = list(splits_test.columns[list(splits_test.columns).index(best_q):])
+    rises = [(a, b) for a, b in zip(order, order[1:])
+             if gain_test(splits_test[b] - splits_test[a], alpha).holds is True]
+    g3 = gain_test(splits_test[best_q] - splits_test["inf"], alpha)
+    holds = False if rises else g3.holds
+    claims.append(Claim("P3", "MCC degrades as p grows from the best non-sparse p towards "
+                        "infinity.", holds,
+                        "MCC by p (best C on test): " + _fmt(mean[order])
+                        + f"; p={best_q} - l-inf: {g3.evidence}; significant rises from one "
+                          f"norm to the next: " + (", ".join(f"{a}->{b}" for a, b in rises)
+                                                     or "none"), hard=False,
+                        rule="does not hold if the MCC rises significantly from one norm to the "
+                             "next larger one (gain test of the larger norm, paired over "
+                             "splits); otherwise the drop from the best p in {4/3, 2} to l-inf "
+                             "decides, a " + g3.rule + " (paired over splits)",
+                        tolerance=f"alpha = {alpha:g}"))
     return claims
 
 
@@ -916,12 +1045,16 @@ _STACKING = {"AA": -1.00, "TT": -1.00, "AT": -0.88, "TA": -0.58, "CA": -1.45, "T
              "GT": -1.44, "AC": -1.44, "CT": -1.28, "AG": -1.28, "GA": -1.30, "TC": -1.30,
              "CG": -2.17, "GC": -2.24, "GG": -1.84, "CC": -1.84}
 
-#: kernel layout of the two DNA datasets: WD-with-shifts window and spectrum windows
+#: kernel layout of the two DNA datasets: the window (0-based [start, stop)) each kernel sees
 _DNA_LAYOUT = {
-    # splice: 60 nt, junction between 0-based positions 29 and 30 (stand-in A)
-    "splice": {"wd": (20, 40), "up": (0, 30), "down": (30, 60)},
-    # synthetic promoter-like DNA: 200 nt, TSS at 100, TATA box near 70 (stand-in B)
-    "synthetic": {"wd": (60, 110), "up": (0, 100), "down": (100, 200)},
+    # splice: 60 nt, junction between 0-based positions 29 and 30 (stand-in A); the two
+    # profile kernels see the whole sequence
+    "splice": {"wd": (20, 40), "up": (0, 30), "down": (30, 60), "energy": (0, 60),
+               "gc": (0, 60)},
+    # synthetic TSS-like DNA (stand-in B, :func:`make_tss_like_dna`): five disjoint windows,
+    # one per kernel, each holding one planted signal
+    "synthetic": {"wd": (0, 40), "up": (40, 90), "down": (90, 140), "energy": (140, 170),
+                  "gc": (170, 200)},
 }
 DNA_KERNEL_NAMES = ("signal (WDS)", "upstream (spectrum)", "downstream (spectrum)",
                     "energies (linear)", "GC profile (linear)")
@@ -948,14 +1081,79 @@ def _profiles(X, width=5):
     return _moving_average(energy, width), _moving_average(gc, width)
 
 
+#: planted signals of :func:`make_tss_like_dna`, one per kernel window of
+#: ``_DNA_LAYOUT["synthetic"]``: name -> (window key, description)
+TSS_LIKE_SIGNALS = {
+    "motif": ("wd", "TATAAA at 0-based position 17 + j, j uniform on {-3, ..., 3}"),
+    "upstream k-mer": ("up", "two copies of GATC, one in [42, 63), one in [66, 86)"),
+    "downstream k-mer": ("down", "two copies of CAAT, one in [92, 113), one in [116, 136)"),
+    "weak-stacking block": ("energy", "positions [148, 162) drawn from {A, T} w.p. 0.8 each"),
+    "GC block": ("gc", "positions [178, 192) drawn from {C, G} w.p. 0.8 each"),
+}
+
+
+def make_tss_like_dna(n_samples, random_state=0, *, p_pos=0.5, p_neg=0.1):
+    r"""Synthetic DNA in which each of five planted signals is visible to one kernel only.
+
+    Stand-in B of Figure 2 (the paper's TSS data are not available offline). Sequences of
+    200 nt with uniform i.i.d. background; the five kernels of :func:`dna_stack` look at five
+    disjoint windows (``_DNA_LAYOUT["synthetic"]``: signal [0, 40), upstream [40, 90),
+    downstream [90, 140), energies [140, 170), GC profile [170, 200)) and each window holds
+    one signal of :data:`TSS_LIKE_SIGNALS`, planted independently with probability ``p_pos``
+    in positives and ``p_neg`` in negatives. So every kernel carries information that no other
+    kernel sees and none suffices: the regime in which the paper finds non-sparse MKL best
+    (Sec. 3, Figure 2). :func:`drop_one_kernel` measures how much each kernel contributes.
+
+    Parameters
+    ----------
+    n_samples : int
+        Number of sequences (half positive, rounded down).
+    random_state : int, default=0
+        Seed of :func:`numpy.random.default_rng`; every random draw is made for all rows, so
+        the stream does not depend on which signals are planted.
+    p_pos, p_neg : float, default=0.5, 0.1
+        Probability of each signal in positives and in negatives.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 200), dtype ``<U1``
+    y : ndarray of shape (n_samples,)
+        Labels in {-1, +1}, in random order.
+    """
+    n = int(n_samples)
+    rng = np.random.default_rng(int(random_state))
+    y = rng.permutation(np.where(np.arange(n) < n // 2, 1, -1))
+    planted = rng.random((n, len(TSS_LIKE_SIGNALS))) < np.where(y == 1, p_pos, p_neg)[:, None]
+    X = rng.choice(np.array(list("ACGT")), size=(n, 200))
+    shift = rng.integers(-3, 4, size=n)
+    starts = np.stack([rng.integers(42, 60, size=n), rng.integers(66, 83, size=n),
+                       rng.integers(92, 110, size=n), rng.integers(116, 133, size=n)], axis=1)
+    blocks = {"energy": (148, 162, "AT"), "gc": (178, 192, "CG")}
+    block_draw = {k: (rng.random((n, b - a)) < 0.8, rng.choice(np.array(list(letters)),
+                                                                size=(n, b - a)))
+                  for k, (a, b, letters) in blocks.items()}
+    for i in range(n):
+        if planted[i, 0]:
+            X[i, 17 + shift[i]:23 + shift[i]] = list("TATAAA")
+        for col, motif, pair in ((1, "GATC", (0, 1)), (2, "CAAT", (2, 3))):
+            if planted[i, col]:
+                for k in pair:
+                    X[i, starts[i, k]:starts[i, k] + 4] = list(motif)
+    for col, (key, (a, b, _)) in zip((3, 4), blocks.items()):
+        hit, letters = block_draw[key]
+        sel = hit & planted[:, col][:, None]
+        X[:, a:b][sel] = letters[sel]
+    return X, y
+
+
 @functools.lru_cache(maxsize=2)
 def dna_data(dataset, n_total, seed):
     """Sequences and binary labels of a Figure 2 stand-in.
 
     ``"splice"``: UCI splice junctions without the 15 ambiguous rows, label +1 for IE
     (acceptor) and -1 for EI and N; a stratified subsample of ``n_total`` rows (all 3175 when
-    ``n_total >= 3175``). ``"synthetic"``: :func:`~mklcore.datasets.make_synthetic_dna` with
-    ``n_total`` sequences (stand-in B).
+    ``n_total >= 3175``). ``"synthetic"``: :func:`make_tss_like_dna` with ``n_total``
+    sequences (stand-in B).
 
     Returns
     -------
@@ -970,7 +1168,7 @@ def dna_data(dataset, n_total, seed):
             X, y = X[idx], y[idx]
         return X, y
     if dataset == "synthetic":
-        return make_synthetic_dna(int(n_total), random_state=int(seed))
+        return make_tss_like_dna(int(n_total), random_state=int(seed))
     raise ValueError(f"Unknown dataset {dataset!r}; use 'splice' or 'synthetic'.")
 
 
@@ -982,7 +1180,8 @@ def _string_stack(dataset, n_total, seed):
     kernels = [weighted_degree(d=8, shift=3, positions=lay["wd"]),
                spectrum(k=4, positions=lay["up"]), spectrum(k=4, positions=lay["down"])]
     K = kernel_stack(kernels, X)
-    return normalize_cosine(K, copy=False), _profiles(X)
+    (a, b), (c, d) = lay["energy"], lay["gc"]
+    return normalize_cosine(K, copy=False), (_profiles(X[:, a:b])[0], _profiles(X[:, c:d])[1])
 
 
 def dna_stack(dataset, n_total, seed, idx_rows, idx_cols, train_idx):
@@ -996,7 +1195,10 @@ def dna_stack(dataset, n_total, seed, idx_rows, idx_cols, train_idx):
     4. energies: linear kernel on the stacking-free-energy profile (moving average of width 5);
     5. GC profile: linear kernel on the smoothed G/C indicator (width 5).
 
-    The profiles are centred with the mean over ``train_idx`` before the linear kernels.
+    Each kernel sees its window of the dataset's layout (splice: WDS on positions 20-39,
+    spectrum on 0-29 and 30-59, profiles on the whole sequence; synthetic: five disjoint
+    windows, see :func:`make_tss_like_dna`). The profiles are centred with the mean over
+    ``train_idx`` before the linear kernels.
     Every kernel is cosine-normalised, :math:`k(x,z)/\sqrt{k(x,x)k(z,z)}`.
 
     Parameters
@@ -1094,7 +1296,8 @@ def dna_cell(*, dataset, n, rep, p, n_total, Cs, tol=1e-5, svm_tol=1e-3, solver=
     -------
     row : dict
         ``auc`` (test AUC at the chosen C), ``auc_val``, ``C_best``, ``weights`` (at C_best),
-        ``n_iter``, ``converged``.
+        ``n_iter``, ``converged`` (the fit at C_best), ``n_fits`` and ``n_converged`` (fits
+        over the C grid that met their stopping rule).
     """
     _, y = dna_data(dataset, int(n_total), int(seed))
     pool, val, test = _dna_split(y, int(seed))
@@ -1102,16 +1305,100 @@ def dna_cell(*, dataset, n, rep, p, n_total, Cs, tol=1e-5, svm_tol=1e-3, solver=
     K_tr = dna_stack(dataset, int(n_total), int(seed), tr, tr, tr)
     K_va = dna_stack(dataset, int(n_total), int(seed), val, tr, tr)
     K_te = dna_stack(dataset, int(n_total), int(seed), test, tr, tr)
-    best = None
+    best, n_conv = None, 0
     for C in Cs:
         res = solve(K_tr, y[tr], p, float(C), solver=solver, tol=tol, svm_tol=svm_tol)
+        n_conv += int(bool(res.success))
         a_val = auc(y[val], decision(res, K_va))
         if best is None or a_val > best[0] + 1e-12:
             best = (a_val, float(C), res)
     a_val, C_best, res = best
     return {"auc": auc(y[test], decision(res, K_te)), "auc_val": a_val, "C_best": C_best,
             "weights": np.asarray(res.weights, dtype=float).tolist(),
-            "n_iter": int(res.n_iter), "converged": bool(res.success)}
+            "n_iter": int(res.n_iter), "converged": bool(res.success), "n_fits": len(Cs),
+            "n_converged": n_conv}
+
+
+def drop_one_kernel(dataset, *, n, reps, n_total, Cs, seed, svm_tol=1e-3):
+    r"""Test AUC of the sum-kernel SVM on all kernels, without each kernel and on each alone.
+
+    A property check of a Figure 2 stand-in (not an experiment of the paper): if dropping a
+    kernel costs AUC beyond the noise, that kernel carries information the others lack. For
+    each of ``reps`` disjoint training sets of size ``n`` (the blocks :func:`dna_cell` uses)
+    and each kernel subset, the SVM on the unweighted sum of the subset is trained for every C
+    of ``Cs``; the C with the best validation AUC gives the test AUC.
+
+    Parameters
+    ----------
+    dataset : {"splice", "synthetic"}
+    n, reps : int
+        Training-set size and number of disjoint training sets.
+    n_total, seed : int
+        As for :func:`dna_data`.
+    Cs : list of float
+        C grid.
+    svm_tol : float, default=1e-3
+
+    Returns
+    -------
+    rows : pandas.DataFrame
+        ``rep``, ``subset`` (``"all"``, ``"without <kernel>"``, ``"only <kernel>"`` with the
+        names of :data:`DNA_KERNEL_NAMES`), ``kernel``, ``auc``, ``converged``.
+    """
+    _, y = dna_data(dataset, int(n_total), int(seed))
+    pool, val, test = _dna_split(y, int(seed))
+    M = len(DNA_KERNEL_NAMES)
+    subsets = [("all", "", np.ones(M, bool))]
+    for m, name in enumerate(DNA_KERNEL_NAMES):
+        subsets.append((f"without {name}", name, np.arange(M) != m))
+    for m, name in enumerate(DNA_KERNEL_NAMES):
+        subsets.append((f"only {name}", name, np.arange(M) == m))
+    rows = []
+    for r in range(int(reps)):
+        tr = np.sort(pool[r * int(n):(r + 1) * int(n)])
+        K_tr, K_va, K_te = (dna_stack(dataset, int(n_total), int(seed), idx, tr, tr)
+                            for idx in (tr, val, test))
+        for label, name, keep in subsets:
+            best = None
+            for C in Cs:
+                res = sum_kernel_svm_solve(K_tr[keep], y[tr], C=float(C), svm_tol=svm_tol,
+                                           check_input=False)
+                a_val = auc(y[val], decision(res, K_va[keep]))
+                if best is None or a_val > best[0] + 1e-12:
+                    best = (a_val, res)
+            rows.append({"rep": r, "subset": label, "kernel": name,
+                         "auc": auc(y[test], decision(best[1], K_te[keep])),
+                         "converged": bool(best[1].success)})
+    return pd.DataFrame(rows)
+
+
+def drop_one_summary(drop, alpha=0.05):
+    """Per kernel: AUC loss when it is dropped, its test, and the AUC of the kernel alone.
+
+    Parameters
+    ----------
+    drop : pandas.DataFrame
+        From :func:`drop_one_kernel`.
+    alpha : float, default=0.05
+        One-sided level of the test "dropping the kernel lowers the AUC" (:func:`gain_test`
+        of AUC(all) - AUC(without the kernel), paired over the training sets).
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        One row per kernel: ``kernel``, ``auc_all``, ``auc_without``, ``loss`` (mean),
+        ``loss_se``, ``needed`` (True / False / "inconclusive"), ``auc_alone``.
+    """
+    piv = drop.pivot(index="rep", columns="subset", values="auc")
+    rows = []
+    for name in DNA_KERNEL_NAMES:
+        loss = piv["all"] - piv[f"without {name}"]
+        t = gain_test(loss, alpha)
+        rows.append({"kernel": name, "auc_all": float(piv["all"].mean()),
+                     "auc_without": float(piv[f"without {name}"].mean()),
+                     "loss": float(loss.mean()), "loss_se": _se(loss), "needed": t.holds,
+                     "auc_alone": float(piv[f"only {name}"].mean())})
+    return pd.DataFrame(rows)
 
 
 def figure2_summary(df):
@@ -1136,54 +1423,127 @@ def figure2_summary(df):
     return pd.DataFrame(rows)
 
 
-def figure2_claims(summary, dataset):
-    """Claims G1-G4 (the statements of Sec. 3 about Figure 2) on one stand-in dataset.
+def figure2_pairs(df, dataset):
+    """Test AUC per training set and norm of one Figure 2 stand-in (the paired design).
 
     Parameters
     ----------
-    summary : pandas.DataFrame
-        From :func:`figure2_summary`.
+    df : pandas.DataFrame
+        Rows of :func:`dna_cell` (with the grid columns ``dataset``, ``n``, ``rep``, ``p``).
     dataset : {"splice", "synthetic"}
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        Index ``(n, rep)`` (one training set each; all norms see the same set), one column
+        per norm label.
+    """
+    d = df[df["dataset"] == dataset]
+    return d.assign(p=d["p"].map(norm_label)).pivot_table(index=["n", "rep"], columns="p",
+                                                          values="auc")
+
+
+def _any_gain(pairs, news, base, alpha):
+    """Gain of any of ``news`` over ``base`` (Bonferroni over ``news``): holds, evidence, rule."""
+    tests = {q: gain_test(pairs[q] - pairs[base], alpha / len(news)) for q in news}
+    verdicts = [t.holds for t in tests.values()]
+    if any(v is True for v in verdicts):
+        holds = True
+    elif all(v is False for v in verdicts):
+        holds = False
+    else:
+        holds = INCONCLUSIVE
+    evidence = "; ".join(f"l{q} - l{base}: {t.evidence}" for q, t in tests.items())
+    rule = (f"for each p in {{{', '.join(news)}}} a {next(iter(tests.values())).rule} "
+            f"(alpha = {alpha:g} / {len(news)}, Bonferroni; paired over the training sets); "
+            f"holds if any p holds, does not hold if none shows a gain, else inconclusive")
+    return holds, evidence, rule
+
+
+def figure2_claims(df, dataset, *, alpha=0.05):
+    """Claims G1-G4 (the statements of Sec. 3 about Figure 2) on one stand-in dataset.
+
+    Differences between norms are paired over the training sets (all norms are trained on
+    the same disjoint sets, :func:`figure2_pairs`) and tested with :func:`gain_test`.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        Rows of :func:`dna_cell`.
+    dataset : {"splice", "synthetic"}
+    alpha : float, default=0.05
+        One-sided level of the gain tests.
 
     Returns
     -------
     claims : list of Claim
     """
+    summary = figure2_summary(df)
     s = summary[summary["dataset"] == dataset]
     tab = s.pivot(index="n", columns="p", values="auc_mean")
-    se = s.pivot(index="n", columns="p", values="auc_se").fillna(0.0)
+    se = s.pivot(index="n", columns="p", values="auc_se")
+    pairs = figure2_pairs(df, dataset)
     ns = list(tab.index)
     tag = {"splice": "splice", "synthetic": "synthetic DNA"}[dataset]
-    se_txt = f" (median SE of the AUCs {float(np.nanmedian(s['auc_se'])):.4f})"
+    n_sets = f"{len(pairs)} training sets over n = {', '.join(str(n) for n in ns)}"
     claims = []
-    worse = [n for n in ns if tab.loc[n, "1"] < tab.loc[n, "inf"]]
+
+    d1 = pairs["inf"] - pairs["1"]
+    g1 = gain_test(d1, alpha)
+    per_n = {n: gain_test(-d1.xs(n, level="n"), alpha) for n in ns}
+    reversed_at = [n for n, t in per_n.items() if t.holds is True]
+    holds = False if reversed_at else g1.holds
     claims.append(Claim(f"G1 ({tag})", "l1-MKL is below the sum kernel (l-inf) at every "
-                        "training-set size.", len(worse) == len(ns),
-                        f"l1 < l-inf at {len(worse)} of {len(ns)} sizes; AUC l1 - l-inf: "
+                        "training-set size.", holds,
+                        f"l-inf - l1 over {n_sets}: {g1.evidence}; mean AUC l1 - l-inf per n: "
                         + ", ".join(f"n={n}: {tab.loc[n, '1'] - tab.loc[n, 'inf']:+.4f}"
-                                    for n in ns) + se_txt))
-    small = ns[:-1] if len(ns) > 1 else ns
-    gain = {n: max(tab.loc[n, "4/3"], tab.loc[n, "2"]) - tab.loc[n, "inf"] for n in small}
-    above = [n for n in small if gain[n] > 0]
+                                    for n in ns)
+                        + f"; l1 significantly above l-inf at n = {reversed_at or 'none'}",
+                        rule="does not hold if l1 is significantly above l-inf at some n "
+                             "(gain test of l1 over l-inf per n); otherwise the gain of l-inf "
+                             "over l1 pooled over all training sets decides: " + g1.rule,
+                        tolerance=f"alpha = {alpha:g}"))
+
+    small = [n for n in ns if n < max(ns)] or ns
+    sub = pairs[pairs.index.get_level_values("n").isin(small)]
+    holds, evidence, rule = _any_gain(sub, ("4/3", "2"), "inf", alpha)
     claims.append(Claim(f"G2 ({tag})", "Some non-sparse p in {4/3, 2} is above l-inf for "
-                        "small and medium n.", len(above) > len(small) / 2,
-                        f"above l-inf at {len(above)} of {len(small)} sizes (n < max): "
-                        + ", ".join(f"n={n}: {g:+.4f}" for n, g in gain.items()) + se_txt))
-    tied = []
-    for n in ns:
-        top = tab.loc[n].max()
-        tied.append(bool(tab.loc[n, "2"] >= top - max(se.loc[n, "2"], se.loc[n].max())))
-    claims.append(Claim(f"G3 ({tag})", "l2 is the best norm or tied-best (within one "
-                        "standard error).", sum(tied) > len(ns) / 2,
-                        f"l2 best or tied at {sum(tied)} of {len(ns)} sizes; best p per n: "
-                        + ", ".join(f"n={n}: {tab.loc[n].idxmax()}" for n in ns)))
+                        "small and medium n.", holds,
+                        f"{len(sub)} training sets with n < {max(ns)}: {evidence}", rule=rule,
+                        tolerance=f"alpha = {alpha:g} (Bonferroni over 2 norms)"))
+
+    others = [q for q in tab.columns if q != "2"]
+    tests = {q: gain_test(pairs["2"] - pairs[q], alpha / len(others)) for q in others}
+    verdicts = [t.holds for t in tests.values()]
+    holds = (True if all(v is True for v in verdicts)
+             else False if any(v is False for v in verdicts) else INCONCLUSIVE)
+    claims.append(Claim(f"G3 ({tag})", "l2 is the best norm.", holds,
+                        f"over {n_sets}: " + "; ".join(f"l2 - l{q}: {t.evidence}"
+                                                      for q, t in tests.items())
+                        + "; best p per n: " + ", ".join(f"n={n}: {tab.loc[n].idxmax()}"
+                                                         for n in ns),
+                        rule=f"gain of l2 over every other norm, each a "
+                             f"{next(iter(tests.values())).rule} (alpha = {alpha:g} / "
+                             f"{len(others)}, Bonferroni; paired over the training sets); "
+                             f"holds if all hold, does not hold if one shows no gain, else "
+                             f"inconclusive", tolerance=f"alpha = {alpha:g}"))
+
     non1 = [q for q in tab.columns if q != "1"]
     spread = {n: float(tab.loc[n, non1].max() - tab.loc[n, non1].min()) for n in ns}
+    noise = float(np.nanmax(se.loc[[ns[0], ns[-1]], non1].to_numpy(dtype=float)))
+    change = spread[ns[-1]] - spread[ns[0]]
+    holds = INCONCLUSIVE if abs(change) <= noise else bool(change < 0)
     claims.append(Claim(f"G4 ({tag})", "At the largest n the differences between the non-l1 "
-                        "methods shrink.", spread[ns[-1]] <= spread[ns[0]],
+                        "methods shrink.", holds,
                         "AUC range of the non-l1 norms: "
-                        + ", ".join(f"n={n}: {v:.4f}" for n, v in spread.items()),
-                        hard=False))
+                        + ", ".join(f"n={n}: {v:.4f}" for n, v in spread.items())
+                        + f"; change from n={ns[0]} to n={ns[-1]}: {change:+.4f}, largest SE "
+                          f"of those AUCs {noise:.4f}", hard=False,
+                        rule="holds if the AUC range of the non-l1 norms at the largest n is "
+                             "below that at the smallest n by more than the largest standard "
+                             "error of those mean AUCs; does not hold if it is above by more; "
+                             "else inconclusive",
+                        tolerance=f"largest SE of the mean AUCs ({noise:.4f})"))
     return claims
 
 
@@ -1225,10 +1585,10 @@ def plot_auc(summary, ax=None, *, dataset):
 
 
 def claim_rows(claims):
-    """Summary rows (item, paper, ours, verdict, evidence) for qualitative claims.
+    """Summary rows of qualitative claims (``summary.csv`` schema, with tolerance and rule).
 
     ``paper`` is what the paper reports ("holds"), ``ours`` whether our run supports it;
-    the verdict is ``match`` or ``differs`` (``n/a`` when untested).
+    the verdict is ``match``, ``differs``, ``inconclusive`` or ``n/a`` (untested).
 
     Parameters
     ----------
@@ -1237,14 +1597,9 @@ def claim_rows(claims):
     Returns
     -------
     rows : pandas.DataFrame
+        Columns :data:`~mklcore.repro.reporting.SUMMARY_COLUMNS`; the evidence is the note.
     """
-    rows = []
-    for c in claims:
-        ours = None if c.holds is None else ("holds" if c.holds else "does not hold")
-        verdict = "n/a" if ours is None else ("match" if c.holds else "differs")
-        rows.append({"item": f"{c.id}: {c.text}", "paper": "holds", "ours": ours,
-                     "verdict": verdict, "evidence": c.evidence})
-    return pd.DataFrame(rows)
+    return summary_table(claims_table(claims))
 
 
 def plot_table1(summary, weights, names):
@@ -1291,7 +1646,7 @@ def plot_table1(summary, weights, names):
 
 
 def table1_comparison(summary, claims):
-    """Paper vs. ours for Table 1: the paper's qualitative findings on plant and our numbers.
+    """Paper vs. ours for Table 1: the paper's findings on plant and our numbers (best C on test).
 
     Parameters
     ----------
@@ -1308,7 +1663,7 @@ def table1_comparison(summary, claims):
     s = summary.set_index("p")
     return pd.DataFrame([
         {"item": "l1 vs l-inf (MCC)", "paper (plant)": "l1 better than l-inf",
-         "ours": f"l1 {s.loc['1', 'mcc_mean']:.3f}, l-inf {s.loc['inf', 'mcc_mean']:.3f}"},
+         "ours": f"l1 {s.loc['1', 'mcc_oracle']:.3f}, l-inf {s.loc['inf', 'mcc_oracle']:.3f}"},
         {"item": "best non-sparse p vs l1", "paper (plant)": "a suitable p recovers l1",
          "ours": claims[1].evidence},
         {"item": "MCC values", "paper (plant)": "[U] (table body lost)",
@@ -1411,7 +1766,7 @@ def pinf_comparison(pinf_ref):
             for q, o in zip(pinf_ref["p"], pinf_ref["objective"]) if q != "inf"]
 
 
-def global_claims(claims, *, ref_check, pinf_tables, fig2, table1, obj_rtol=1e-4):
+def global_claims(claims, *, ref_check, pinf_tables, df_f2, obj_rtol=1e-4, alpha=0.05):
     """The paper's overall conclusions (Secs. 3 and 4) from the per-experiment results.
 
     Parameters
@@ -1422,11 +1777,11 @@ def global_claims(claims, *, ref_check, pinf_tables, fig2, table1, obj_rtol=1e-4
         From :func:`reference_check`.
     pinf_tables : list of pandas.DataFrame
         From :func:`pinf_limit` (one per problem).
-    fig2 : pandas.DataFrame
-        From :func:`figure2_summary`.
-    table1 : pandas.DataFrame
-        From :func:`table1_summary`.
+    df_f2 : pandas.DataFrame
+        Rows of :func:`dna_cell`.
     obj_rtol : float, default=1e-4
+    alpha : float, default=0.05
+        One-sided level of the gain tests (GL3, GL4).
 
     Returns
     -------
@@ -1438,7 +1793,10 @@ def global_claims(claims, *, ref_check, pinf_tables, fig2, table1, obj_rtol=1e-4
                      f"cutting planes reach the same optimum (within {obj_rtol:g}).",
                      bool(claims["T6"].holds and ref_l1 <= obj_rtol),
                      f"timing problems: {claims['T6'].evidence}; reference problem: largest "
-                     f"l1 error vs the cvxpy optimum {ref_l1:.1e}"))
+                     f"l1 error vs the cvxpy optimum {ref_l1:.1e}",
+                     rule=f"holds if T6 holds and every l1 solver is within {obj_rtol:g} "
+                          f"(relative) of the cvxpy optimum of the reference problem",
+                     tolerance=f"{obj_rtol:g} relative"))
     ok, ev = True, []
     for k, t in enumerate(pinf_tables):
         obj = t["objective"].to_numpy(dtype=float)
@@ -1449,60 +1807,223 @@ def global_claims(claims, *, ref_check, pinf_tables, fig2, table1, obj_rtol=1e-4
                   + ", ".join(f"p={q}: {e:.2%}" for q, e in zip(t["p"], exc))
                   + f"; min theta {tmin[0]:.3f} -> {tmin[-2]:.3f}")
     out.append(Claim("GL2", "As p grows, lp-norm MKL approaches the sum-kernel SVM "
-                     "(objective decreases to it, theta -> 1).", ok, "; ".join(ev)))
-    syn = fig2[fig2["dataset"] == "synthetic"].pivot(index="n", columns="p", values="auc_mean")
-    if len(syn):
-        diff = (syn[["4/3", "2"]].max(axis=1) - syn["1"])
-        out.append(Claim("GL3", "Non-sparse MKL is at least as accurate as l1-MKL when all "
-                         "kernels carry information (synthetic DNA, every signal informative).",
-                         bool(diff.mean() >= 0),
-                         "best of p in {4/3, 2} minus l1 (AUC): "
-                         + ", ".join(f"n={n}: {d:+.4f}" for n, d in diff.items())
-                         + f"; mean {diff.mean():+.4f}"))
+                     "(objective decreases to it, theta -> 1).", ok, "; ".join(ev),
+                     rule="holds if on every problem the objective decreases strictly and "
+                          "the smallest weight increases strictly along p = 16, 64, 256, inf",
+                     tolerance="none (strict monotonicity)"))
+    syn = figure2_pairs(df_f2, "synthetic") if (df_f2["dataset"] == "synthetic").any() else None
+    if syn is not None:
+        holds, evidence, rule = _any_gain(syn, ("4/3", "2"), "1", alpha)
+        out.append(Claim("GL3", "Non-sparse MKL is more accurate than l1-MKL when every kernel "
+                         "carries information (synthetic DNA: each signal seen by one kernel "
+                         "only).", holds, f"{len(syn)} synthetic training sets: {evidence}",
+                         rule=rule, tolerance=f"alpha = {alpha:g} (Bonferroni over 2 norms)"))
+        worse = gain_test(syn["inf"] - syn["1"], alpha)
+        better = gain_test(syn["1"] - syn["inf"], alpha)
+        holds = (False if better.holds is True else True if worse.holds is True
+                 else INCONCLUSIVE)
+        out.append(Claim("GL4", "l1-MKL is rarely better than the plain sum kernel on the "
+                         "gene-start task (TSS stand-in B: synthetic DNA).", holds,
+                         f"l1 - l-inf over {len(syn)} synthetic training sets: "
+                         f"{better.evidence}",
+                         rule="does not hold if l1 shows a significant gain over l-inf; holds "
+                              "if l-inf shows a significant gain over l1; else inconclusive "
+                              "(each a " + better.rule + ", paired over the training sets)",
+                         tolerance=f"alpha = {alpha:g}"))
     else:
-        out.append(Claim("GL3", "Non-sparse MKL is at least as accurate as l1-MKL when all "
-                         "kernels carry information.", None, "synthetic DNA not run"))
-    l1_better = []
-    for ds, g in fig2.groupby("dataset", sort=False):
-        tab = g.pivot(index="n", columns="p", values="auc_mean")
-        l1_better.append((ds, int((tab["1"] > tab["inf"]).sum()), len(tab)))
-    syn_rows = [r for r in l1_better if r[0] == "synthetic"]
-    rare = syn_rows[0][1] <= syn_rows[0][2] / 2 if syn_rows else None
-    out.append(Claim("GL4", "l1-MKL is rarely better than the plain sum kernel on the "
-                     "gene-start task (TSS stand-in B: synthetic DNA).", rare,
-                     "; ".join(f"{ds}: l1 > l-inf at {a} of {b} sizes" for ds, a, b in l1_better)))
+        for cid in ("GL3", "GL4"):
+            out.append(Claim(cid, "Synthetic DNA claim.", None, "synthetic DNA not run",
+                             rule="not tested", tolerance="n/a"))
+    p2 = claims["P2"]
     out.append(Claim("GL5", "Where l1 is favoured (plant), a suitable non-sparse p matches it.",
-                     claims["P2"].holds, claims["P2"].evidence
-                     + ("" if claims["P1"].holds else " (but the precondition P1, l1 >= l-inf, "
-                        "does not hold on the stand-in)")))
+                     p2.holds, p2.evidence + f" (precondition P1, l1 > l-inf: "
+                     f"{claims['P1'].holds})", rule="as P2: " + p2.rule,
+                     tolerance=p2.tolerance))
     speed = [claims[k].holds for k in ("T2", "T4")]
     out.append(Claim("GL6", "The lp-norm solvers run at a speed comparable to l1 SILP and far "
                      "faster than SimpleMKL.", bool(all(speed)),
-                     f"T2: {claims['T2'].evidence}; T4: {claims['T4'].evidence}"))
+                     f"T2: {claims['T2'].evidence}; T4: {claims['T4'].evidence}",
+                     rule="holds if T2 and T4 hold", tolerance="as T2 and T4"))
     out.append(Claim("GL7", "Newton descent is slightly faster than cutting planes.",
-                     claims["T3"].holds, claims["T3"].evidence))
+                     claims["T3"].holds, claims["T3"].evidence, rule="as T3: " + claims["T3"].rule,
+                     tolerance=claims["T3"].tolerance))
     slow_parts = [claims["T2"].evidence, claims["T5"].evidence]
     slowest = ("not slowest at n=[]" in claims["T2"].evidence
                and "SimpleMKL slowest at every M: yes" in claims["T5"].evidence)
     out.append(Claim("GL8", "SimpleMKL is the slowest wrapper, at every n and every M.",
-                     bool(slowest), " | ".join(slow_parts)))
+                     bool(slowest), " | ".join(slow_parts),
+                     rule="holds if SimpleMKL's mean CPU time is the largest of the MKL "
+                          "methods at every n (left panel) and every M (right panel)",
+                     tolerance="none (comparison of mean CPU times)"))
     return out
 
 
-def differing_claims(claims):
-    """``(id, evidence)`` of every claim that does not hold on this run.
+def _count(df, col="converged"):
+    if "n_fits" in df.columns:
+        return int(df["n_converged"].sum()), int(df["n_fits"].sum())
+    return int(df[col].sum()), len(df)
 
-    The reasons why a claim can differ on our data are discussed in the notebook, next to the
-    claims table.
+
+def differences_section(*, claims, timings, df_t1, df_f2, drop, mfeat_info, dna_info, Cs,
+                        alpha=0.05):
+    """Markdown of the report section "What differs from the paper and why", from the run.
+
+    Every number is computed from the arguments; statements about causes are worded as
+    hypotheses.
+
+    Parameters
+    ----------
+    claims : dict of {str: Claim}
+        All claims by id.
+    timings : pandas.DataFrame
+        Rows of :func:`timing_cell` (both panels).
+    df_t1, df_f2 : pandas.DataFrame
+        Rows of :func:`mfeat_cell` and :func:`dna_cell`.
+    drop : pandas.DataFrame
+        From :func:`drop_one_kernel` on the synthetic DNA.
+    mfeat_info : dict
+        ``n_train``, ``n_val``, ``n_test``, ``n_splits``, ``n_kernels``.
+    dna_info : dict
+        ``n_total`` (dict dataset -> number of sequences), ``sizes``, ``max_repeats``.
+    Cs : list of float
+        The C grid of the accuracy experiments.
+    alpha : float, default=0.05
+
+    Returns
+    -------
+    text : str
+        Markdown bullets.
+    """
+    def verdict(c):
+        return {True: "holds", False: "does not hold"}.get(c.holds, str(c.holds))
+
+    out = []
+    n_sets = {ds: len(figure2_pairs(df_f2, ds)) for ds in ("splice", "synthetic")}
+    out.append(
+        f"* **Stand-ins.** Table 1: the plant kernels are not available offline; we use the UCI "
+        f"multiple-feature digits, {mfeat_info['n_kernels']} Gaussian kernels, 10 classes, "
+        f"{mfeat_info['n_train']} / {mfeat_info['n_val']} / {mfeat_info['n_test']} train / "
+        f"validation / test points, {mfeat_info['n_splits']} split(s). Figure 2: the TSS windows "
+        f"are not available; we use (A) UCI splice junctions, {dna_info['n_total']['splice']} "
+        f"sequences of 60 nt, and (B) synthetic TSS-like DNA (`make_tss_like_dna`), "
+        f"{dna_info['n_total']['synthetic']} sequences of 200 nt with five planted signals, each "
+        f"in the window of one kernel only; training sizes "
+        f"{', '.join(str(n) for n in dna_info['sizes'])}, at most {dna_info['max_repeats']} "
+        f"disjoint training sets per size ({n_sets['splice']} splice and "
+        f"{n_sets['synthetic']} synthetic sets).")
+    p2, p2v = claims["P2"], claims.get("P2 (C on validation)")
+    out.append(
+        "* **Model selection of Table 1.** As the paper, the primary MCC of a norm is its best "
+        "mean test MCC over the C grid, which selects C on the test data (optimistic for every "
+        f"norm alike). P2 with that protocol {verdict(p2)}: {p2.evidence}."
+        + (f" With C chosen on validation data (ours) it {verdict(p2v)}: {p2v.evidence}."
+           if p2v is not None else ""))
+    low = [c for c in Cs if c < 0.25]
+    f2_low = int(df_f2["C_best"].isin(low).sum())
+    t1_low = int(df_t1["C_best"].isin(low).sum())
+    smkl = timings[timings["method"] == "SimpleMKL"]
+    out.append(
+        f"* **Hand-set values.** C grid {', '.join(f'{c:g}' for c in Cs)} (the JMLR 2011 range "
+        f"2^-2 ... 2^5, extended downwards by us): C below 2^-2 was chosen on validation in "
+        f"{f2_low} of {len(df_f2)} Figure 2 cells and {t1_low} of {len(df_t1)} Table 1 cells. "
+        f"Figure 1 kernel widths (0.01 ... 100 times the median squared distance; the paper's "
+        f"are not given) and SimpleMKL's budget (200 iterations or 15 times the slowest other "
+        f"MKL solver): {int(smkl['censored'].sum())} of {len(smkl)} SimpleMKL runs stopped by "
+        f"the budget (their times are lower bounds). Synthetic DNA: signal probabilities 0.5 "
+        f"(positives) and 0.1 (negatives) per signal, our choice.")
+    if drop is not None and len(drop):
+        d = drop_one_summary(drop, alpha)
+        n_needed = int((d["needed"] == True).sum())  # noqa: E712 (verdict may be a string)
+        out.append(
+            f"* **Synthetic DNA has the regime of the paper's TSS experiment** (every kernel "
+            f"needed): the sum-kernel SVM on all five kernels reaches AUC "
+            f"{d['auc_all'].iloc[0]:.4f} ({drop['rep'].nunique()} training sets of "
+            f"n = {dna_info.get('drop_n', '?')}); dropping one kernel costs "
+            + ", ".join(f"{r.kernel} {r.loss:+.4f} (SE {r.loss_se:.4f})"
+                        for r in d.itertuples())
+            + f"; the loss is significant (one-sided paired t-test, alpha = {alpha:g}) for "
+              f"{n_needed} of {len(d)} kernels; each kernel alone reaches AUC "
+            + ", ".join(f"{r.auc_alone:.3f}" for r in d.itertuples()) + ".")
+    w = figure2_weights(df_f2)
+    notes = []
+    for cid in ("T2", "GL8"):
+        if cid in claims and claims[cid].holds is False:
+            notes.append(f"{cid} {verdict(claims[cid])} ({claims[cid].evidence.split(' | ')[0]})")
+    if notes:
+        out.append(
+            "* **SimpleMKL is not the slowest.** " + "; ".join(notes) + ". A likely cause: "
+            "the paper's SimpleMKL recombined all M kernels and re-solved the SVM for every "
+            "trial point of its golden-section line search, while mklcore's evaluates trial "
+            "points on the two-kernel line formed once per search (also with "
+            "`line_search=\"golden\"`, used here), so these claims compare implementations, "
+            "not algorithms.")
+    slow = [cid for cid in ("T3", "T4", "T5") if cid in claims and claims[cid].holds is False]
+    if slow:
+        out.append(
+            f"* **Timing claims {', '.join(slow)} do not hold** ("
+            + "; ".join(f"{cid}: {claims[cid].evidence}" for cid in slow) + "). We think the "
+            "balance of costs differs from the paper's: our cutting-plane masters go through "
+            "cvxpy and our interleaved SMO is numpy, while the paper's solvers ran inside "
+            "SVMlight's C++ chunking loop, where a master problem costs about as much as a "
+            "theta-step.")
+    undecided = [c for c in claims.values() if isinstance(c.holds, str)]
+    if undecided:
+        out.append("* **Inconclusive (inside the noise):** "
+                   + "; ".join(f"{c.id}: {c.evidence}" for c in undecided) + ".")
+    if ("splice", "1") in w.index:
+        wl1 = np.asarray(w[("splice", "1")], dtype=float)
+        out.append(
+            f"* **Splice is a sparse problem.** l1 puts {wl1[0] / wl1.sum():.0%} of its mean "
+            f"weight on the WDS signal kernel (weights {np.round(wl1, 2).tolist()} in the order "
+            f"{list(DNA_KERNEL_NAMES)}); G1 (splice) {verdict(claims['G1 (splice)'])}, G3 "
+            f"(splice) {verdict(claims['G3 (splice)'])}. We think splice junctions are "
+            f"recognised mostly from the junction window, unlike TSS, so l1's sparsity does "
+            f"not cost accuracy there.")
+    if ("synthetic", "1") in w.index:
+        wl1 = np.asarray(w[("synthetic", "1")], dtype=float)
+        out.append(
+            f"* **Synthetic DNA.** l1 keeps every kernel (mean weights {np.round(wl1, 2).tolist()},"
+            f" smallest {wl1.min():.2f}); G1 {verdict(claims['G1 (synthetic DNA)'])}, G2 "
+            f"{verdict(claims['G2 (synthetic DNA)'])}, G3 {verdict(claims['G3 (synthetic DNA)'])},"
+            f" GL3 {verdict(claims['GL3'])}, GL4 {verdict(claims['GL4'])}. A likely cause where "
+            f"l1 is not below l-inf (a hypothesis, not measured): with one clean signal per "
+            f"kernel and no redundant kernels, l1-MKL has no reason to drop a kernel and so "
+            f"loses little information, whereas we think the paper's TSS kernels overlap, so "
+            f"that l1 drops some of them.")
+    conv = []
+    fam = timings[timings["family"].isin(["sum", "silp", "lpmkl"])]
+    conv.append(f"Figure 1: {int(fam['converged'].sum())} of {len(fam)} sum-kernel, SILP and lp "
+                f"fits and {int(smkl['converged'].sum())} of {len(smkl)} SimpleMKL fits")
+    a, b = _count(df_t1)
+    conv.append(f"Table 1: {a} of {b} fits")
+    a, b = _count(df_f2)
+    conv.append(f"Figure 2: {a} of {b} fits")
+    if drop is not None and len(drop):
+        conv.append(f"drop-one check: {int(drop['converged'].sum())} of {len(drop)} "
+                    f"selected fits")
+    out.append("* **Solver convergence** (fits that met their stopping rule): "
+               + "; ".join(conv) + ".")
+    return "\n".join(out)
+
+
+def differing_claims(claims, verdict="differs"):
+    """``(id, evidence)`` of every claim that does not hold (or is inconclusive) on this run.
 
     Parameters
     ----------
     claims : list of Claim
+    verdict : {"differs", "inconclusive"}, default="differs"
+        ``"differs"``: claims with ``holds`` False; ``"inconclusive"``: claims the run cannot
+        decide. Untested claims (``holds`` None) are never listed.
 
     Returns
     -------
     rows : list of tuple of (str, str)
-        One ``(claim id, evidence)`` per claim with ``holds`` False (untested claims, with
-        ``holds`` None, are skipped).
+        One ``(claim id, evidence)`` per listed claim.
     """
-    return [(c.id, c.evidence) for c in claims if c.holds is not None and not c.holds]
+    if verdict not in ("differs", INCONCLUSIVE):
+        raise ValueError(f"verdict must be 'differs' or {INCONCLUSIVE!r}; got {verdict!r}.")
+    if verdict == INCONCLUSIVE:
+        return [(c.id, c.evidence) for c in claims if isinstance(c.holds, str)]
+    return [(c.id, c.evidence) for c in claims
+            if c.holds is not None and not isinstance(c.holds, str) and not c.holds]
