@@ -69,10 +69,11 @@ from .plotting import method_palette
 from .reporting import Claim, compare
 
 __all__ = [
-    "PAPER_ID", "METHODS", "LP_NORMS", "METRICS", "PAPER_TABLE1", "PAPER_QSVM", "UCI_METHODS",
+    "PAPER_ID", "METHODS", "DENSE_ALTERNATIVE", "LP_NORMS", "METRICS", "PAPER_TABLE1", "PAPER_QSVM", "UCI_METHODS",
     "TABLE1_PALETTE", "mfeat_data", "pixel_data", "uci_data", "realisation", "view_stack",
     "task_check", "multiview_kernels", "relative_difference", "special_q_check",
-    "beta_step_check", "tiny_problem", "algorithm1_check", "plot_algorithm1", "regulariser",
+    "beta_step_check", "tiny_problem", "algorithm1_check", "plot_algorithm1",
+    "correlation_laplacian", "regulariser",
     "fit_mkl", "select_C", "table1_fold", "table1_means", "table1_comparison", "table1_ttests",
     "plot_table1", "figure2_matrices", "kernel_weights", "plot_figure2", "plot_view_weights",
     "spread", "weight_spread", "theorem2_proxy", "theorem2_table", "qsvm_fit", "qsvm_fold",
@@ -82,8 +83,14 @@ __all__ = [
 
 PAPER_ID = "hinrichs2012_qmkl"
 
-#: rows of Table 1 (Sec. 5.2 of [1]_) plus ``"B"`` (the block-of-ones Q alone)
-METHODS = ("l1", "l1.5", "l2", "Cov", "Lap(Cov)", "Lap(Cov)+B", "B")
+#: rows of Table 1 (Sec. 5.2 of [1]_) plus ``"B"`` (the block-of-ones Q alone) and
+#: :data:`DENSE_ALTERNATIVE`; the ``Lap`` rows use the normalised Laplacian (see
+#: :func:`correlation_laplacian`)
+METHODS = ("l1", "l1.5", "l2", "Cov", "Lap(Cov)", "Lap(Cov)+B", "B", "Lap(Cov)+B dense")
+#: the literal reading of Sec. 5 of [1]_ ("the Laplacian of covariance ... plus a
+#: block-diagonal"): Q = L + B with the unnormalised Laplacian of the dense |Corr| graph,
+#: reported beside the reproduction's normalised Laplacian
+DENSE_ALTERNATIVE = "Lap(Cov)+B dense"
 #: the lp-norm MKL rows of Table 1 and their p
 LP_NORMS = {"l1": 1.0, "l1.5": 1.5, "l2": 2.0}
 #: the metrics of Table 1
@@ -103,7 +110,7 @@ PAPER_QSVM = {"SVM": 0.792, "Q-SVM": 0.819}
 UCI_METHODS = ("l1", "l2", "Lap(Cov)+B")
 #: one colour per row of Table 1 (the lp family warm, the Q-MKL variants cool)
 TABLE1_PALETTE = dict(zip(METHODS, ["#de8f05", "#d55e00", "#ca9161", "#0173b2", "#56b4e9",
-                                    "#029e73", "#cc78bc"]))
+                                    "#029e73", "#cc78bc", "#949494"]))
 #: label of the positive class of the Table 1 stand-in
 TASK = "0-4 vs 5-9"
 
@@ -669,16 +676,67 @@ def plot_algorithm1(result, optimum):
 # Table 1 (Sec. 5.2)
 # ---------------------------------------------------------------------------
 
-def regulariser(method, corr, groups):
-    r"""The Q of one Q-MKL row of Table 1 of [1]_, scaled to trace M.
+def correlation_laplacian(corr, *, normalized=True):
+    r"""Graph Laplacian of the kernel affinity :math:`S=|\mathrm{Corr}|` (zero diagonal).
+
+    Sec. 5 of [1]_ builds Q from "the Laplacian of covariance between single-kernel
+    :math:`\alpha` parameters" without saying which Laplacian. The literal, unnormalised
+    one, :math:`L=D-S` with :math:`D=\mathrm{diag}(S\mathbf 1)`, has a diagonal of the
+    degrees; on a dense :math:`|\mathrm{Corr}|` graph the degrees are large and nearly
+    equal, so :math:`L+B` is dominated by a multiple of :math:`I` and Q-MKL behaves like
+    l2-MKL. The normalised Laplacian (our choice for the reproduction)
+
+    .. math:: L_{\mathrm{sym}}=I-D^{-1/2}SD^{-1/2}
+
+    has unit diagonal and eigenvalues in :math:`[0, 2]`, so the block term :math:`B` keeps
+    its weight. A kernel with zero degree gets the row of the identity.
 
     Parameters
     ----------
-    method : {"Cov", "Lap(Cov)", "Lap(Cov)+B", "B"}
+    corr : array-like of shape (M, M)
+        Correlation of the kernels (e.g. ``alpha_correlation``).
+    normalized : bool, default=True
+        ``True``: :math:`L_{\mathrm{sym}}`; ``False``: the unnormalised :math:`D-S`.
+
+    Returns
+    -------
+    L : ndarray of shape (M, M)
+        Symmetric positive semidefinite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mklcore.repro.hinrichs2012_qmkl import correlation_laplacian
+    >>> corr = np.array([[1.0, 0.5], [0.5, 1.0]])
+    >>> correlation_laplacian(corr).tolist()
+    [[1.0, -1.0], [-1.0, 1.0]]
+    >>> correlation_laplacian(corr, normalized=False).tolist()
+    [[0.5, -0.5], [-0.5, 0.5]]
+    """
+    S = np.abs(np.asarray(corr, dtype=float))
+    S = 0.5 * (S + S.T)
+    np.fill_diagonal(S, 0.0)
+    if not normalized:
+        return graph_laplacian(S, add_identity=False, normalize_trace=False)
+    degree = S.sum(axis=1)
+    inv_sqrt = np.where(degree > 0, 1.0 / np.sqrt(np.where(degree > 0, degree, 1.0)), 0.0)
+    return np.eye(len(S)) - inv_sqrt[:, None] * S * inv_sqrt[None, :]
+
+
+def regulariser(method, corr, groups):
+    r"""The Q of one Q-MKL row of Table 1 of [1]_, scaled to trace M.
+
+    With :math:`L` the normalised Laplacian of :math:`|\mathrm{Corr}|`
+    (:func:`correlation_laplacian`, our choice) and :math:`B` the block-of-ones matrix of
+    the groups:
+
+    Parameters
+    ----------
+    method : {"Cov", "Lap(Cov)", "Lap(Cov)+B", "B", "Lap(Cov)+B dense"}
         ``"Cov"``: :math:`\mathrm{Corr}+10^{-3}I`; ``"Lap(Cov)"``: :math:`L+I`;
-        ``"Lap(Cov)+B"``: :math:`L+B+10^{-3}I` (``q_from_correlation``), with :math:`L` the
-        graph Laplacian of :math:`|\mathrm{Corr}|`; ``"B"``: the block-of-ones matrix of
-        the groups.
+        ``"Lap(Cov)+B"``: :math:`L+B+10^{-3}I`; ``"B"``: :math:`B`;
+        ``"Lap(Cov)+B dense"`` (:data:`DENSE_ALTERNATIVE`): :math:`D-S+B+10^{-3}I` with the
+        unnormalised Laplacian (``q_from_correlation(kind="lap+block")``).
     corr : ndarray of shape (M, M)
         Correlation of the single-kernel SVM dual vectors (``alpha_correlation``).
     groups : ndarray of shape (M,)
@@ -690,11 +748,20 @@ def regulariser(method, corr, groups):
     """
     if method == "Cov":
         return q_from_correlation(corr, kind="cov")
-    if method == "Lap(Cov)":
-        return q_from_correlation(corr, kind="lap")
-    if method == "Lap(Cov)+B":
+    if method == DENSE_ALTERNATIVE:
         return q_from_correlation(corr, kind="lap+block", groups=groups)
-    return block_diagonal_q(groups, add_identity=False)  # "B"
+    if method == "B":
+        return block_diagonal_q(groups, add_identity=False)
+    M = len(groups)
+    if method == "Lap(Cov)":
+        Q = correlation_laplacian(corr) + np.eye(M)
+    elif method == "Lap(Cov)+B":
+        Q = (correlation_laplacian(corr) + block_diagonal_q(groups, add_identity=False,
+                                                            normalize_trace=False)
+             + 1e-3 * np.eye(M))
+    else:
+        raise ValueError(f"Unknown Q-MKL row {method!r}; use one of {METHODS[3:]}.")
+    return Q * (M / np.trace(Q))
 
 
 def fit_mkl(method, K, y, C, corr, groups, tol, svm_tol):
@@ -971,8 +1038,9 @@ def figure2_matrices(seed, *, c_q, svm_tol):
     -------
     fig2 : dict
         ``groups`` (view of each kernel), ``view_names``, ``bounds`` (first kernel of each
-        view, then M), ``corr``, ``L`` (Laplacian of :math:`|\mathrm{Corr}|`, no identity,
-        not normalised), ``Q`` (:math:`\mathrm{Lap}(\mathrm{Cov})+B`, trace M), ``eigval``,
+        view, then M), ``corr``, ``L`` (normalised Laplacian of :math:`|\mathrm{Corr}|`,
+        :func:`correlation_laplacian`), ``Q`` (:math:`\mathrm{Lap}(\mathrm{Cov})+B` of
+        :func:`regulariser`, trace M), ``eigval``,
         ``eigvec`` (of L, ascending), ``corr_within`` and ``corr_between`` (mean
         :math:`|\mathrm{Corr}|` between distinct kernels of one view and of different views).
     """
@@ -980,8 +1048,8 @@ def figure2_matrices(seed, *, c_q, svm_tol):
     idx, y = realisation(seed)
     K, _, groups, _ = view_stack(idx, y, idx[:1])
     corr = alpha_correlation(K, y, C=c_q, svm_tol=svm_tol)
-    L = graph_laplacian(np.abs(corr), add_identity=False, normalize_trace=False)
-    Q = q_from_correlation(corr, kind="lap+block", groups=groups)
+    L = correlation_laplacian(corr)
+    Q = regulariser("Lap(Cov)+B", corr, groups)
     eigval, eigvec = np.linalg.eigh(L)
     view_names = list(views)
     M = len(groups)
@@ -1164,10 +1232,12 @@ def theorem2_table(fig2):
     corr, groups = fig2["corr"], fig2["groups"]
     M = len(groups)
     Qs = {"I (l2-MKL)": np.eye(M),
-          "Cov": q_from_correlation(corr, kind="cov"),
-          f"Lap(Cov) = L + I, trace {M}": q_from_correlation(corr, kind="lap"),
-          "L + I (not normalised)": graph_laplacian(np.abs(corr), normalize_trace=False),
+          "Cov": regulariser("Cov", corr, groups),
+          f"Lap(Cov) = L_sym + I, trace {M}": regulariser("Lap(Cov)", corr, groups),
           "Lap(Cov)+B": fig2["Q"],
+          "D - S + I (unnormalised L, no trace scaling)": graph_laplacian(
+              np.abs(corr), normalize_trace=False),
+          DENSE_ALTERNATIVE: regulariser(DENSE_ALTERNATIVE, corr, groups),
           f"B + I (trace {M})": block_diagonal_q(groups)}
     return pd.Series({name: theorem2_proxy(Q) for name, Q in Qs.items()}, name="1'Q^-1 1 / M")
 
