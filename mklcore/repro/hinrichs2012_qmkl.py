@@ -74,7 +74,8 @@ from .reporting import summary_table as to_summary
 
 __all__ = [
     "PAPER_ID", "METHODS", "DENSE_ALTERNATIVE", "LP_NORMS", "METRICS", "PAPER_TABLE1",
-    "PAPER_QSVM", "UCI_METHODS", "TABLE1_PALETTE", "mfeat_data", "pixel_data", "uci_data", "realisation", "view_stack",
+    "PAPER_QSVM", "UCI_METHODS", "TABLE1_PALETTE", "mfeat_data", "pixel_data", "uci_data",
+    "realisation", "view_stack",
     "task_check", "multiview_kernels", "relative_difference", "special_q_check",
     "beta_step_check", "tiny_problem", "algorithm1_check", "plot_algorithm1",
     "correlation_laplacian", "regulariser",
