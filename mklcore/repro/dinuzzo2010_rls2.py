@@ -33,8 +33,11 @@ notebook, one function per table, figure or claim:
   :func:`ova_predict`, :func:`microarray_rls2`, :func:`cv_choice`, :class:`OVALasso`,
   :func:`microarray_baselines`, :func:`paper_table5`, :func:`plot_microarray`;
 * the claims checked by the notebook: :func:`flatness`, :func:`claim_lemma5`,
-  :func:`claim_binary_strings`, :func:`claim_prostate`, :func:`claim_prostate_cv`,
-  :func:`claim_uci`, :func:`claim_microarray`, :data:`CLAIM_SOURCES`,
+  :func:`claim_binary_strings`, :func:`claim_rls2_below_lasso`, :func:`claim_binary_weights`,
+  :func:`claim_prostate`, :func:`claim_prostate_cv`, :func:`claim_prostate_error`,
+  :func:`claim_path_curvature`, :func:`claim_uci`, :func:`claim_microarray`,
+  :data:`CLAIM_SOURCES`, :data:`SIZE_TOL`, :data:`CURVE_TOL`, :data:`TABLE1_SUPPORT`;
+  :func:`convergence_table` (how many fits met their stopping rule) and
   :func:`summary_table`.
 
 References
@@ -62,8 +65,10 @@ __all__ = [
     "ablation", "Ablation", "ablation_tables", "plot_iterations", "ABLATION_SOLVERS",
     "ova_path", "ova_predict", "microarray_rls2", "cv_choice", "OVALasso",
     "microarray_baselines", "paper_table5", "plot_microarray",
-    "flatness", "claim_lemma5", "claim_binary_strings", "claim_prostate", "claim_prostate_cv",
-    "claim_uci", "claim_microarray", "CLAIM_SOURCES", "summary_table",
+    "flatness", "claim_lemma5", "claim_binary_strings", "claim_rls2_below_lasso",
+    "claim_binary_weights", "claim_prostate", "claim_prostate_cv", "claim_prostate_error",
+    "claim_path_curvature", "claim_uci", "claim_microarray", "CLAIM_SOURCES", "SIZE_TOL",
+    "CURVE_TOL", "TABLE1_SUPPORT", "convergence_table", "summary_table",
 ]
 
 
@@ -1668,7 +1673,7 @@ class OVALasso:
 
 
 def microarray_baselines(data, micro, return_wrong=False):
-    """Table 5 run here: a linear SVM, one-vs-all Lasso and one-vs-all linear RLS2.
+    r"""Table 5 run here: a linear SVM, one-vs-all Lasso and one-vs-all linear RLS2.
 
     The SVM's ``C`` and the Lasso's ``alpha`` are chosen by CV on the folds of RLS2.
 
@@ -2297,19 +2302,14 @@ def summary_table(paper_vs_ours, claims):
     -------
     summary : pandas.DataFrame
         Columns :data:`mklcore.repro.reporting.SUMMARY_COLUMNS` (``item``, ``paper``,
-        ``ours``, ``verdict``, ``tolerance``, ``rule``, ``source``, ``note``); a claim's
-        ``ours`` is its evidence.
+        ``ours``, ``verdict``, ``tolerance``, ``rule``, ``source``, ``note``), the rows of
+        :func:`mklcore.repro.reporting.summary_table` with each claim's source.
     """
     import pandas as pd
 
-    from .reporting import SUMMARY_COLUMNS, claims_table
+    from .reporting import claims_table
+    from .reporting import summary_table as to_summary
 
-    claims_df = claims_table(claims)
-    out = pd.concat([
-        paper_vs_ours,
-        pd.DataFrame({"item": [f"claim {c.id}" for c in claims], "paper": "",
-                      "ours": claims_df.evidence.tolist(), "verdict": claims_df.verdict.tolist(),
-                      "tolerance": claims_df.tolerance.tolist(), "rule": claims_df.rule.tolist(),
-                      "source": [CLAIM_SOURCES.get(c.id, "") for c in claims], "note": ""}),
-    ], ignore_index=True)
-    return out.reindex(columns=SUMMARY_COLUMNS).fillna({"note": ""})
+    part = to_summary(claims_table(claims))
+    part["source"] = [CLAIM_SOURCES.get(c.id, "") for c in claims]
+    return pd.concat([to_summary(paper_vs_ours), part], ignore_index=True)
