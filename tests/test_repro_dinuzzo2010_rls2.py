@@ -231,3 +231,32 @@ def test_summary_table_sources():
     assert s.source.tolist() == ["Table 1", *(rx.CLAIM_SOURCES[c.id] for c in claims)]
     assert s.verdict.tolist() == ["match", "match", "differs", "inconclusive"]
     assert (s.rule != "").all() and (s.tolerance != "").all()
+
+
+def test_differences_text_is_computed():
+    from types import SimpleNamespace
+
+    uci = {"servo": Bunch(stand_in="toy", data=np.zeros((167, 10)), n_kernels=143,
+                          paper={"examples": 167, "features": 4, "kernels": 156}),
+           "heart": Bunch(stand_in=None)}
+    micro_data = Bunch(name="Khan", y_train=np.zeros(63), y_test=np.zeros(20),
+                       X_train=np.zeros((63, 5)))
+    paper = rx.paper_table1([f"x{i}" for i in range(8)])
+    coef = paper["RLS2"].to_numpy()[1:9].copy()
+    hand = SimpleNamespace(intercept=2.452, coef=coef)
+    coef_cv = coef.copy()
+    coef_cv[3] = 0.025
+    study = Bunch(res_cv=SimpleNamespace(intercept=2.452, coef=coef_cv), res_table=hand,
+                  lam_cv=0.2, lam_table=0.088, test_cv=0.468, se_cv=0.16, test_table=0.454,
+                  cv_picks=[0.2, 0.15, 0.47])
+    rls2 = np.array([0.04, 0.04, 0.04, 0.9, 0.04, 0.04, 0.04, 0.04, 0.04, 0.04])
+    curves = _curves(**{"linear RLS2": rls2, "weighted Lasso (D1)": rls2})
+    claims = [rx.claim_rls2_below_lasso(curves), Claim("C3", "t", False, "e", rule="r")]
+    conv = pd.DataFrame([{"experiment": "E", "stopping rule": "gap", "fits": 4,
+                          "met the rule": 3}])
+    text = rx.differences_text(uci, micro_data, study, paper, curves, claims, 3, conv, ["a.csv"])
+    assert "servo → toy (167 rows × 10 inputs, 143 kernels" in text
+    assert "14 Cancers → Khan (63/20 patients × 5 genes" in text
+    assert "λ = 0.2: test MSE 0.468" in text and "x3: 0.025 vs 0.104" in text
+    assert "verdict: differs" in text and "not a grid effect" in text
+    assert "E: 3 of 4 (gap)" in text and "a.csv" in text
