@@ -33,9 +33,12 @@ notebook, one function per table, figure or claim:
   :func:`ova_predict`, :func:`microarray_rls2`, :func:`cv_choice`, :class:`OVALasso`,
   :func:`microarray_baselines`, :func:`paper_table5`, :func:`plot_microarray`;
 * the claims checked by the notebook: :func:`flatness`, :func:`claim_lemma5`,
-  :func:`claim_binary_strings`, :func:`claim_prostate`, :func:`claim_prostate_cv`,
-  :func:`claim_uci`, :func:`claim_microarray`, :data:`CLAIM_SOURCES`,
-  :func:`summary_table`.
+  :func:`claim_binary_strings`, :func:`claim_rls2_below_lasso`, :func:`claim_binary_weights`,
+  :func:`claim_prostate`, :func:`claim_prostate_cv`, :func:`claim_prostate_error`,
+  :func:`claim_path_curvature`, :func:`claim_uci`, :func:`claim_microarray`,
+  :data:`CLAIM_SOURCES`, :data:`SIZE_TOL`, :data:`CURVE_TOL`, :data:`TABLE1_SUPPORT`;
+  :func:`convergence_table` (how many fits met their stopping rule), :func:`summary_table`
+  and :func:`differences_text` (the report's "What differs from the paper and why").
 
 References
 ----------
@@ -62,8 +65,10 @@ __all__ = [
     "ablation", "Ablation", "ablation_tables", "plot_iterations", "ABLATION_SOLVERS",
     "ova_path", "ova_predict", "microarray_rls2", "cv_choice", "OVALasso",
     "microarray_baselines", "paper_table5", "plot_microarray",
-    "flatness", "claim_lemma5", "claim_binary_strings", "claim_prostate", "claim_prostate_cv",
-    "claim_uci", "claim_microarray", "CLAIM_SOURCES", "summary_table",
+    "flatness", "claim_lemma5", "claim_binary_strings", "claim_rls2_below_lasso",
+    "claim_binary_weights", "claim_prostate", "claim_prostate_cv", "claim_prostate_error",
+    "claim_path_curvature", "claim_uci", "claim_microarray", "CLAIM_SOURCES", "SIZE_TOL",
+    "CURVE_TOL", "TABLE1_SUPPORT", "convergence_table", "summary_table", "differences_text",
 ]
 
 
@@ -434,7 +439,8 @@ def learning_curves(X_tr, y_tr, X_te, y_te, n_grid, *, lams_rls2, lams_krr, gamm
     curves : pandas.DataFrame
         One row per :math:`n`: the lower bound of every method of :data:`METHODS_EXP1`, and
         for linear RLS2 at its best :math:`\lambda` (``lam*``) the weights ``d1``, ``d2``,
-        ``d3``, ``d other`` (sum of the rest), ``converged``, ``max gap``, ``iterations``.
+        ``d3``, ``d other`` (sum of the rest), ``converged``, ``fits`` (path length),
+        ``fits converged`` (how many met the duality-gap rule), ``max gap``, ``iterations``.
     """
     import pandas as pd
 
@@ -462,6 +468,7 @@ def learning_curves(X_tr, y_tr, X_te, y_te, n_grid, *, lams_rls2, lams_krr, gamm
             "linear RLS2": errs.min(),
             "lam*": best.lam, "d1": best.weights[0], "d2": best.weights[1], "d3": best.weights[2],
             "d other": best.weights[3:].sum(), "converged": all(r.success for r in path),
+            "fits": len(path), "fits converged": sum(r.success for r in path),
             "max gap": max(r.gap for r in path), "iterations": sum(r.n_iter for r in path),
         })
     return pd.DataFrame(rows)
@@ -835,6 +842,11 @@ def least_squares_baseline(data):
 def table1_tables(study, data, table1_paper):
     r"""Table 1 of [1]_ side by side with ours, and the paper-vs-ours comparisons.
 
+    Two RLS2 models are compared with the paper's column: the one of the paper's protocol
+    (:math:`\lambda` by 10-fold CV with the one-standard-error rule, Sec. 5.1 of [1]_; the
+    primary result) and the one at ``study.lam_table``, a value set by hand because it
+    reproduces the paper's column (its rows are matched by construction, verdict n/a).
+
     Parameters
     ----------
     study : sklearn.utils.Bunch
@@ -847,49 +859,42 @@ def table1_tables(study, data, table1_paper):
     Returns
     -------
     table1 : pandas.DataFrame
-        The paper's columns next to ours (RLS2 at ``study.lam_table``, least squares), 3
-        decimals.
+        The paper's columns next to ours (RLS2 at the protocol's :math:`\lambda`, RLS2 at
+        ``study.lam_table``, least squares), 3 decimals.
     table1_compare : pandas.DataFrame
-        :func:`mklcore.repro.reporting.compare` of the RLS2 column (tolerance 0.01 on the
-        coefficients, 0.005 on the errors) and of the LS test error.
-    table1_cv : pandas.DataFrame
-        The paper's RLS2 column next to the CV-selected model.
-    cv_compare : pandas.DataFrame
-        Comparison of the CV-selected model's test error with the paper's.
+        :func:`mklcore.repro.reporting.compare` of both RLS2 columns (tolerance 0.01 on the
+        intercept and coefficients, 0.005 on the errors; the hand-set rows not compared) and of
+        the least-squares test error (a check of the data and the split).
     """
     import pandas as pd
 
     from .reporting import compare
 
-    ours = table1_column(study.res_table, study.test_table, study.se_table)
+    protocol = table1_column(study.res_cv, study.test_cv, study.se_cv)
+    hand = table1_column(study.res_table, study.test_table, study.se_table)
     ls = least_squares_baseline(data)
+    lab_cv = f"λ = {study.lam_cv:.3g} from the paper's protocol (10-fold CV, one-SE rule)"
+    lab_hand = f"λ = {study.lam_table:g} hand-set to the paper's value"
     table1 = pd.DataFrame({
         "paper RLS2": table1_paper["RLS2"],
-        f"ours λ={study.lam_table}": ours,
+        f"ours RLS2, {lab_cv}": protocol,
+        f"ours RLS2, {lab_hand}": hand,
         "paper LS": table1_paper["LS"],
         "ours LS": ls,
         **{f"paper {c}": table1_paper[c] for c in ["Best subset", "Ridge", "Lasso", "PCR", "PLS"]},
     }).round(3)
-    rows = [{"item": f"Table 1 RLS2 {name}", "paper": float(table1_paper.loc[name, "RLS2"]),
-             "ours": round(float(v), 4), "atol": 0.01, "source": "Table 1"}
-            for name, v in zip(table1_paper.index[:9], ours[:9])]
-    rows += [{"item": "Table 1 RLS2 test error", "paper": 0.454,
-              "ours": round(study.test_table, 4), "atol": 0.005, "source": "Table 1"},
-             {"item": "Table 1 RLS2 std error", "paper": 0.152,
-              "ours": round(study.se_table, 4), "atol": 0.005, "source": "Table 1"},
-             {"item": "Table 1 LS test error (check of data and split)", "paper": 0.521,
-              "ours": round(float(ls[-2]), 4), "atol": 0.005, "source": "Table 1 (ESL)"},
-             ]
-    table1_cmp = compare(rows)
-    table1_cv = pd.DataFrame({
-        "paper RLS2": table1_paper["RLS2"],
-        f"ours CV one-SE (λ={study.lam_cv:.3g})": table1_column(study.res_cv, study.test_cv,
-                                                                study.se_cv)}).round(3)
-    cv_cmp = compare([{"item": "CV-selected (one-SE) RLS2 test error", "paper": 0.454,
-                       "ours": round(study.test_cv, 4), "atol": 0.005, "source": "Table 1",
-                       "note": f"fold assignment unknown; one-SE λ = {study.lam_cv:.3g} with our "
-                               "folds"}])
-    return table1, table1_cmp, table1_cv, cv_cmp
+    by_construction = (f"matched by construction: λ = {study.lam_table:g} was chosen by hand "
+                       "because it reproduces the paper's column (the paper does not print its λ)")
+    rows = []
+    for label, column, comparable in [(lab_cv, protocol, True), (lab_hand, hand, by_construction)]:
+        rows += [{"item": f"Table 1 RLS2 {name} ({label})",
+                  "paper": float(table1_paper.loc[name, "RLS2"]), "ours": round(float(v), 4),
+                  "atol": 0.01 if k < 9 else 0.005, "source": "Table 1",
+                  "comparable": comparable}
+                 for k, (name, v) in enumerate(zip(table1_paper.index, column))]
+    rows.append({"item": "Table 1 LS test error (check of data and split)", "paper": 0.521,
+                 "ours": round(float(ls[-2]), 4), "atol": 0.005, "source": "Table 1 (ESL)"})
+    return table1, compare(rows)
 
 
 def second_diff_ratio(t, W):
@@ -1107,7 +1112,8 @@ def table2_compare(uci):
     -------
     table : pandas.DataFrame
         :func:`mklcore.repro.reporting.compare` rows (exact match required); stand-ins are
-        flagged in the item and explained in the note.
+        flagged in the item and not compared (verdict n/a): their size was subsampled to the
+        paper's, and their kernel count is that of other data.
     """
     from .reporting import compare
 
@@ -1115,10 +1121,19 @@ def table2_compare(uci):
     for name, (_, _, n_ex, _, n_ker) in TABLE2.items():
         b = uci[name]
         tag = " (stand-in)" if b.stand_in else ""
+        size_ok = kernels_ok = True
+        if b.stand_in:
+            size_ok = (f"matched by construction: the stand-in was subsampled to the paper's "
+                       f"{n_ex} rows ({b.stand_in})" if b.data.shape[0] == n_ex
+                       else f"different data: {b.stand_in}")
+            kernels_ok = (f"different data: {b.stand_in}; {b.data.shape[1]} inputs give "
+                          f"13(N+1) = {b.n_kernels} kernels")
         rows += [{"item": f"Table 2 {name}{tag} examples", "paper": n_ex, "ours": b.data.shape[0],
-                  "atol": 0, "source": "Table 2", "note": b.stand_in or ""},
+                  "atol": 0, "source": "Table 2", "note": b.stand_in or "",
+                  "comparable": size_ok},
                  {"item": f"Table 2 {name}{tag} kernels", "paper": n_ker, "ours": b.n_kernels,
-                  "atol": 0, "source": "Table 2", "note": b.stand_in or b.note}]
+                  "atol": 0, "source": "Table 2", "note": b.stand_in or b.note,
+                  "comparable": kernels_ok}]
     return compare(rows)
 
 
@@ -1342,7 +1357,8 @@ def ablation(paths, name, seed, lams):
     -------
     rows : list of dict
         One per solver: ``data``, ``solver``, ``iters/lambda``, ``iters/path``, ``time/path``,
-        ``max relative gap``, ``iters by lambda``.
+        ``max relative gap``, ``fits`` (the λ values of the common grid), ``fits converged``
+        (how many met the solver's stopping rule), ``iters by lambda``.
     """
     from ..rls2 import rls2_path
     from .experiments import repeated_splits
@@ -1365,6 +1381,7 @@ def ablation(paths, name, seed, lams):
                     "iters/path": sum(r.n_iter for r in path),
                     "time/path": time.perf_counter() - t0,
                     "max relative gap": max(r.gap for r in path),
+                    "fits": len(path), "fits converged": sum(r.success for r in path),
                     "iters by lambda": [r.n_iter for r in path]})
     return out
 
@@ -1538,9 +1555,11 @@ def microarray_rls2(data, n_folds, n_lams, seed):
     -------
     micro : sklearn.utils.Bunch
         ``folds``, ``lam_desc`` (the grid, decreasing), ``train_acc``, ``cv_mean``,
-        ``cv_se``, ``test_err`` (per :math:`\lambda`), ``pick`` (index of the choice),
-        ``paths`` and ``summary`` (test errors averaged over the CV ties and at the choice,
-        genes, :math:`\lambda`, CV accuracy, all converged).
+        ``cv_se``, ``test_err`` (per :math:`\lambda`), ``test_wrong_ties`` (per test patient,
+        the fraction of the CV-tied :math:`\lambda` values that misclassify it), ``pick``
+        (index of the choice), ``paths`` and ``summary`` (test errors averaged over the CV ties
+        and at the choice, genes, :math:`\lambda`, CV accuracy, all converged, number of fits
+        and of fits that met their stopping rule).
     """
     from sklearn.utils import Bunch
 
@@ -1560,7 +1579,8 @@ def microarray_rls2(data, n_folds, n_lams, seed):
     W_all, paths_all = ova_path(X_tr, targets, scalings, np.arange(len(y_tr)), lams)
     lam_desc = np.sort(lams)[::-1]
     train_acc = (ova_predict(W_all, X_tr, classes) == y_tr).mean(1)
-    test_err = (ova_predict(W_all, data.X_test, classes) != data.y_test).sum(1)
+    test_wrong = ova_predict(W_all, data.X_test, classes) != data.y_test
+    test_err = test_wrong.sum(1)
     genes = (W_all != 0).any(axis=1).sum(1)
     cv_mean, cv_se = cv_acc.mean(0), cv_acc.std(0, ddof=1) / np.sqrt(len(folds))
     ties = np.flatnonzero(np.isclose(cv_mean, cv_mean.max()))
@@ -1568,9 +1588,12 @@ def microarray_rls2(data, n_folds, n_lams, seed):
     summary = {"test errors (mean over CV ties)": test_err[ties].mean(),
                "test errors (largest CV-optimal lambda)": int(test_err[pick]),
                "genes": int(genes[pick]), "lambda": lam_desc[pick], "CV accuracy": cv_mean[pick],
-               "all converged": all(r.success for p in paths_all for r in p)}
+               "all converged": all(r.success for p in paths_all for r in p),
+               "fits": sum(len(p) for p in paths_all),
+               "fits converged": sum(r.success for p in paths_all for r in p)}
     return Bunch(folds=folds, lam_desc=lam_desc, train_acc=train_acc, cv_mean=cv_mean,
-                 cv_se=cv_se, test_err=test_err, pick=pick, paths=paths_all, summary=summary)
+                 cv_se=cv_se, test_err=test_err, test_wrong_ties=test_wrong[ties].mean(0),
+                 pick=pick, paths=paths_all, summary=summary)
 
 
 def cv_choice(make, grid, X, y, folds):
@@ -1649,8 +1672,8 @@ class OVALasso:
         return self.classes_[np.argmax(np.column_stack([m.predict(X) for m in self.models_]), 1)]
 
 
-def microarray_baselines(data, micro):
-    """Table 5 run here: a linear SVM, one-vs-all Lasso and one-vs-all linear RLS2.
+def microarray_baselines(data, micro, return_wrong=False):
+    r"""Table 5 run here: a linear SVM, one-vs-all Lasso and one-vs-all linear RLS2.
 
     The SVM's ``C`` and the Lasso's ``alpha`` are chosen by CV on the folds of RLS2.
 
@@ -1660,11 +1683,17 @@ def microarray_baselines(data, micro):
         Output of :func:`microarray_data`.
     micro : sklearn.utils.Bunch
         Output of :func:`microarray_rls2`.
+    return_wrong : bool, default=False
+        Also return which test patients each method misclassifies.
 
     Returns
     -------
     table5 : pandas.DataFrame
         ``method``, ``test errors``, ``selected genes``.
+    wrong : dict
+        Only with ``return_wrong``: method -> (n_test,) float array, 1 where the patient is
+        misclassified (for RLS2 the fraction of the CV-tied :math:`\lambda` values that
+        misclassify it, so that it sums to the averaged test errors).
     """
     import pandas as pd
     from sklearn.svm import LinearSVC
@@ -1677,16 +1706,20 @@ def microarray_baselines(data, micro):
         svm = LinearSVC(C=C_svm, max_iter=20_000).fit(X_tr, y_tr)
         a_lasso = cv_choice(OVALasso, list(np.logspace(-3, -0.5, 6)), X_tr, y_tr, micro.folds)
         ova_lasso = OVALasso(a_lasso).fit(X_tr, y_tr)
-    return pd.DataFrame([
+    wrong = {"linear SVM": (svm.predict(X_te) != y_te).astype(float),
+             "OVA Lasso": (ova_lasso.predict(X_te) != y_te).astype(float),
+             "Linear RLS2 (OVA)": micro.test_wrong_ties}
+    table5 = pd.DataFrame([
         {"method": "Support vector classifier (linear SVM, OvR)",
-         "test errors": int((svm.predict(X_te) != y_te).sum()), "selected genes": X_tr.shape[1]},
+         "test errors": int(wrong["linear SVM"].sum()), "selected genes": X_tr.shape[1]},
         {"method": "Lasso regression (OVA)",
-         "test errors": int((ova_lasso.predict(X_te) != y_te).sum()),
+         "test errors": int(wrong["OVA Lasso"].sum()),
          "selected genes": int(np.any([m.coef_ != 0 for m in ova_lasso.models_], axis=0).sum())},
         {"method": "Linear RLS2 (OVA)",
          "test errors": micro.summary["test errors (mean over CV ties)"],
          "selected genes": micro.summary["genes"]},
     ])
+    return (table5, wrong) if return_wrong else table5
 
 
 def paper_table5():
@@ -1749,11 +1782,22 @@ def plot_microarray(micro, name, n_folds, n_test):
 CLAIM_SOURCES = {
     "C1": "Lemma 5; Sec. 5.2",
     "C2": "Sec. 5.1, Experiment 1 (Figure 3)",
+    "C2b": "Sec. 5.1, Experiment 1 (Figure 3, zoom)",
+    "C2c": "Sec. 5.1, Experiment 1",
     "C3": "Sec. 5.1, Experiment 2 (Table 1)",
     "C3b": "Sec. 5.1, Experiment 2 (Figure 2)",
+    "C3c": "Sec. 5.1, Experiment 2 (Table 1)",
+    "C3d": "Sec. 5.1, Experiment 2 (coefficient profiles)",
     "C4": "Sec. 5.2 (Tables 3-4, Figures 4-8)",
     "C5": "Sec. 5.3 (Table 5)",
 }
+
+#: Tolerance, in training examples, on the sizes "12" and "100" of Experiment 1 of [1]_
+#: (our draw of the binary strings is not the paper's).
+SIZE_TOL = {"sparse": 2, "ridge": 30}
+
+#: RMSE tolerance when comparing two learning curves of Experiment 1 (1 % of the noise sd).
+CURVE_TOL = 1e-4
 
 
 def claim_lemma5(path_starts):
@@ -1779,17 +1823,19 @@ def claim_lemma5(path_starts):
                  f"{len(path_starts)} UCI paths started at max(100, 1.01 λ_1): first-λ iterations "
                  f"{sorted(set(path_starts.n_iter.tolist()))}, solution = max-alignment vertex on "
                  f"all: {bool(path_starts.vertex_first.all())} ({int(path_starts.start.sum())} "
-                 f"paths needed the λ_1 start, λ_1 up to {path_starts.lam1.max():.3g}); prostate: "
-                 f"d = e_1 for λ ≥ 10")
+                 f"paths needed the λ_1 start, λ_1 up to {path_starts.lam1.max():.3g})",
+                 rule="holds if every UCI path needs exactly 1 iteration at its first λ and its "
+                      "solution there has one kernel, the one of largest alignment s_i yᵀK_i y",
+                 tolerance="exact")
 
 
-def claim_binary_strings(curves, learn_n, d1_max_diff):
-    """Claim C2: Experiment 1 of [1]_ (binary strings).
+def claim_binary_strings(curves, learn_n):
+    """Claim C2: how fast the methods of Experiment 1 of [1]_ learn the concept.
 
-    Holds if, from some n <= 20 of the grid on, :math:`d_1+d_2+d_3\\ge0.95` with each in
-    [0.25, 0.42]; RLS2 learns the concept (lower bound <= 0.1) by n = 20; RLS2 is at or below
-    ridge and Gaussian RLS for at least 95 % of the sizes n >= 12; RLS2 equals the weighted
-    Lasso to 1e-6; and ridge learns the concept between n = 70 and 130.
+    The paper: Lasso and linear RLS2 "learn the underlying concept after seeing only 12
+    examples"; ridge regression after "about 100 strings". Holds if the size from which the
+    lower bound stays at or below 0.1 (ten times the noise sd, :func:`learned_from`) is within
+    :data:`SIZE_TOL` of 12 for the Lasso and RLS2 and of 100 for ridge.
 
     Parameters
     ----------
@@ -1797,8 +1843,6 @@ def claim_binary_strings(curves, learn_n, d1_max_diff):
         Output of :func:`learning_curves`.
     learn_n : dict
         Method -> output of :func:`learned_from`.
-    d1_max_diff : float
-        Output of :func:`weighted_lasso_difference`.
 
     Returns
     -------
@@ -1806,37 +1850,116 @@ def claim_binary_strings(curves, learn_n, d1_max_diff):
     """
     from .reporting import Claim
 
-    late = curves[curves.n >= 12].reset_index(drop=True)
-    d123 = late[["d1", "d2", "d3"]]
+    ts, tr = SIZE_TOL["sparse"], SIZE_TOL["ridge"]
+
+    def near(n, target, tol):
+        return n is not None and abs(n - target) <= tol
+
+    c2 = bool(near(learn_n["linear RLS2"], 12, ts) and near(learn_n["Lasso"], 12, ts)
+              and near(learn_n["ridge"], 100, tr))
+    grid = curves.n.tolist()
+    return Claim("C2", "Binary strings: the Lasso and linear RLS2 learn the concept after about 12 "
+                 "examples, ridge regression after about 100",
+                 c2,
+                 f"lower bound ≤ 0.1 from n = {learn_n['linear RLS2']} on (linear RLS2), "
+                 f"{learn_n['Lasso']} (Lasso), {learn_n['ridge']} (ridge), "
+                 f"{learn_n.get('Gaussian RLS')} (Gaussian RLS); training sizes "
+                 f"{grid[0]}..{grid[-1]} ({len(grid)} values)",
+                 rule=f"holds if the size n from which the test-RMSE lower bound stays ≤ 0.1 "
+                      f"(10 noise sd) is within {ts} of 12 for both the Lasso and linear RLS2 and "
+                      f"within {tr} of 100 for ridge regression",
+                 tolerance=f"{ts} examples (Lasso, RLS2), {tr} examples (ridge)")
+
+
+def claim_rls2_below_lasso(curves):
+    """Claim C2b: after the 8th example RLS2's learning curve stays below the Lasso's.
+
+    Holds if, for every training size :math:`8 < n \\le 30` of the grid, the lower bound of
+    linear RLS2 is at most that of the Lasso plus :data:`CURVE_TOL`.
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        Output of :func:`learning_curves`.
+
+    Returns
+    -------
+    claim : mklcore.repro.reporting.Claim
+    """
+    from .reporting import Claim
+
+    zoom = curves[curves.n <= 30]
+    excess = zoom["linear RLS2"] - zoom.Lasso
+    after = zoom.n > 8
+    fails = zoom.n[after & (excess > CURVE_TOL)].astype(int).tolist()
+    early = zoom.n[~after & (excess > CURVE_TOL)].astype(int).tolist()
+    late = after & (zoom.n >= 14)
+    big = zoom.n[after & (excess > 0.01)].astype(int).tolist()
+    wl = zoom.set_index("n")["weighted Lasso (D1)"]
+    evidence = (f"Lasso below RLS2 by more than {CURVE_TOL:g} for n in {fails} of the sizes "
+                f"9..30 of the grid (and for n in {early} of the sizes ≤ 8; the paper: all "
+                f"n ≤ 8); RLS2 - Lasso up to {excess[after].max():.3g}")
+    if big:
+        evidence += (f"; by more than 0.01 at n = {big}, where the weighted Lasso (D1), the same "
+                     f"model family, reaches {', '.join(f'{wl[n]:.3g}' for n in big)}")
+    if late.any():
+        evidence += (f"; for n ≥ 14 |RLS2 - Lasso| ≤ {excess[late].abs().max():.1e} (the paper: "
+                     "essentially equal from n = 12)")
+    return Claim("C2b", "Binary strings (zoom, n ≤ 30): after the 8th example the RLS2 learning "
+                 "curve stays uniformly below the Lasso's", not fails, evidence,
+                 rule=f"holds if the lower bound of linear RLS2 is ≤ that of the Lasso + "
+                      f"{CURVE_TOL:g} at every training size 8 < n ≤ 30 of the grid",
+                 tolerance=f"{CURVE_TOL:g} RMSE (1 % of the noise sd)")
+
+
+def claim_binary_weights(curves):
+    """Claim C2c: after 12 examples RLS2 keeps only the first three kernels, each about 1/3.
+
+    Holds if, from some size :math:`n \\le 12 +` ``SIZE_TOL["sparse"]`` of the grid on, the
+    weights at the RMSE-optimal :math:`\\lambda` have :math:`d_1+d_2+d_3\\ge0.95` with each in
+    [0.25, 0.42].
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        Output of :func:`learning_curves`.
+
+    Returns
+    -------
+    claim : mklcore.repro.reporting.Claim
+    """
+    from .reporting import Claim
+
+    d123 = curves[["d1", "d2", "d3"]]
     d_ok = ((d123.sum(axis=1) >= 0.95)
             & d123.apply(lambda r: r.between(0.25, 0.42).all(), axis=1)).to_numpy()
     bad = np.flatnonzero(~d_ok)
-    n_d_ok = None if not d_ok[-1] else int(late.n.iloc[bad[-1] + 1] if bad.size else late.n.iloc[0])
-    beats = ((late["linear RLS2"] <= late.ridge + 1e-12)
-             & (late["linear RLS2"] <= late["Gaussian RLS"] + 1e-12))
-    zoom = curves[curves.n <= 30]
-    lasso_better = zoom.n[zoom.Lasso < zoom["linear RLS2"] - 1e-4].tolist()
-    ridge_reach = learn_n["ridge"]
-    c2 = bool(n_d_ok is not None and n_d_ok <= 20 and (learn_n["linear RLS2"] or 999) <= 20
-              and beats.mean() >= 0.95 and d1_max_diff < 1e-6 and ridge_reach is not None
-              and 70 <= ridge_reach <= 130)
-    return Claim("C2", "Binary strings: sparse methods learn the concept after ~12 examples (RLS2: "
-                 "d1..d3 ≈ 1/3, the rest 0), ridge needs ~100, RLS2 ≤ ridge and Gaussian RLS; "
-                 "RLS2 = weighted Lasso (D1)", c2,
-                 f"d1+d2+d3 ≥ 0.95 with each in [0.25, 0.42] for every n ≥ {n_d_ok} of the grid; "
-                 f"RLS2 ≤ ridge and Gaussian for {beats.mean():.0%} of n ≥ 12; concept "
-                 f"(RMSE ≤ 0.1) learned from n = {learn_n}; |w_RLS2 - w_wLasso| ≤ "
-                 f"{d1_max_diff:.0e}; plain Lasso below RLS2 for n in {lasso_better} "
-                 f"(paper: n ≤ 8)")
+    n_from = None if not d_ok[-1] else int(curves.n.iloc[bad[-1] + 1] if bad.size
+                                            else curves.n.iloc[0])
+    limit = 12 + SIZE_TOL["sparse"]
+    after = curves[curves.n >= (n_from or limit)]
+    return Claim("C2c", "Binary strings: after the first 12 examples RLS2 sets every kernel "
+                 "weight to zero except the first three, which are about 1/3 each",
+                 bool(n_from is not None and n_from <= limit),
+                 f"d1+d2+d3 ≥ 0.95 with each in [0.25, 0.42] for every n ≥ {n_from} of the grid; "
+                 f"there the other 97 weights sum to at most {after['d other'].max():.3f} and "
+                 f"d1..d3 lie in [{after[['d1', 'd2', 'd3']].min().min():.3f}, "
+                 f"{after[['d1', 'd2', 'd3']].max().max():.3f}]",
+                 rule=f"holds if from some n ≤ {limit} of the grid on the weights at the "
+                      "RMSE-optimal λ have d1+d2+d3 ≥ 0.95 and each of d1, d2, d3 in [0.25, 0.42]",
+                 tolerance=f"{SIZE_TOL['sparse']} examples; 0.05 total weight off the first three; "
+                           "d_i within [0.25, 0.42] of 1/3")
 
 
-def claim_prostate(study, table1_paper, features, curvature):
-    """Claim C3: Experiment 2 of [1]_ (prostate, Table 1).
+#: the variables of the RLS2 column of Table 1 of [1]_
+TABLE1_SUPPORT = ["lcavol", "lweight", "lbph", "svi", "pgg45"]
 
-    Holds if the model at ``study.lam_table`` selects exactly lcavol, lweight, lbph, svi and
-    pgg45, its coefficients are within 0.01 of Table 1, its test MSE within 0.005 of 0.454,
-    and the path is far more curved in :math:`\\lambda` than in the Lasso parameter (ratio >
-    1000) on a stretch of constant support.
+
+def claim_prostate(study, table1_paper, features):
+    """Claim C3: Table 1 of [1]_ from the paper's protocol (10-fold CV, one-SE rule).
+
+    Decided on the model at the :math:`\\lambda` of the protocol (``study.lam_cv``, the first
+    seeded fold assignment), not on the hand-set ``study.lam_table``.
 
     Parameters
     ----------
@@ -1846,34 +1969,49 @@ def claim_prostate(study, table1_paper, features, curvature):
         Output of :func:`paper_table1`.
     features : list of str
         Input names.
-    curvature : tuple
-        Output of :func:`path_curvature`.
 
     Returns
     -------
     claim : mklcore.repro.reporting.Claim
+        Holds if the model selects exactly lcavol, lweight, lbph, svi and pgg45, its intercept
+        and coefficients are within 0.01 of Table 1 and its test MSE within 0.005 of 0.454.
     """
     from .reporting import Claim
 
-    same_support, curv_lam, curv_mu = curvature
-    res = study.res_table
-    nz = [f for f, w in zip(features, res.coef) if w != 0]
-    coef_ok = np.abs(np.r_[res.intercept, res.coef] - table1_paper["RLS2"].to_numpy()[:9]).max()
-    c3 = bool(nz == ["lcavol", "lweight", "lbph", "svi", "pgg45"] and coef_ok <= 0.01
-              and abs(study.test_table - 0.454) <= 0.005 and same_support
-              and curv_lam > 1e3 * curv_mu)
-    return Claim("C3", "Prostate: the RLS2 model selects 5 of 8 variables (lcavol, lweight, lbph, "
-                 "svi, pgg45), matches Table 1 (test error 0.454) and its path is not piecewise "
-                 "linear in λ", c3,
-                 f"λ = {study.lam_table}: {nz}, max |coef - Table 1| = {coef_ok:.4f}, test MSE "
-                 f"{study.test_table:.4f} (SE {study.se_table:.3f}); relative 2nd differences "
-                 f"{curv_lam:.1e} in λ vs {curv_mu:.1e} in the Lasso parameter μ")
+    paper = table1_paper["RLS2"].to_numpy()[:9]
+    terms = list(table1_paper.index[:9])
+
+    def fit(res):
+        diff = np.abs(np.r_[res.intercept, res.coef] - paper)
+        return [f for f, w in zip(features, res.coef) if w != 0], diff
+
+    nz, diff = fit(study.res_cv)
+    worst = np.argsort(diff)[::-1][:3]
+    nz_hand, diff_hand = fit(study.res_table)
+    c3 = bool(nz == TABLE1_SUPPORT and diff.max() <= 0.01
+              and abs(study.test_cv - 0.454) <= 0.005)
+    return Claim("C3", "Prostate: at the λ chosen by 10-fold CV with the one-SE rule, RLS2 "
+                 "selects 5 of 8 variables (lcavol, lweight, lbph, svi, pgg45) with the "
+                 "coefficients and test error of Table 1 (0.454)", c3,
+                 f"protocol λ = {study.lam_cv:.3g}: {nz}, max |coef - Table 1| = "
+                 f"{diff.max():.3f} ("
+                 + ", ".join(f"{terms[k]} {float(np.r_[study.res_cv.intercept, study.res_cv.coef][k]):.3f}"
+                             f" vs {paper[k]:g}" for k in worst)
+                 + f"), test MSE {study.test_cv:.3f} (SE {study.se_cv:.3f}); for comparison the "
+                 f"hand-set λ = {study.lam_table:g}: {len(nz_hand)} variables, max |coef - "
+                 f"Table 1| = {diff_hand.max():.4f}, test MSE {study.test_table:.4f} (matched by "
+                 "construction of λ, not evidence)",
+                 rule="decided on the protocol model only: holds if it selects exactly lcavol, "
+                      "lweight, lbph, svi, pgg45, |ours - paper| ≤ 0.01 for the intercept and "
+                      "every coefficient and |test MSE - 0.454| ≤ 0.005",
+                 tolerance="0.01 (coefficients), 0.005 (test MSE)")
 
 
 def claim_prostate_cv(study):
     """Claim C3b (secondary): 10-fold CV with the one-SE rule picks the 5-variable model.
 
-    Holds if at least half of the seeded fold assignments pick a 5-variable model.
+    Holds if at least half of the seeded fold assignments pick a model with exactly the five
+    variables of Table 1.
 
     Parameters
     ----------
@@ -1887,11 +2025,77 @@ def claim_prostate_cv(study):
     from .reporting import Claim
 
     picks = study.cv_picks
-    return Claim("C3b", "Prostate: 10-fold CV with the one-SE rule chooses that 5-variable model",
-                 study.picks_5 / len(picks) >= 0.5,
+    return Claim("C3b", "Prostate: 10-fold CV with the one-SE rule chooses a model with 5 of the 8 "
+                 "variables", study.picks_5 / len(picks) >= 0.5,
                  f"{study.picks_5} of {len(picks)} seeded fold assignments pick 5 variables; "
                  f"one-SE λ from {min(picks):.3g} to {max(picks):.3g} (the paper's folds are "
-                 f"unknown)", hard=False)
+                 f"unknown)", hard=False,
+                 rule="holds if at least half of the seeded fold assignments give a one-SE model "
+                      "with exactly 5 non-zero coefficients",
+                 tolerance="half of the fold assignments")
+
+
+def claim_prostate_error(study, table1_paper):
+    """Claim C3c: RLS2 has the second lowest test error of Table 1 (after PCR).
+
+    A claimed gain over the other methods of Table 1 but PCR, decided by
+    :func:`mklcore.repro.reporting.gain_verdict` on the margin over the best of them (paper's
+    printed test error minus our protocol model's), with our test MSE's standard error (the
+    printed numbers of the other methods are taken as exact; their per-case errors are not
+    available, so no paired test is possible).
+
+    Parameters
+    ----------
+    study : sklearn.utils.Bunch
+        Output of :func:`prostate_study`.
+    table1_paper : pandas.DataFrame
+        Output of :func:`paper_table1`.
+
+    Returns
+    -------
+    claim : mklcore.repro.reporting.Claim
+    """
+    from .reporting import Claim, gain_verdict
+
+    others = table1_paper.loc["Test error"].drop(["RLS2", "PCR"])
+    rival = others.idxmin()
+    g = gain_verdict(mean=float(others[rival] - study.test_cv), se=float(study.se_cv))
+    return Claim("C3c", "Prostate: RLS2 achieves the second lowest test error of Table 1 (after "
+                 "PCR) using only 5 variables", g.holds,
+                 f"protocol model: test MSE {study.test_cv:.3f} (SE {study.se_cv:.3f}) vs "
+                 f"{rival} {others[rival]:.3f}, the best of Table 1 but PCR "
+                 f"({table1_paper.loc['Test error', 'PCR']:.3f}); {g.evidence}",
+                 rule=f"gain = {rival}'s test error (Table 1) - ours; {g.rule}",
+                 tolerance="p < 0.05 (one-sided)")
+
+
+def claim_path_curvature(curvature):
+    """Claim C3d: the RLS2 coefficient profile is not piecewise linear in lambda.
+
+    Parameters
+    ----------
+    curvature : tuple
+        Output of :func:`path_curvature`.
+
+    Returns
+    -------
+    claim : mklcore.repro.reporting.Claim
+        Holds if, on a stretch of constant support, the relative second differences of the
+        path in :math:`\\lambda` exceed 1000 times those in the Lasso parameter :math:`\\mu`
+        (where the path is linear up to rounding).
+    """
+    from .reporting import Claim
+
+    same_support, curv_lam, curv_mu = curvature
+    return Claim("C3d", "Prostate: the RLS2 coefficient profile is not piecewise linear in λ",
+                 bool(same_support and curv_lam > 1e3 * curv_mu),
+                 f"on a stretch of constant support ({same_support}) relative second "
+                 f"differences {curv_lam:.1e} in λ vs {curv_mu:.1e} in the Lasso parameter μ",
+                 rule="holds if on a stretch of λ with constant support the largest second "
+                      "difference of w relative to the largest first difference is > 1000 times "
+                      "larger in λ than in μ = λ Σ|w_i|/√s_i (the equivalent weighted Lasso's "
+                      "parameter, in which the path is piecewise linear)",
+                 tolerance="factor 1000")
 
 
 def flatness(df):
@@ -1975,25 +2179,35 @@ def claim_uci(summ, path_starts, abl, uci_raw, tables34, uci_sets):
                  f"change at the neighbours of λ* ≤ {np.nanmax(flat):.2f} sd (median "
                  f"{np.nanmedian(flat):.2f}); Heart accuracy "
                  f"{', '.join(f'{100 * v:.1f} %' for v in heart_acc)}; kernels discarded at λ* "
-                 f"{discarded.min():.0%}–{discarded.max():.0%}")
+                 f"{discarded.min():.0%}–{discarded.max():.0%}",
+                 rule="holds if every path has 1 kernel at its largest λ; the mean number of "
+                      "kernels never rises by more than 1 when λ grows one grid step and spans "
+                      "≥ 5 along each path; the paper's Algorithm 1 with its stopping rule and warm "
+                      "starts needs 1–3 iterations per λ on average and cold starts ≥ 1.5 times "
+                      "as many on every set; the median change of the mean performance at the "
+                      "grid neighbours of λ* is ≤ 1 sd over splits; Heart's accuracy is within "
+                      "3.28 points (the paper's sd over splits) of 84 %",
+                 tolerance="1 kernel per step; 1–3 iterations; factor 1.5; 1 sd; 3.28 points")
 
 
-def claim_microarray(micro, table5_ours, name, n_test, n_genes):
+def claim_microarray(micro, wrong, name, n_genes):
     """Claim C5: Sec. 5.3 of [1]_ (one-vs-all linear RLS2 on microarray data).
 
-    Holds if RLS2 makes at most one test error more than the better of the linear SVM and
-    one-vs-all Lasso while selecting at most 10 % of the genes.
+    The paper: linear RLS2 "seems to work rather well on this problem and achieve the best
+    test performances" with few genes. A claimed gain over each baseline run here (linear
+    SVM, one-vs-all Lasso), decided by :func:`mklcore.repro.reporting.gain_verdict` on the
+    per-patient paired differences of the test errors (baseline - RLS2); it holds if the gain
+    over both baselines is significant and RLS2 selects at most 10 % of the genes, it fails
+    if RLS2 shows no gain over one of them (or selects more genes), else it is inconclusive.
 
     Parameters
     ----------
     micro : sklearn.utils.Bunch
         Output of :func:`microarray_rls2`.
-    table5_ours : pandas.DataFrame
-        Output of :func:`microarray_baselines`.
+    wrong : dict
+        The per-patient errors of :func:`microarray_baselines` (``return_wrong=True``).
     name : str
         Data set name.
-    n_test : int
-        Number of test patients.
     n_genes : int
         Number of genes.
 
@@ -2001,20 +2215,77 @@ def claim_microarray(micro, table5_ours, name, n_test, n_genes):
     -------
     claim : mklcore.repro.reporting.Claim
     """
-    from .reporting import Claim
+    from .reporting import Claim, gain_verdict
 
-    err_rls2 = micro.summary["test errors (mean over CV ties)"]
+    ours = wrong["Linear RLS2 (OVA)"]
+    gains = {m: gain_verdict(wrong[m] - ours) for m in ["linear SVM", "OVA Lasso"]}
     genes = micro.summary["genes"]
-    best_base = table5_ours["test errors"].iloc[:2].min()
     frac_genes = genes / n_genes
-    c5 = bool(err_rls2 <= best_base + 1 and frac_genes <= 0.1)
-    return Claim("C5", "Linear RLS2 (OVA) is competitive with a linear SVM and OVA Lasso while "
-                 "selecting a small fraction of the genes", c5,
-                 f"{name}: RLS2 {err_rls2:.2f} test errors of {n_test} with "
-                 f"{genes} genes ({frac_genes:.1%}); linear SVM "
-                 f"{table5_ours['test errors'].iloc[0]}, OVA Lasso "
-                 f"{table5_ours['test errors'].iloc[1]} ({table5_ours['selected genes'].iloc[1]} "
-                 f"genes); paper (14 Cancers): 9.8 errors, 855 genes")
+    verdicts = [g.holds if isinstance(g.holds, str) else bool(g.holds) for g in gains.values()]
+    if frac_genes > 0.1 or any(v is False for v in verdicts):
+        c5 = False
+    elif all(v is True for v in verdicts):
+        c5 = True
+    else:
+        c5 = "inconclusive"
+    return Claim("C5", f"Linear RLS2 (OVA) achieves the best test performance, with a small "
+                 f"fraction of the genes (tested on {name})", c5,
+                 f"{name}: RLS2 {ours.sum():.2f} test errors of {ours.size} with {genes} genes "
+                 f"({frac_genes:.1%}); "
+                 + "; ".join(f"{m} {wrong[m].sum():.0f} errors: {g.evidence}"
+                             for m, g in gains.items())
+                 + "; paper (14 Cancers, 54 test patients): 9.8 errors, 855 genes",
+                 rule="per baseline, gain = its per-patient test errors - RLS2's; "
+                      f"{gains['OVA Lasso'].rule}; holds if significant against both baselines "
+                      "and RLS2 keeps ≤ 10 % of the genes; differs if there is no gain against "
+                      "one of them or more genes are kept",
+                 tolerance="p < 0.05 (one-sided); 10 % of the genes")
+
+
+def convergence_table(curves, prostate_fits, uci_raw, path_starts, abl, micro):
+    """How many fits of each experiment met their stopping rule.
+
+    Parameters
+    ----------
+    curves : pandas.DataFrame
+        Output of :func:`learning_curves` (``fits``, ``fits converged``).
+    prostate_fits : list of MKLResult
+        The prostate models fitted on the 67 training cases (the CV fits are not recorded).
+    uci_raw : pandas.DataFrame
+        Rows of :class:`UCIPaths` on the common grid (``success``).
+    path_starts : pandas.DataFrame
+        The first row of every UCI path (``start``: a point above the common grid).
+    abl : pandas.DataFrame
+        Rows of :func:`ablation`.
+    micro : sklearn.utils.Bunch
+        Output of :func:`microarray_rls2` (the fits on all training patients; the CV fits
+        are not recorded).
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        ``experiment``, ``stopping rule``, ``fits``, ``met the rule``.
+    """
+    import pandas as pd
+
+    gap = "relative duality gap ≤ 1e-6"
+    extra = path_starts[path_starts.start]
+    rows = [("Experiment 1: linear RLS2 paths (Figure 3)", gap, curves.fits.sum(),
+             curves["fits converged"].sum()),
+            ("Experiment 2: prostate models on the 67 training cases", "relative duality gap "
+             "≤ 1e-10", len(prostate_fits), sum(r.success for r in prostate_fits)),
+            ("Sec. 5.2: UCI paths", gap, len(uci_raw) + len(extra),
+             uci_raw.success.sum() + extra.success.sum())]
+    for (label, kw), part in zip(ABLATION_SOLVERS, [abl[abl.solver == lab]
+                                                    for lab, _ in ABLATION_SOLVERS]):
+        rule = (f"residual rule of Algorithm 1, {kw['residual_tol']:g}" if "residual_tol" in kw
+                else gap)
+        rows.append((f"Sec. 5.2 ablation: {label}", rule, part.fits.sum(),
+                     part["fits converged"].sum()))
+    rows.append(("Sec. 5.3: one-vs-all paths on all training patients", gap,
+                 micro.summary["fits"], micro.summary["fits converged"]))
+    return pd.DataFrame([{"experiment": e, "stopping rule": r, "fits": int(n),
+                          "met the rule": int(m)} for e, r, n, m in rows])
 
 
 def summary_table(paper_vs_ours, claims):
@@ -2030,16 +2301,105 @@ def summary_table(paper_vs_ours, claims):
     Returns
     -------
     summary : pandas.DataFrame
-        Columns ``item``, ``paper``, ``ours``, ``verdict``, ``source``.
+        Columns :data:`mklcore.repro.reporting.SUMMARY_COLUMNS` (``item``, ``paper``,
+        ``ours``, ``verdict``, ``tolerance``, ``rule``, ``source``, ``note``), the rows of
+        :func:`mklcore.repro.reporting.summary_table` with each claim's source.
     """
     import pandas as pd
 
     from .reporting import claims_table
+    from .reporting import summary_table as to_summary
 
-    claims_df = claims_table(claims)
-    return pd.concat([
-        paper_vs_ours[["item", "paper", "ours", "verdict", "source"]],
-        pd.DataFrame({"item": [f"claim {c.id}" for c in claims], "paper": "",
-                      "ours": [c.evidence for c in claims], "verdict": claims_df.verdict.tolist(),
-                      "source": [CLAIM_SOURCES.get(c.id, "") for c in claims]}),
-    ], ignore_index=True)
+    part = to_summary(claims_table(claims))
+    part["source"] = [CLAIM_SOURCES.get(c.id, "") for c in claims]
+    return pd.concat([to_summary(paper_vs_ours), part], ignore_index=True)
+
+
+def differences_text(uci, micro_data, study, table1_paper, curves, claims, n_splits, convergence,
+                     csv_files):
+    """The report's section "What differs from the paper and why", computed from the run.
+
+    Parameters
+    ----------
+    uci : dict
+        Data set name -> output of :func:`rls2_benchmark_data`.
+    micro_data : sklearn.utils.Bunch
+        Output of :func:`microarray_data`.
+    study : sklearn.utils.Bunch
+        Output of :func:`prostate_study`.
+    table1_paper : pandas.DataFrame
+        Output of :func:`paper_table1`.
+    curves : pandas.DataFrame
+        Output of :func:`learning_curves`.
+    claims : list of mklcore.repro.reporting.Claim
+        The checked claims (C2b's evidence is quoted, C3's verdict is named).
+    n_splits : int
+        Random splits per ratio of the UCI runs.
+    convergence : pandas.DataFrame
+        Output of :func:`convergence_table`.
+    csv_files : list of str
+        Names of the tables written as CSV files beside the report.
+
+    Returns
+    -------
+    text : str
+        Markdown bullet list: stand-ins with their sizes, the hand-set λ of Table 1 next to
+        the protocol's result, Experiment 1 (where RLS2 is above the Lasso and a hypothesis on
+        why), the UCI protocol, how many fits met their stopping rule, the CSV files.
+    """
+    from .reporting import claims_table
+
+    verdicts = claims_table(claims).set_index("id").verdict
+    evidence = {c.id: c.evidence for c in claims}
+    stand_ins = [f"{n} → {b.stand_in} ({b.data.shape[0]} rows × {b.data.shape[1]} inputs, "
+                 f"{b.n_kernels} kernels; paper {b.paper['examples']} × {b.paper['features']}, "
+                 f"{b.paper['kernels']} kernels)" for n, b in uci.items() if b.stand_in]
+    if micro_data.name != "14 Cancers":
+        stand_ins.append(f"14 Cancers → {micro_data.name} ({len(micro_data.y_train)}/"
+                         f"{len(micro_data.y_test)} patients × {micro_data.X_train.shape[1]} "
+                         "genes; paper 144/54 × 16063)")
+    paper = table1_paper["RLS2"].to_numpy()[:9]
+    ours_cv = np.r_[study.res_cv.intercept, study.res_cv.coef]
+    diff_cv = np.abs(ours_cv - paper)
+    diff_hand = np.abs(np.r_[study.res_table.intercept, study.res_table.coef] - paper)
+    k = int(np.argmax(diff_cv))
+    picks = study.cv_picks
+    zoom = curves[(curves.n > 8) & (curves.n <= 30)]
+    gaps = zoom[(zoom["linear RLS2"] - zoom.Lasso) > 0.01]
+    gap_cause = ""
+    if len(gaps):  # a grid effect? the weighted Lasso (D1) is RLS2's model on another grid
+        same = bool(((gaps["weighted Lasso (D1)"] - gaps["linear RLS2"]).abs()
+                     <= 0.1 * (gaps["linear RLS2"] - gaps.Lasso)).all())
+        gap_cause = (" The weighted Lasso (D1), RLS2's model on its own λ grid, is as far from the "
+                     "Lasso at those n, so the gaps larger than 0.01 are not a grid effect: we "
+                     "think they come from the scaling (16), which weights the bits by their "
+                     "column norms where the plain Lasso uses them raw." if same else
+                     " The weighted Lasso (D1), RLS2's model on another λ grid, is closer to the "
+                     "Lasso at those n, so we think RLS2's λ grid misses a narrow window of good "
+                     "λ there.")
+    conv = "; ".join(f"{r['experiment']}: {r['met the rule']} of {r['fits']} "
+                     f"({r['stopping rule']})" for _, r in convergence.iterrows())
+    return "\n".join([
+        "- **Stand-ins.** " + ("; ".join(stand_ins) + ". Their Table 2 rows are not compared; "
+                               "claims C4 (UCI) and C5 (microarray) are tested on them."
+                               if stand_ins else "none: all data sets are the paper's."),
+        f"- **Hand-set λ (Table 1).** λ = {study.lam_table:g} was set by hand because it "
+        f"reproduces the paper's RLS2 column (max |coef − Table 1| = {diff_hand.max():.4f}, test "
+        f"MSE {study.test_table:.4f}); the paper's protocol (10-fold CV, one-SE rule, first seeded "
+        f"fold assignment) gives λ = {study.lam_cv:.3g}: test MSE {study.test_cv:.3f} (SE "
+        f"{study.se_cv:.3f}), {np.count_nonzero(study.res_cv.coef)} variables, max |coef − "
+        f"Table 1| = {diff_cv.max():.3f} ({table1_paper.index[k]}: {ours_cv[k]:.3f} vs "
+        f"{paper[k]:g}). Over {len(picks)} seeded fold assignments the one-SE λ ranges from "
+        f"{min(picks):.3g} to {max(picks):.3g}. A likely cause is the fold assignment or the λ "
+        f"grid, neither of which the paper gives. C3 is decided on the protocol model (verdict: "
+        f"{verdicts.get('C3', 'n/a')}).",
+        f"- **Experiment 1.** Our draw of the binary strings is not the paper's file, and the λ "
+        f"grids and the Gaussian width are ours. {evidence.get('C2b', '')}.{gap_cause}",
+        f"- **UCI.** {n_splits} random split(s) per ratio (paper: 100); the numbers of Tables 3–4 "
+        "are lost in our copy of the paper except Heart's accuracy. The paper's iteration counts "
+        "come from its plain Algorithm 1 with the toolbox rule, which we run only in the "
+        "ablation; all other fits use our certified solver (Newton steps added, duality gap "
+        "≤ 1e-6).",
+        f"- **Convergence.** {conv}.",
+        f"- **Tables not in the paper**, as CSV files beside this report: {', '.join(csv_files)}.",
+    ])
