@@ -2038,11 +2038,13 @@ def claim_prostate_cv(study):
 def claim_prostate_error(study, table1_paper):
     """Claim C3c: RLS2 has the second lowest test error of Table 1 (after PCR).
 
-    A claimed gain over the other methods of Table 1 but PCR, decided by
-    :func:`mklcore.repro.reporting.gain_verdict` on the margin over the best of them (paper's
-    printed test error minus our protocol model's), with our test MSE's standard error (the
-    printed numbers of the other methods are taken as exact; their per-case errors are not
-    available, so no paired test is possible).
+    A claim of rank, as in the paper, which prints standard errors (about 0.1 to 0.2 here)
+    far larger than the differences it ranks and claims no significance: it holds if our
+    protocol model's test error is below the printed test error of every method of Table 1
+    but PCR. Whether the margin over the best of them is a significant gain
+    (:func:`mklcore.repro.reporting.gain_verdict` with our test MSE's standard error; the
+    other methods' per-case errors are not available) is shown in the evidence, not used
+    for the verdict.
 
     Parameters
     ----------
@@ -2060,13 +2062,17 @@ def claim_prostate_error(study, table1_paper):
     others = table1_paper.loc["Test error"].drop(["RLS2", "PCR"])
     rival = others.idxmin()
     g = gain_verdict(mean=float(others[rival] - study.test_cv), se=float(study.se_cv))
+    holds = bool(study.test_cv < others[rival])
     return Claim("C3c", "Prostate: RLS2 achieves the second lowest test error of Table 1 (after "
-                 "PCR) using only 5 variables", g.holds,
+                 "PCR) using only 5 variables", holds,
                  f"protocol model: test MSE {study.test_cv:.3f} (SE {study.se_cv:.3f}) vs "
                  f"{rival} {others[rival]:.3f}, the best of Table 1 but PCR "
-                 f"({table1_paper.loc['Test error', 'PCR']:.3f}); {g.evidence}",
-                 rule=f"gain = {rival}'s test error (Table 1) - ours; {g.rule}",
-                 tolerance="p < 0.05 (one-sided)")
+                 f"({table1_paper.loc['Test error', 'PCR']:.3f}); is the margin a significant "
+                 f"gain? {g.evidence} ({g.holds})",
+                 rule="holds if our test error is below the printed test error of every method "
+                      "of Table 1 but PCR (a rank, as the paper claims it, without significance); "
+                      f"the evidence adds the gain test ({g.rule})",
+                 tolerance="none (rank)")
 
 
 def claim_path_curvature(curvature):
@@ -2194,11 +2200,13 @@ def claim_microarray(micro, wrong, name, n_genes):
     """Claim C5: Sec. 5.3 of [1]_ (one-vs-all linear RLS2 on microarray data).
 
     The paper: linear RLS2 "seems to work rather well on this problem and achieve the best
-    test performances" with few genes. A claimed gain over each baseline run here (linear
-    SVM, one-vs-all Lasso), decided by :func:`mklcore.repro.reporting.gain_verdict` on the
-    per-patient paired differences of the test errors (baseline - RLS2); it holds if the gain
-    over both baselines is significant and RLS2 selects at most 10 % of the genes, it fails
-    if RLS2 shows no gain over one of them (or selects more genes), else it is inconclusive.
+    test performances" with few genes, adding that "the test set size is too small to draw
+    significative conclusions from this comparison". The claim is therefore one of rank, not
+    of a significant gain: it holds if RLS2 makes no more test errors than any baseline run
+    here (linear SVM, one-vs-all Lasso; a tie for the best counts as the best) and selects at
+    most 10 % of the genes. The per-patient paired differences are tested with
+    :func:`mklcore.repro.reporting.gain_verdict` and shown in the evidence (is the rank
+    backed by a significant gain?), not used for the verdict.
 
     Parameters
     ----------
@@ -2221,13 +2229,7 @@ def claim_microarray(micro, wrong, name, n_genes):
     gains = {m: gain_verdict(wrong[m] - ours) for m in ["linear SVM", "OVA Lasso"]}
     genes = micro.summary["genes"]
     frac_genes = genes / n_genes
-    verdicts = [g.holds if isinstance(g.holds, str) else bool(g.holds) for g in gains.values()]
-    if frac_genes > 0.1 or any(v is False for v in verdicts):
-        c5 = False
-    elif all(v is True for v in verdicts):
-        c5 = True
-    else:
-        c5 = "inconclusive"
+    c5 = bool(frac_genes <= 0.1 and all(ours.sum() <= wrong[m].sum() for m in gains))
     return Claim("C5", f"Linear RLS2 (OVA) achieves the best test performance, with a small "
                  f"fraction of the genes (tested on {name})", c5,
                  f"{name}: RLS2 {ours.sum():.2f} test errors of {ours.size} with {genes} genes "
@@ -2235,11 +2237,12 @@ def claim_microarray(micro, wrong, name, n_genes):
                  + "; ".join(f"{m} {wrong[m].sum():.0f} errors: {g.evidence}"
                              for m, g in gains.items())
                  + "; paper (14 Cancers, 54 test patients): 9.8 errors, 855 genes",
-                 rule="per baseline, gain = its per-patient test errors - RLS2's; "
-                      f"{gains['OVA Lasso'].rule}; holds if significant against both baselines "
-                      "and RLS2 keeps ≤ 10 % of the genes; differs if there is no gain against "
-                      "one of them or more genes are kept",
-                 tolerance="p < 0.05 (one-sided); 10 % of the genes")
+                 rule="holds if RLS2 makes no more test errors than each baseline (a tie for "
+                      "the best counts: the paper reports no significance and calls the test "
+                      "set too small for it) and keeps ≤ 10 % of the genes; the gain tests in "
+                      f"the evidence ({gains['OVA Lasso'].rule}) say whether the rank is backed "
+                      "by a significant gain",
+                 tolerance="0 test errors; 10 % of the genes")
 
 
 def convergence_table(curves, prostate_fits, uci_raw, path_starts, abl, micro):
