@@ -80,7 +80,7 @@ PAPER_ID = "gonen2008_lmkl"
 #: the values of C tried on the validation folds (Sec. 4). With the paper's unit-trace kernels
 #: every value is multiplied by the training-fold size N (see :func:`prepare`): a unit-trace
 #: kernel has entries of order 1/N, and the grid taken literally over-regularises most
-#: method (:func:`literal_grid` measures it)
+#: methods (:func:`literal_grid` measures it)
 C_GRID = (0.01, 0.1, 1.0, 10.0, 100.0)
 #: Gauss4 with the recalled class -1 variance 4 ("recalled") and with equal variances ("equal")
 GAUSS4 = ("gauss4_equal", "gauss4_recalled")
