@@ -5,7 +5,8 @@ import pandas as pd
 import pytest
 
 from mklcore.repro import gonen2008_lmkl as lmkl
-from mklcore.repro.reporting import claims_table
+from mklcore.repro.reporting import Claim, claims_table, compare
+from mklcore.svm import svm_solve
 
 
 def _raw(val_acc, test_acc, sv):
@@ -92,22 +93,27 @@ def test_counts_and_table1_rows():
     assert (cpg["acc higher"], cpg["SV lower"], cpg["acc not sig."]) == (1, 1, 1)
     assert cpg["SV sig. lower"] == ["heart"] and cpg["acc sig. lower"] == ["sonar"]
     assert cll["acc sig. higher"] == ["heart"] and cll["SV lower"] == 1
-    rows = lmkl.table1_rows({"": c}, len(names))
+    rows = lmkl.table1_rows({"": c}, "", names)
     assert len(rows) == 8
     by_item = {r["item"]: r["ours"] for r in rows}
-    assert by_item["K_P-K_G (unit trace): share of sets, lower mean SV% (LMKL vs MKL)"] == 0.5
+    assert by_item["K_P-K_G (unit trace, C x N): share of sets, lower mean SV% (LMKL vs "
+                   "MKL)"] == 0.5
+    # counts over other sets than the paper's ten are shown, never judged
+    assert all("sonar" in r["comparable"] for r in rows)
+    assert set(compare(rows).verdict) == {"n/a"}
     assert len(lmkl.counts_lines({"": c})) == 2
     table = lmkl.wilcoxon_table({"": c})
-    assert list(table.kernels) == ["unit trace", "unit trace"] and list(table.sets) == [2, 2]
+    assert list(table.kernels) == ["unit trace, C x N"] * 2 and list(table.sets) == [2, 2]
 
 
 def test_splice_rows_relative_sv_reduction():
     sp = pd.DataFrame([{"dataset": "splice", "method": m, "acc": 80.0, "sv": sv}
                        for m, sv in [("LMKL K_P-K_G", 30.0), ("MKL K_P-K_G", 40.0),
                                      ("LMKL K_L-K_L-K_L", 50.0), ("SVM K_L", 100.0)]])
-    rows = lmkl.splice_rows(sp, [""])
+    rows = lmkl.splice_rows(sp, "")
     assert rows[0]["ours"] == pytest.approx(25.0) and rows[0]["paper"] == 24.55
     assert rows[1]["ours"] == pytest.approx(50.0)
+    assert set(compare(rows).verdict) == {"n/a"}        # stand-in data: not compared
 
 
 def test_make_protocol_quick_and_full():
@@ -145,20 +151,82 @@ def test_sanity_check_catches_missing_rows_and_increasing_objective():
 
 
 def test_claims_c1_c2_and_summary_sources(monkeypatch):
-    monkeypatch.setattr(lmkl, "claims_for",
-                        lambda sfx, **kw: {k: (sfx == "", f"evidence{sfx}")
-                                           for k in lmkl.CLAIM_TEXT})
+    monkeypatch.setattr(lmkl, "claims_for", lambda sfx, **kw: [
+        Claim("C3a", "x", True, "e", rule="r", tolerance="t"),
+        Claim("C7d", "y", "inconclusive", "e", hard=False, rule="r", tolerance="t")])
     fits = pd.DataFrame({"monotone": [True, False]})
-    claims = lmkl.claims(2e-9, fits, "", " [diag]")
-    ids = [c.id for c in claims]
-    assert ids[:2] == ["C1", "C2"] and "C3-diag" in ids and len(ids) == 12
+    claims = lmkl.claims(2e-9, fits, "")
     df = claims_table(claims)
-    verdict = dict(zip(df.id, df.verdict))
-    assert verdict["C1"] == "match" and verdict["C2"] == "differs"
-    assert verdict["C3"] == "match" and verdict["C3-diag"] == "differs"
-    pvo = pd.DataFrame([{"item": "x", "paper": 1.0, "ours": 1.23456, "verdict": "match",
-                         "source": "Sec. 4.1"}])
-    summary = lmkl.summary_table(pvo, claims, df)
-    assert summary.ours.iloc[0] == 1.235
-    assert summary.source.iloc[-1] == "Sec. 4.3, Table 2"          # C7-diag
-    assert set(summary.source.iloc[1:]) <= set(lmkl.CLAIM_SOURCE.values())
+    assert list(df.id) == ["C1", "C2", "C3a", "C7d"]
+    assert list(df.verdict) == ["match", "differs", "match", "inconclusive"]
+    assert all(df.rule.str.len() > 0) and all(df.tolerance.str.len() > 0)
+    pvo = compare([{"item": "x", "paper": 1.0, "ours": 1.23456, "atol": 0.5,
+                    "source": "Sec. 4.2"}])
+    summary = lmkl.summary_table(pvo, df)
+    assert summary.ours.iloc[0] == 1.235 and summary.verdict.iloc[0] == "match"
+    assert list(summary.source.iloc[1:]) == ["Sec. 2 (gradient of J)", "Sec. 2, Algorithm 1",
+                                            "Sec. 4.1, Fig. 1-2", "Sec. 4.3, Table 2"]
+    assert (summary.tolerance != "").all() and (summary.rule != "").all()
+
+
+def test_gain_equivalence_and_all_sets_claims():
+    gain = lmkl.gain_claim("G", "gain", [2.0, 3.0, 2.5, 3.5], context="ctx; ")
+    assert gain.holds is True and gain.evidence.startswith("ctx; ") and "p < 0.05" in gain.tolerance
+    assert lmkl.gain_claim("G", "none", [-2.0, -3.0, -2.5]).holds is False
+    assert lmkl.gain_claim("G", "noise", [3.0, -2.0, 1.0, -1.5]).holds == "inconclusive"
+    assert lmkl.equivalence_claim("E", "eq", [0.5, -0.5, 0.2, 0.1]).holds is True
+    assert lmkl.equivalence_claim("E", "far", [5.0, 5.5, 6.0, 5.2]).holds is False
+    assert lmkl.equivalence_claim("E", "wide", [8.0, -8.0]).holds == "inconclusive"
+    kw = dict(rule="r", tolerance="t")
+    assert lmkl.all_sets_claim("A", "a", {"x": (True, ""), "y": (True, "")}, **kw).holds is True
+    assert lmkl.all_sets_claim("A", "a", {"x": (True, ""), "y": ("inconclusive", "")},
+                               **kw).holds == "inconclusive"
+    assert lmkl.all_sets_claim("A", "a", {"x": (False, ""), "y": ("inconclusive", "")},
+                               **kw).holds is False
+
+
+def test_fold_diffs_in_fold_order():
+    sel = pd.DataFrame({"dataset": "d", "method": ["A", "A", "B", "B"], "fold": [1, 0, 0, 1],
+                        "test_acc": [70.0, 80.0, 75.0, 60.0]})
+    assert list(lmkl.fold_diffs(sel, "d", "A", "B", "test_acc")) == [5.0, 10.0]
+
+
+def test_trace_n_kernels_are_unit_trace_with_C_times_N():
+    p = lmkl.prepare("gauss4_equal", 0, n_rep=1, cap=90, seed=0)
+    n = len(p["tr"])
+    assert np.allclose(np.trace(p["Ktr"], axis1=1, axis2=2), n)
+    y, C = p["y"][p["tr"]], 0.5
+    ours = svm_solve(p["Ktr"][0], y, C=C, tol=1e-10)
+    paper = svm_solve(p["Ktr"][0] / n, y, C=C * n, tol=1e-10)   # unit trace, C x N
+    f_ours = p["Kte"][0] @ ours.dual_coef + ours.intercept
+    f_paper = p["Kte"][0] / n @ paper.dual_coef + paper.intercept
+    assert np.allclose(f_ours, f_paper, atol=1e-6)
+
+
+def test_convergence_counts_status():
+    raw = pd.DataFrame({"method": ["SVM K_L", "SVM K_L", "LMKL K_L-K_P", "LMKL K_L-K_P",
+                                   "MKL K_P-K_G"], "status": [-1, -1, 0, 1, 0]})
+    conv = lmkl.convergence([raw]).set_index("family")
+    assert conv.loc["lmkl", "met stopping rule"] == 1 and conv.loc["lmkl", "fits"] == 2
+    assert conv.loc["svm", "status counts"] == "-1: 2"
+
+
+def test_differences_text_is_computed_from_the_run():
+    data = pd.DataFrame([
+        {"data set": "gauss4_equal", "n (all)": 1200, "n": 600, "d": 2, "train fold": 200},
+        {"data set": "gauss4_recalled", "n (all)": 1200, "n": 600, "d": 2, "train fold": 200},
+        {"data set": "heart", "n (all)": 270, "n": 270, "d": 13, "train fold": 90},
+        {"data set": "sonar (assumed)", "n (all)": 208, "n": 208, "d": 60, "train fold": 69},
+        {"data set": "splice", "n (all)": 3190, "n": 600, "d": 300, "train fold": 200}])
+    literal = pd.DataFrame([{"dataset": "splice", "method": "SVM K_G", "majority (%)": 76.0,
+                             "literal C": 0.01, "literal acc (fold 0)": 76.0,
+                             "literal SV% (fold 0)": 48.0, "C x N": 10.0, "acc": 94.75,
+                             "SV%": 77.0}])
+    conv = pd.DataFrame([{"family": "lmkl", "fits": 10, "met stopping rule": 4,
+                          "status counts": "0: 4, 1: 6"}])
+    text = lmkl.differences(data, {"gauss4_equal": 0.9214, "gauss4_recalled": 0.8974},
+                            literal, conv, n_iter=20, quick=True)
+    assert "1 of 1 fits checked end within 1 point" in text and "splice SVM K_G" in text
+    assert "sonar (208 x 60; 69 training points per fold)" in text
+    assert "splice (600 x 300, subsampled from 3190" in text and "89.74 %" in text
+    assert "4 of 10 fits met their stopping rule" in text
