@@ -1204,8 +1204,8 @@ def _exact(K, factors, y, *, lam, upper, rho, max_iter, tol, gap_mode, check_eve
         best_p = dict(primal=np.inf)
         best_d = dict(dual=-np.inf)
         n_inner, lower, agg = 0, -np.inf, None
+        Kt = combine(theta)
         for t in range(1, max_iter + 1):
-            Kt = combine(theta)
             # inner accuracy: a tenth of the current relative gap (between 1e-7 and 1e-3)
             rtol = float(np.clip(0.1 * rel_gap, 1e-7, 1e-3)) if t > 1 else 1e-3
             gamma, its = _box_budget_qp(Kt, y, c, U, rho_g, gamma, rtol, 100000)
@@ -1222,7 +1222,7 @@ def _exact(K, factors, y, *, lam, upper, rho, max_iter, tol, gap_mode, check_eve
                                                               np.array([rho_g]))[0]
                 if primal < best_p["primal"]:
                     best_p = dict(primal=primal, theta=theta.copy(), v=v_c.copy(),
-                                  norms=norms, fX=fX)
+                                  norms=norms, fX=fX, Kt=Kt)
             # dual points: gamma_t, then the aggregate of the cuts with the master's weights
             best_d = _better_dual(best_d, gamma, q, c)
             L_cuts.append(gamma.sum() / n)
@@ -1252,6 +1252,8 @@ def _exact(K, factors, y, *, lam, upper, rho, max_iter, tol, gap_mode, check_eve
                 break
             # in-out stabilisation: query half-way between the master's theta and the
             # weights of the best primal point (the master's vertices alone oscillate)
+            # (K_theta is linear in theta: only the master's sparse theta is combined anew)
+            Kt = combine(0.5 * theta) + 0.5 * best_p["Kt"]
             theta = 0.5 * theta + 0.5 * best_p["theta"]
         bp, bd = best_p, best_d
         coef = np.outer(bp["v"], bp["theta"]) / (lam_g * n)
