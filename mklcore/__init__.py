@@ -9,7 +9,7 @@ plots, one module per paper) is :mod:`mklcore.repro`, which the core never impor
 
 import importlib
 
-from ._result import MKLResult, decision
+from ._result import BudgetExhausted, MKLResult, TimeLimit, decision
 
 __version__ = "0.1.0"
 
@@ -73,7 +73,7 @@ def __dir__():
 
 
 __all__ = [
-    "MKLResult", "decision", "svm_solve",
+    "MKLResult", "decision", "TimeLimit", "BudgetExhausted", "svm_solve",
     # kernels
     "KernelBank", "alignment", "as_kernel", "fit_kernels", "is_psd", "kernel_bank",
     "kernel_stack", "normalize_cosine", "normalize_trace",

@@ -7,7 +7,8 @@ import warnings
 
 import numpy as np
 
-__all__ = ["MKLResult", "STATUS_MESSAGES", "History", "Monitor", "decision"]
+__all__ = ["MKLResult", "STATUS_MESSAGES", "History", "Monitor", "decision", "TimeLimit",
+           "BudgetExhausted"]
 
 #: status codes shared by every solver (as in scipy.optimize)
 STATUS_MESSAGES = {
@@ -187,6 +188,65 @@ class History:
 # the iteration contract
 # --------------------------------------------------------------------------------------
 
+class BudgetExhausted(StopIteration):
+    """Raised by a callback to end a solver like ``max_iter`` does: status 1, with a message.
+
+    A plain ``StopIteration`` from a callback means "the user stopped the run" (status 3);
+    this subclass means "the budget ran out" (status 1, a ``ConvergenceWarning`` when a
+    tolerance was given, and its text in the result's ``message``).
+    """
+
+
+class TimeLimit:
+    """A wall-clock budget for any solver, given as its ``callback``.
+
+    ``simplemkl_solve(K, y, callback=TimeLimit(60))`` stops after the first iteration that
+    ends more than 60 s after the start, with status 1 ("did not converge ... the
+    wall-clock budget of 60 s ran out") and the last iterate, like ``max_iter``. Results
+    then depend on the machine's speed, so the paper reproductions never use it; it is for
+    interactive use, where a run of many minutes should end with a message, not silently.
+
+    Parameters
+    ----------
+    seconds : float
+        The budget, > 0, measured from the solver's start (the ``time`` of each iteration).
+    callback : callable, default=None
+        A further callback called first on every iteration (it may still raise
+        ``StopIteration`` itself).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mklcore import TimeLimit, simplemkl_solve
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 2)); y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    >>> K = np.stack([X @ X.T, np.exp(-((X[:, None] - X[None]) ** 2).sum(-1))])
+    >>> res = simplemkl_solve(K, y, callback=TimeLimit(1e-9))   # doctest: +SKIP
+    >>> res.status, "wall-clock budget" in res.message           # doctest: +SKIP
+    (1, True)
+    """
+
+    def __init__(self, seconds, callback=None):
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float, np.number)) \
+                or not np.isfinite(seconds) or seconds <= 0:
+            raise ValueError(f"The 'seconds' parameter of TimeLimit must be a finite number "
+                             f"> 0. Got {seconds!r} instead.")
+        if callback is not None and not callable(callback):
+            raise TypeError(f"The 'callback' parameter of TimeLimit must be callable or None. "
+                            f"Got {type(callback).__name__} instead.")
+        self.seconds = float(seconds)
+        self.callback = callback
+
+    def __call__(self, intermediate_result):
+        if self.callback is not None:
+            self.callback(intermediate_result)
+        if intermediate_result["time"] > self.seconds:
+            raise BudgetExhausted(f"the wall-clock budget of {self.seconds:g} s ran out")
+
+    def __repr__(self):
+        return f"TimeLimit({self.seconds:g})"
+
+
 class Monitor:
     r"""The iteration contract every mklcore solver loop follows.
 
@@ -202,8 +262,9 @@ class Monitor:
       e.g. the SVM is solved at the current weights); ``tol=None`` switches the test off, so
       the loop runs ``max_iter`` iterations and ends with status 1 and no warning (a fixed
       budget the user asked for); ``tol=0`` keeps the test (only an exact optimum stops).
-      Status 1 when ``max_iter`` iterations are done, 2 after :meth:`fail`, 3 when the
-      callback raised ``StopIteration``.
+      Status 1 when ``max_iter`` iterations are done or the callback raised
+      :class:`BudgetExhausted` (e.g. :class:`TimeLimit`, a wall-clock budget), 2 after
+      :meth:`fail`, 3 when the callback raised ``StopIteration``.
     * **Callback**: ``callback(intermediate_result)`` after every row, with an
       :class:`MKLResult` holding ``n_iter``, ``objective``, ``gap``, ``criterion``,
       ``weights``, ``time``, ``method`` and the loop's ``snapshot`` keys.
@@ -295,6 +356,9 @@ class Monitor:
             payload.update(snapshot or {})
             try:
                 self.callback(payload)
+            except BudgetExhausted as exc:
+                if self.status is None:
+                    self.status, self.detail = 1, str(exc) or "the budget ran out"
             except StopIteration:
                 if self.status is None:
                     self.status = 3
@@ -338,6 +402,8 @@ class Monitor:
             return (f"converged: {self.criterion_name} {crit:.1e} <= tol {tol:.1e} after "
                     f"{self.n_iter} iterations")
         if status == 1:
+            if tol is None and self.detail:
+                return f"{self.label} stopped: {self.detail} after {self.n_iter} iterations"
             if tol is None:
                 return f"{STATUS_MESSAGES[1]} ({self.n_iter}; no tolerance given)"
             if crit <= tol and not self.ready:
@@ -346,6 +412,9 @@ class Monitor:
                           f"taken yet")
             else:
                 reason = f"{self.criterion_name} {crit:.1e} > tol {tol:.1e}"
+            if self.detail:  # a budget other than max_iter ran out
+                return (f"{self.label} did not converge: {self.detail} after {self.n_iter} "
+                        f"iterations, with {reason}.")
             return (f"{self.label} did not converge in {self.n_iter} iterations: {reason}. "
                     f"{self.advice}")
         if status == 2:

@@ -74,3 +74,31 @@ def test_infinite_gap_is_not_certified():
     res = m.finish(weights=[1.0], dual_coef=np.ones(2), intercept=0.0, objective=1.0,
                    gap=np.nan)
     assert res.success
+
+
+def test_time_limit_ends_a_solver_with_status_1_and_a_message():
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    from mklcore import TimeLimit, simplemkl_solve, lpmkl_solve
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=40) > 0, 1.0, -1.0)
+    K = np.stack([X @ X.T, np.exp(-((X[:, None] - X[None]) ** 2).sum(-1)), (1 + X @ X.T) ** 2])
+    seen = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = simplemkl_solve(K, y, tol=1e-12, callback=TimeLimit(1e-9, callback=seen.append))
+    assert res.status == 1 and not res.success and res.n_iter == 1 and len(seen) == 1
+    assert "wall-clock budget of 1e-09 s ran out" in res.message
+    assert any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    # a generous budget changes nothing
+    free = lpmkl_solve(K, y, p=2.0, callback=TimeLimit(3600))
+    plain = lpmkl_solve(K, y, p=2.0)
+    assert free.status == 0 and np.array_equal(free.weights, plain.weights)
+    with pytest.raises(ValueError, match="seconds"):
+        TimeLimit(0)
+    with pytest.raises(TypeError, match="callback"):
+        TimeLimit(1, callback=3)

@@ -9,7 +9,7 @@ import pytest
 
 from mklcore.repro.reporting import (
     DEFAULT_RTOL, Claim, claims_table, compare, environment_info, markdown_table, verdict,
-    write_report, write_summary, summary_table, SUMMARY_COLUMNS,
+    write_report, write_summary, summary_table, SUMMARY_COLUMNS, gain_verdict,
 )
 
 
@@ -50,8 +50,12 @@ def test_compare_columns_and_values():
         {"item": "n kernels", "paper": 10, "ours": 10, "rtol": 0.0, "atol": 0.0},
         {"item": "time", "paper": np.nan, "ours": 3.2, "note": "paper gives no number"},
     ])
-    assert list(table.columns) == ["item", "paper", "ours", "diff", "verdict", "note", "source"]
+    assert list(table.columns) == ["item", "paper", "ours", "diff", "verdict", "tolerance",
+                                   "rule", "note", "source"]
     assert table["verdict"].tolist() == ["match", "match", "n/a"]
+    assert table["tolerance"].tolist() == ["0.02", "0", "n/a"]
+    assert table["rule"][0].startswith("match if abs(ours - paper) <= tol")
+    assert "no number" in table["rule"][2]
     assert table["diff"].iloc[0] == pytest.approx(0.01)
     assert table["source"].tolist() == ["Table 2, p. 2510", "", ""]
     assert table["note"].iloc[2] == "paper gives no number"
@@ -68,7 +72,8 @@ def test_claims_table_verdicts():
         {"id": "C3", "text": "Scales to 1e6 samples", "holds": None},
     ]
     table = claims_table(claims)
-    assert list(table.columns) == ["id", "claim", "hard", "holds", "verdict", "evidence"]
+    assert list(table.columns) == ["id", "claim", "hard", "holds", "verdict", "tolerance",
+                                   "rule", "evidence"]
     assert table["verdict"].tolist() == ["match", "differs", "n/a"]
     assert table["hard"].tolist() == [True, False, True]
 
@@ -82,9 +87,9 @@ def test_write_summary_byte_identical(tmp_path):
     path = write_summary(_summary(), tmp_path / "out")
     assert path == tmp_path / "out" / "summary.csv"
     data = path.read_bytes()
-    assert data == (b"item,paper,ours,verdict,source,note\n"
-                    b"acc,0.9,0.333333,differs,,\n"
-                    b"weights,0.123457,0.2,close,,\n")
+    assert data == (b"item,paper,ours,verdict,tolerance,rule,source,note\n"
+                    b"acc,0.9,0.333333,differs,,,,\n"
+                    b"weights,0.123457,0.2,close,,,,\n")
     assert write_summary(_summary(), tmp_path / "out").read_bytes() == data
 
 
@@ -141,8 +146,8 @@ def test_write_report_contents(tmp_path):
     assert text.count("\n# ") == 0  # the only H1 is the title
     assert "## Deviations\n\nFewer repeats in quick mode." in text
     assert "### Table 2: paper vs ours" in text and "### Table 2\n" in text
-    assert "| item | paper | ours | diff | verdict | note | source |" in text
-    assert "| acc | 0.9 | 0.91 | 0.01 | match |  |  |" in text
+    assert "| item | paper | ours | diff | verdict | tolerance | rule | note | source |" in text
+    assert "| acc | 0.9 | 0.91 | 0.01 | match | 0.02 | match if abs(ours - paper) <= tol" in text
     assert "![Weights vs C](fig3_weights_vs_C.png)" in text
     assert "![fig4](fig4.svg)" in text
     assert "## Claims" in text and "| C2 | Beats uniform | True | False | differs |" in text
@@ -150,7 +155,8 @@ def test_write_report_contents(tmp_path):
     assert "| python | 3.11.7 |" in text
     assert text.endswith("\n") and not text.endswith("\n\n")
     # what changes on every run is kept out of REPORT.md, in runtime.json
-    assert "75.0" not in text and "git_commit" not in text and "](runtime.json)" in text
+    assert "75.0" not in text and "git_commit" not in text and "`runtime.json`" in text
+    assert "](runtime.json)" not in text  # git-ignored: a link would be broken on GitHub
     assert json.loads((out / "runtime.json").read_text()) == {
         "runtime": "75.0 s (1.2 min)", "runtime_s": 75.0, "git_commit": "unknown"}
     first = path.read_bytes()
@@ -195,3 +201,50 @@ def test_write_report_relative_paths(tmp_path, monkeypatch):
 def test_compare_accepts_dataframe():
     rows = pd.DataFrame([{"item": "a", "paper": 1.0, "ours": 1.5, "atol": 0.1}])
     assert compare(rows)["verdict"].tolist() == ["differs"]
+
+
+def test_relative_tolerance_is_spelled_out():
+    row = compare([{"item": "x", "paper": 2.0, "ours": 2.05}]).iloc[0]
+    assert row["verdict"] == "match" and row["tolerance"] == "0.1 (5% of paper)"
+    row = compare([{"item": "x", "paper": "yes", "ours": "no"}]).iloc[0]
+    assert row["verdict"] == "differs" and row["tolerance"] == "exact"
+
+
+def test_rows_on_different_data_are_not_compared():
+    rows = [{"item": "acc", "paper": 0.9, "ours": 0.9, "comparable": "different data: A -> B"},
+            {"item": "n", "paper": 30, "ours": 31, "rule": "custom rule"}]
+    table = compare(rows)
+    assert table["verdict"].tolist() == ["n/a", "match"]
+    assert table["rule"].tolist() == ["not compared: different data: A -> B", "custom rule"]
+    with pytest.raises(ValueError, match="comparable"):
+        compare([{"item": "acc", "paper": 0.9, "ours": 0.9, "comparable": False}])
+
+
+def test_gain_verdict_tests_a_gain_not_non_inferiority():
+    assert gain_verdict([0.02, 0.03, 0.025, 0.03]).holds is True
+    # a small negative mean inside the noise: neither a gain nor a clear loss
+    assert gain_verdict([0.01, -0.01, 0.004, -0.002]).holds == "inconclusive"
+    # consistently worse: the claim of a gain does not hold
+    test = gain_verdict([-0.02, -0.03, -0.025, -0.01])
+    assert test.holds is False and test.p_value > 0.99 and test.n == 4
+    assert gain_verdict(mean=0.0, se=0.0).holds is False
+    assert gain_verdict(mean=0.01, se=0.002).holds is True
+    assert gain_verdict(mean=0.0003, se=0.002).holds == "inconclusive"
+    assert "interval" in test.evidence and "t-test" in test.rule
+    with pytest.raises(ValueError, match="alpha"):
+        gain_verdict([0.1, 0.2], alpha=0.7)
+    with pytest.raises(ValueError, match="diffs"):
+        gain_verdict([0.1])
+
+
+def test_inconclusive_claims_reach_the_summary():
+    claims = [Claim("C1", "a gain", "inconclusive", rule="gain test", tolerance="p < 0.05"),
+              Claim("C2", "b", False, rule="r")]
+    table = claims_table(claims)
+    assert table["verdict"].tolist() == ["inconclusive", "differs"]
+    summary = summary_table(table)
+    assert summary["ours"].tolist() == ["inconclusive", "does not hold"]
+    assert summary["tolerance"].tolist() == ["p < 0.05", "none"]
+    assert summary["rule"].tolist() == ["gain test", "r"]
+    with pytest.raises(ValueError, match="holds"):
+        Claim("C3", "c", "maybe")

@@ -6,7 +6,7 @@ Each notebook section ends with a comparison of the paper's numbers and ours::
         {"item": "ionosphere accuracy, SimpleMKL", "paper": 0.92, "ours": acc,
          "atol": 0.02, "source": "Table 2, p. 2510"},
     ]
-    table = compare(rows)          # item, paper, ours, diff, verdict, note, source
+    table = compare(rows)  # item, paper, ours, diff, verdict, tolerance, rule, note, source
 
 and the notebook ends with :func:`write_summary` and :func:`write_report`. The
 verdicts are descriptive: this module never asserts; the notebook decides which
@@ -22,6 +22,7 @@ import platform
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -29,7 +30,8 @@ import pandas as pd
 __all__ = [
     "DEFAULT_RTOL", "verdict", "compare", "Claim", "claims_table", "write_summary",
     "environment_info", "markdown_table", "write_report", "summary_table", "VERDICTS",
-    "SUMMARY_COLUMNS", "RUNTIME_FILE", "VOLATILE_ENV_KEYS",
+    "SUMMARY_COLUMNS", "RUNTIME_FILE", "VOLATILE_ENV_KEYS", "GainTest", "gain_verdict",
+    "tolerance_text", "SETTING_RULE",
 ]
 
 #: file of :func:`write_report` holding what changes on every run (git-ignored)
@@ -42,8 +44,13 @@ VOLATILE_ENV_KEYS = ("git_commit",)
 #: relative tolerance used by :func:`verdict` when neither ``rtol`` nor ``atol`` is given
 DEFAULT_RTOL = 0.05
 
-_COMPARE_COLUMNS = ["item", "paper", "ours", "diff", "verdict", "note", "source"]
-_ROW_KEYS = {"item", "paper", "ours", "rtol", "atol", "close_factor", "note", "source"}
+_COMPARE_COLUMNS = ["item", "paper", "ours", "diff", "verdict", "tolerance", "rule", "note",
+                    "source"]
+_ROW_KEYS = {"item", "paper", "ours", "rtol", "atol", "close_factor", "note", "source",
+             "comparable", "rule"}
+
+#: the rule of a summary row that reports a setting or a result with no paper number
+SETTING_RULE = "setting or result with no paper number, not compared"
 
 
 def _is_missing(value):
@@ -119,6 +126,46 @@ def verdict(paper, ours, *, rtol=None, atol=None, close_factor=3.0):
     return "differs"
 
 
+def tolerance_text(paper, ours=None, *, rtol=None, atol=None, close_factor=3.0):
+    """The tolerance and the rule :func:`verdict` applies to one row, in words.
+
+    Parameters
+    ----------
+    paper, ours : float or str or bool or None
+        As in :func:`verdict`.
+    rtol, atol, close_factor : float, default=None, None, 3.0
+        As in :func:`verdict`.
+
+    Returns
+    -------
+    tolerance : str
+        The absolute tolerance ``atol + rtol * |paper|`` as a number (``"0.01"``), with
+        its make-up when a relative part is used (``"0.045 (5% of paper)"``); ``"exact"``
+        for non-numeric values; ``"n/a"`` when the paper gives no number.
+    rule : str
+        How the verdict was decided.
+
+    Examples
+    --------
+    >>> from mklcore.reporting import tolerance_text
+    >>> tolerance_text(0.9, 0.91, atol=0.01)
+    ('0.01', 'match if abs(ours - paper) <= tol, close if <= 3 tol, else differs')
+    """
+    if _is_missing(paper):
+        return "n/a", "the paper gives no number: not compared"
+    if not (_is_number(paper) and (ours is None or _is_missing(ours) or _is_number(ours))):
+        return "exact", "match if equal, else differs"
+    if rtol is None and atol is None:
+        rtol = DEFAULT_RTOL
+    tol = (atol or 0.0) + (rtol or 0.0) * abs(float(paper))
+    text = f"{tol:.3g}"
+    if rtol:
+        parts = ([f"{atol:.3g}"] if atol else []) + [f"{100 * rtol:.3g}% of paper"]
+        text += f" ({' + '.join(parts)})"
+    factor = f"{close_factor:g}"
+    return text, f"match if abs(ours - paper) <= tol, close if <= {factor} tol, else differs"
+
+
 def compare(rows):
     """Paper-vs-ours table with a verdict per row.
 
@@ -127,14 +174,19 @@ def compare(rows):
     rows : iterable of dict or pandas.DataFrame
         One dict (or DataFrame row) per compared number with keys ``item`` (what is compared),
         ``paper``, ``ours`` (required), and optionally ``rtol``, ``atol``,
-        ``close_factor`` (see :func:`verdict`), ``note`` (e.g. why it differs) and
-        ``source`` (where the paper's number is, e.g. ``"Table 1, p. 6"``).
+        ``close_factor`` (see :func:`verdict`), ``note`` (e.g. why it differs),
+        ``source`` (where the paper's number is, e.g. ``"Table 1, p. 6"``),
+        ``comparable`` (default ``True``; ``False`` or a string giving the reason, such as
+        ``"different data: ADNI -> mfeat"`` or ``"matched by construction"``, makes the
+        verdict ``"n/a"``) and ``rule`` (text replacing the default description of the
+        rule, for a row decided otherwise).
 
     Returns
     -------
     table : pandas.DataFrame
-        Columns ``item, paper, ours, diff, verdict, note, source``, in the order of
-        ``rows``; ``diff = ours - paper`` (NaN when either is not a number).
+        Columns ``item, paper, ours, diff, verdict, tolerance, rule, note, source``, in the
+        order of ``rows``; ``diff = ours - paper`` (NaN when either is not a number);
+        ``tolerance`` and ``rule`` say what decided the verdict (:func:`tolerance_text`).
 
     Raises
     ------
@@ -168,14 +220,26 @@ def compare(rows):
             paper = paper.item()
         if isinstance(ours, np.generic):
             ours = ours.item()
-        v = verdict(paper, ours, rtol=row.get("rtol"), atol=row.get("atol"),
-                    close_factor=row.get("close_factor", 3.0))
+        options = {"rtol": row.get("rtol"), "atol": row.get("atol"),
+                   "close_factor": row.get("close_factor", 3.0)}
+        v = verdict(paper, ours, **options)
+        tolerance, rule = tolerance_text(paper, ours, **options)
+        comparable = row.get("comparable", True)
+        if comparable is not True:
+            if comparable is False or not str(comparable).strip():
+                raise ValueError(f"Row {i} ({row['item']!r}): 'comparable' must be True or a "
+                                 f"string giving the reason the row is not compared; got "
+                                 f"{comparable!r}.")
+            v, tolerance, rule = "n/a", "n/a", f"not compared: {comparable}"
+        if row.get("rule"):
+            rule = str(row["rule"])
         if _is_number(paper) and _is_number(ours):
             diff = float(ours) - float(paper)
         else:
             diff = float("nan")
         out.append({"item": row["item"], "paper": paper, "ours": ours, "diff": diff,
-                    "verdict": v, "note": row.get("note", ""), "source": row.get("source", "")})
+                    "verdict": v, "tolerance": tolerance, "rule": rule,
+                    "note": row.get("note", ""), "source": row.get("source", "")})
     return pd.DataFrame(out, columns=_COMPARE_COLUMNS)
 
 
@@ -189,13 +253,20 @@ class Claim:
         Short identifier, e.g. ``"C1"``.
     text : str
         The claim, in the paper's words where possible (with its location).
-    holds : bool or None
-        ``True`` if our results support it, ``False`` if not, ``None`` if not tested.
+    holds : bool or None or "inconclusive"
+        ``True`` if our results support it, ``False`` if not, ``None`` if not tested,
+        ``"inconclusive"`` if the run cannot decide (the difference is inside the noise).
     evidence : str, default=""
         The numbers behind ``holds`` (printed from code, not typed).
     hard : bool, default=True
         ``True`` for a central claim the reproduction must support; ``False`` for a
         secondary observation.
+    rule : str, default=""
+        How ``holds`` is decided, in words with its thresholds (e.g. the test of
+        :func:`gain_verdict`).
+    tolerance : str, default=""
+        The tolerance or significance level the rule uses, e.g. ``"0.01 AUC"`` or
+        ``"p < 0.05"``.
     """
 
     id: str
@@ -203,21 +274,149 @@ class Claim:
     holds: object
     evidence: str = ""
     hard: bool = True
+    rule: str = ""
+    tolerance: str = ""
+
+    def __post_init__(self):
+        if not (self.holds is None
+                or (isinstance(self.holds, str) and self.holds == INCONCLUSIVE)
+                or isinstance(self.holds, (bool, np.bool_, numbers.Integral))):
+            raise ValueError(f"Claim {self.id!r}: 'holds' must be True, False, None or "
+                             f"{INCONCLUSIVE!r}; got {self.holds!r}.")
+
+
+#: the value of :attr:`Claim.holds` (and a verdict) for a claim the run cannot decide
+INCONCLUSIVE = "inconclusive"
+
+
+class GainTest(NamedTuple):
+    """Outcome of :func:`gain_verdict`.
+
+    Attributes
+    ----------
+    holds : bool or "inconclusive"
+        ``True``: a significant gain; ``False``: no gain (the upper confidence bound is
+        <= 0); ``"inconclusive"``: the interval contains 0 and positive gains.
+    mean, se : float
+        Mean gain and its standard error.
+    n : int
+        Number of paired differences (0 when ``mean`` and ``se`` were given).
+    p_value : float
+        One-sided p-value of "no gain" against "gain".
+    rule, evidence : str
+        The rule applied and its numbers, in words, for :class:`Claim`.
+    """
+
+    holds: object
+    mean: float
+    se: float
+    n: int
+    p_value: float
+    rule: str
+    evidence: str
+
+
+def gain_verdict(diffs=None, *, mean=None, se=None, alpha=0.05):
+    """Test a claimed gain: is ``new - baseline`` significantly positive?
+
+    A claim that a method *improves* on another is tested as a gain, not as
+    non-inferiority: with paired differences ``d_k = new_k - baseline_k`` (one per
+    split or fold), the one-sided lower confidence bound ``mean - t_{1-alpha, n-1} se``
+    must be above 0 (a one-sided paired t-test at level ``alpha``).
+
+    Parameters
+    ----------
+    diffs : array-like of shape (n,), default=None
+        Paired differences, positive = gain. ``n >= 2``.
+    mean, se : float, default=None
+        Alternatively, a mean gain and its standard error (normal approximation);
+        used when ``diffs`` is None.
+    alpha : float, default=0.05
+        One-sided significance level, in (0, 0.5).
+
+    Returns
+    -------
+    test : GainTest
+        ``holds`` is ``True`` when the lower ``1 - alpha`` bound is > 0, ``False`` when
+        the upper bound is <= 0 (ours shows no gain at all), and ``"inconclusive"``
+        otherwise (the gain is inside the noise).
+
+    Examples
+    --------
+    >>> from mklcore.reporting import gain_verdict
+    >>> gain_verdict([0.02, 0.03, 0.025, 0.03]).holds
+    True
+    >>> gain_verdict([0.01, -0.01, 0.004, -0.002]).holds
+    'inconclusive'
+    """
+    from scipy import stats
+
+    if not (_is_number(alpha) and 0 < alpha < 0.5):
+        raise ValueError(f"The 'alpha' parameter must be a float in (0, 0.5). Got {alpha!r} "
+                         f"instead.")
+    if diffs is not None:
+        d = np.asarray(diffs, dtype=float).ravel()
+        if d.size < 2 or not np.all(np.isfinite(d)):
+            raise ValueError(f"'diffs' must hold at least 2 finite paired differences; got "
+                             f"{d.size} values.")
+        n, mean_, se_ = int(d.size), float(d.mean()), float(d.std(ddof=1) / np.sqrt(d.size))
+        crit = float(stats.t.ppf(1 - alpha, n - 1))
+        if se_ > 0:
+            p_value = float(stats.t.sf(mean_ / se_, n - 1))
+        else:
+            p_value = 0.0 if mean_ > 0 else 1.0
+        how = f"one-sided paired t-test over {n} pairs"
+    else:
+        if mean is None or se is None or not (_is_number(mean) and _is_number(se) and se >= 0):
+            raise ValueError("Give either 'diffs' or both 'mean' and 'se' (se >= 0).")
+        n, mean_, se_ = 0, float(mean), float(se)
+        crit = float(stats.norm.ppf(1 - alpha))
+        if se_ > 0:
+            p_value = float(stats.norm.sf(mean_ / se_))
+        else:
+            p_value = 0.0 if mean_ > 0 else 1.0
+        how = "one-sided z-test on the mean and its standard error"
+    lower, upper = mean_ - crit * se_, mean_ + crit * se_
+    if lower > 0:
+        holds = True
+    elif upper <= 0:
+        holds = False
+    else:
+        holds = INCONCLUSIVE
+    level = f"{100 * (1 - 2 * alpha):g}%"
+    rule = (f"gain test ({how}, alpha = {alpha:g}): holds if the lower bound of the "
+            f"{level} interval of the mean gain is > 0; does not hold if its upper bound is "
+            f"<= 0; else inconclusive")
+    evidence = (f"mean gain {mean_:+.4g} (se {se_:.2g}), {level} interval "
+                f"[{lower:+.4g}, {upper:+.4g}], one-sided p = {p_value:.3g}")
+    return GainTest(holds, mean_, se_, n, p_value, rule, evidence)
 
 
 #: the one verdict vocabulary of every table and ``summary.csv``: for a number, ``match``
 #: (within its tolerance), ``close`` (within ``close_factor`` times it), ``differs``; for a
-#: claim, ``match`` (our run supports it) or ``differs`` (it does not); ``n/a``: nothing to
-#: compare (the paper gives no number, or the claim was not tested)
-VERDICTS = ("match", "close", "differs", "n/a")
+#: claim, ``match`` (our run supports it), ``differs`` (it does not) or ``inconclusive``
+#: (the run cannot decide: the difference is inside the noise); ``n/a``: nothing to
+#: compare (the paper gives no number, the numbers come from different data or match by
+#: construction, or the claim was not tested)
+VERDICTS = ("match", "close", "differs", INCONCLUSIVE, "n/a")
 
-#: the columns of every ``summary.csv``
-SUMMARY_COLUMNS = ["item", "paper", "ours", "verdict", "source", "note"]
+#: the columns of every ``summary.csv``: each row says the tolerance and the rule that
+#: decided its verdict
+SUMMARY_COLUMNS = ["item", "paper", "ours", "verdict", "tolerance", "rule", "source", "note"]
+
 
 def _claim_verdict(holds):
+    if isinstance(holds, str) and holds == INCONCLUSIVE:
+        return INCONCLUSIVE
     if holds is None or _is_missing(holds):
         return "n/a"
     return "match" if bool(holds) else "differs"
+
+
+def _holds_value(holds):
+    if isinstance(holds, str) and holds == INCONCLUSIVE:
+        return INCONCLUSIVE
+    return None if holds is None or _is_missing(holds) else bool(holds)
 
 
 def claims_table(claims):
@@ -231,9 +430,10 @@ def claims_table(claims):
     Returns
     -------
     table : pandas.DataFrame
-        Columns ``id, claim, hard, holds, verdict, evidence``; ``verdict`` is
-        ``"match"`` (our run supports the claim), ``"differs"`` (it does not) or ``"n/a"``
-        (not tested), the vocabulary of :data:`VERDICTS`. Nothing is asserted here.
+        Columns ``id, claim, hard, holds, verdict, tolerance, rule, evidence``;
+        ``verdict`` is ``"match"`` (our run supports the claim), ``"differs"`` (it does
+        not), ``"inconclusive"`` (inside the noise) or ``"n/a"`` (not tested), the
+        vocabulary of :data:`VERDICTS`. Nothing is asserted here.
     """
     rows = []
     for c in claims:
@@ -241,10 +441,12 @@ def claims_table(claims):
             c = Claim(**c)
         if not isinstance(c, Claim):
             raise TypeError(f"claims must be Claim objects or dicts; got {type(c).__name__}.")
-        holds = None if c.holds is None else bool(c.holds)
+        holds = _holds_value(c.holds)
         rows.append({"id": str(c.id), "claim": c.text, "hard": bool(c.hard), "holds": holds,
-                     "verdict": _claim_verdict(holds), "evidence": c.evidence})
-    return pd.DataFrame(rows, columns=["id", "claim", "hard", "holds", "verdict", "evidence"])
+                     "verdict": _claim_verdict(holds), "tolerance": c.tolerance,
+                     "rule": c.rule, "evidence": c.evidence})
+    return pd.DataFrame(rows, columns=["id", "claim", "hard", "holds", "verdict", "tolerance",
+                                       "rule", "evidence"])
 
 
 def summary_table(df):
@@ -260,24 +462,37 @@ def summary_table(df):
     Returns
     -------
     table : pandas.DataFrame
-        Columns :data:`SUMMARY_COLUMNS` (``item, paper, ours, verdict, source, note``) with
-        verdicts from :data:`VERDICTS`. A claim becomes ``paper="holds"`` and ``ours``
-        ``"holds"`` / ``"does not hold"``; a value with no paper number gets ``n/a``.
+        Columns :data:`SUMMARY_COLUMNS` (``item, paper, ours, verdict, tolerance, rule,
+        source, note``) with verdicts from :data:`VERDICTS`. A claim becomes
+        ``paper="holds"`` and ``ours`` ``"holds"`` / ``"does not hold"`` /
+        ``"inconclusive"`` (a claim whose rule uses no tolerance gets tolerance ``"none"``);
+        a value with no paper number gets ``n/a``, tolerance ``n/a`` and the rule
+        :data:`SETTING_RULE`.
     """
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df must be a pandas DataFrame; got {type(df).__name__}.")
     df = df.copy()
     if {"claim", "holds"} <= set(df.columns):
-        holds = df["holds"].map(lambda h: "" if _is_missing(h) else
-                                ("holds" if bool(h) else "does not hold"))
+        def said(h):
+            h = _holds_value(h)
+            if h is None:
+                return ""
+            return h if h == INCONCLUSIVE else ("holds" if h else "does not hold")
+
         ident = df["id"].astype(str) + ": " if "id" in df.columns else ""
         df = pd.DataFrame({"item": ident + df["claim"].astype(str), "paper": "holds",
-                           "ours": holds, "verdict": df["holds"].map(_claim_verdict),
+                           "ours": df["holds"].map(said),
+                           "verdict": df["holds"].map(_claim_verdict),
+                           "tolerance": df.get("tolerance", pd.Series("", index=df.index))
+                           .map(lambda t: t if str(t).strip() else "none"),
+                           "rule": df.get("rule", ""),
                            "note": df.get("evidence", "")})
     elif "value" in df.columns and "ours" not in df.columns:
         df = df.rename(columns={"value": "ours"})
         df["paper"] = ""
         df["verdict"] = "n/a"
+        df["tolerance"] = "n/a"
+        df["rule"] = SETTING_RULE
     missing = [c for c in ("item", "ours", "verdict") if c not in df.columns]
     if missing:
         raise ValueError(f"A summary table needs the columns item, ours and verdict; "
@@ -542,9 +757,10 @@ def write_report(out_dir, *, title, intro="", sections=(), figures=(), tables=()
     if runtime is not None or volatile:
         _write_runtime(out_dir / RUNTIME_FILE, runtime, volatile)
         parts.append("## Runtime")
-        parts.append(f"The wall-clock time, the git commit and the cache use of this run are "
-                     f"in [`{RUNTIME_FILE}`]({RUNTIME_FILE}) (not committed: they change on "
-                     f"every run, while this report does not).")
+        parts.append(f"The wall-clock time, the git commit and the cache use of a run are "
+                     f"written to `{RUNTIME_FILE}` beside this report by the run itself; it "
+                     f"is not committed, since it changes on every run while this report "
+                     f"does not.")
     if env is not False:
         parts.append("## Environment")
         parts.append(markdown_table(pd.DataFrame(
