@@ -754,7 +754,7 @@ def paper_claims(acc_df, noise, datasets_run, s1, conv, hist):
     return [
         Claim("S1", "StPMKL objective = l1-MKL objective when rho >= n (Eq. (11) with an "
               "inactive budget; paper: reduces to (2) without noise)",
-              s1_inside and 0 <= s1_err <= 1e-3,
+              bool(s1_inside and 0 <= s1_err <= 1e-3),
               f"P(f_hat) = {amp_s1.objective:.5f} vs cvxpy {s1['ref']:.5f} (rel. error "
               f"{s1_err:.1e}), optimum inside [D, P]: {s1_inside}", hard=True,
               rule="holds if the cvxpy optimum lies in AMP's certified interval [D, P] (up to "
@@ -762,7 +762,7 @@ def paper_claims(acc_df, noise, datasets_run, s1, conv, hist):
               tolerance="1e-3 relative"),
         Claim("S2", "q = 0: StPMKL accuracy similar to SiPMKL (\"similar, if not the same\", "
               "Sec. 4)",
-              s2_gap <= 0.02, f"mean |acc_St - acc_Si| over data sets at q = 0: {s2_gap:.3f}",
+              bool(s2_gap <= 0.02), f"mean |acc_St - acc_Si| over data sets at q = 0: {s2_gap:.3f}",
               hard=False,
               rule="holds if the mean over data sets of |acc_St - acc_Si| at q = 0 (each "
                    "averaged over trials) is <= 0.02",
@@ -786,7 +786,7 @@ def paper_claims(acc_df, noise, datasets_run, s1, conv, hist):
               + ", ".join(f"{q:g}" for q in q_top) + "}",
               tolerance="one-sided alpha = 0.05"),
         Claim("S5", "MiPMKL differs from SiPMKL at q = 0 (it does not reduce to MKL)",
-              s5_sets >= 1,
+              bool(s5_sets >= 1),
               f"accuracy or weights differ on {s5_sets} of "
               f"{len(datasets_run)} sets; |acc_Mi - acc_Si| = {s5_acc.round(3).to_dict()}, "
               f"weight l1 distance = {mi0['weights_l1_to_sipmkl'].round(2).to_dict()} "
