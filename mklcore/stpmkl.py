@@ -1155,7 +1155,7 @@ def _better_dual(best, gamma, quad, c):
 
 
 def _exact(K, factors, y, *, lam, upper, rho, max_iter, tol, gap_mode, check_every, callback,
-           verbose, warm_start, owner, warn=True):
+           verbose, warm_start, owner, warn=True, warm_cuts=None, chain=False):
     r"""Solve (11) through its dual, as l1-MKL without bias plus one budget constraint.
 
     .. math::
@@ -1173,6 +1173,11 @@ def _exact(K, factors, y, *, lam, upper, rho, max_iter, tol, gap_mode, check_eve
     certificate is the duality gap of (11) of the best primal and best dual points found
     (:func:`stpmkl_objectives`), the same as AMP's. The next query is half-way between the
     master's :math:`\theta` and the weights of the best primal point (in-out stabilisation).
+
+    ``warm_cuts`` (R, n): dual points of an earlier solve, projected onto this :math:`Q'` and
+    entered as the first cuts (the first query is then the master's :math:`\theta`, the
+    first dual point their aggregate); with ``chain`` every problem after the first starts
+    from the cuts active at the end of the one before (its ``cut_points``).
     """
     from .wrapper import NumericalFailure
 
@@ -1203,9 +1208,26 @@ def _exact(K, factors, y, *, lam, upper, rho, max_iter, tol, gap_mode, check_eve
         L_cuts, S_cuts, g_cuts = [], [], []
         best_p = dict(primal=np.inf)
         best_d = dict(dual=-np.inf)
-        n_inner, lower, agg = 0, -np.inf, None
+        n_inner, lower, agg, mu = 0, -np.inf, None, None
+        start = results[-1]["cut_points"] if chain and results else warm_cuts
+        if start is not None and len(start):
+            P = _project_rows(np.asarray(start, dtype=float), U, np.full(len(start), rho_g))
+            for point in P:
+                q = np.maximum(quads(point * y), 0.0)
+                best_d = _better_dual(best_d, point, q, c)
+                L_cuts.append(point.sum() / n)
+                S_cuts.append(q / (2.0 * c))
+                g_cuts.append(point)
+            try:
+                mu, theta, lower = _cut_master(np.array(L_cuts), np.array(S_cuts))
+            except NumericalFailure as exc:  # pragma: no cover
+                monitor.fail(str(exc))
+            else:
+                gamma = mu @ np.array(g_cuts)
+                agg = (gamma * y, np.maximum(quads(gamma * y), 0.0))
+                best_d = _better_dual(best_d, gamma, agg[1], c)
+        Kt = combine(theta)
         for t in range(1, max_iter + 1):
-            Kt = combine(theta)
             # inner accuracy: a tenth of the current relative gap (between 1e-7 and 1e-3)
             rtol = float(np.clip(0.1 * rel_gap, 1e-7, 1e-3)) if t > 1 else 1e-3
             gamma, its = _box_budget_qp(Kt, y, c, U, rho_g, gamma, rtol, 100000)
@@ -1222,7 +1244,7 @@ def _exact(K, factors, y, *, lam, upper, rho, max_iter, tol, gap_mode, check_eve
                                                               np.array([rho_g]))[0]
                 if primal < best_p["primal"]:
                     best_p = dict(primal=primal, theta=theta.copy(), v=v_c.copy(),
-                                  norms=norms, fX=fX)
+                                  norms=norms, fX=fX, Kt=Kt)
             # dual points: gamma_t, then the aggregate of the cuts with the master's weights
             best_d = _better_dual(best_d, gamma, q, c)
             L_cuts.append(gamma.sum() / n)
@@ -1252,6 +1274,8 @@ def _exact(K, factors, y, *, lam, upper, rho, max_iter, tol, gap_mode, check_eve
                 break
             # in-out stabilisation: query half-way between the master's theta and the
             # weights of the best primal point (the master's vertices alone oscillate)
+            # (K_theta is linear in theta: only the master's sparse theta is combined anew)
+            Kt = combine(0.5 * theta) + 0.5 * best_p["Kt"]
             theta = 0.5 * theta + 0.5 * best_p["theta"]
         bp, bd = best_p, best_d
         coef = np.outer(bp["v"], bp["theta"]) / (lam_g * n)
@@ -1263,7 +1287,9 @@ def _exact(K, factors, y, *, lam, upper, rho, max_iter, tol, gap_mode, check_eve
             bound=np.nan, step=np.nan, n_restarts=0, eta0=np.nan, op_norm=np.nan,
             lam=lam_g, rho=rho_g, upper=float(U) if np.ndim(U) == 0 else np.array(U),
             total_rank=None if factors is None else int(factors.ranks.sum()),
-            n_inner_iter=int(n_inner), lower_bound=float(lower), n_cuts=len(L_cuts)))
+            n_inner_iter=int(n_inner), lower_bound=float(lower), n_cuts=len(L_cuts),
+            cut_points=np.array(g_cuts)[mu > 0] if mu is not None
+            else np.array(g_cuts[-1:])))
     return results
 
 
@@ -1284,6 +1310,7 @@ _STPMKL_CONSTRAINTS = {
     "verbose": [Interval("int", 0, None), bool],
     "rank_tol": [Interval("real", 0, 1, closed="neither"), None],
     "restart": [bool],
+    "chain": [bool],
 }
 
 
@@ -1291,7 +1318,7 @@ _STPMKL_CONSTRAINTS = {
 def stpmkl_solve(K, y, *, noise_level, lam, rho=None, solver="exact", max_iter=1000, tol=1e-2,
                  delta=0.1, upper=1.0, gap="relative", step=None, eta0=None, check_every=1,
                  callback=None, verbose=0, check_input=True, rank_tol=None, factors=None,
-                 warm_start=None, restart=True):
+                 warm_start=None, restart=True, warm_cuts=None):
     r"""Solve StPMKL's saddle problem (11) of Yang et al. (2012).
 
     .. math::
@@ -1368,6 +1395,12 @@ def stpmkl_solve(K, y, *, noise_level, lam, rho=None, solver="exact", max_iter=1
         the current epoch); on these piecewise linear-quadratic problems the gap then falls
         much faster than the O(1/T) of one long average. ``False``: Algorithm 1 as in the
         paper, one average from the start.
+    warm_cuts : ndarray of shape (n_cuts, n_samples), default=None
+        ``"exact"`` only: dual points :math:`\gamma_r` of an earlier solve (e.g. its
+        ``cut_points``, zero-padded for added examples), projected onto this :math:`Q'` and
+        entered as the first cutting planes; the first query is the master's kernel weights
+        on them and the first dual point their aggregate. Any points give valid cuts, so the
+        certificate is unchanged; near points save iterations.
 
     Returns
     -------
@@ -1407,7 +1440,9 @@ def stpmkl_solve(K, y, *, noise_level, lam, rho=None, solver="exact", max_iter=1
     :math:`A_{:,j}=\theta_j\gamma_t\circ y/(\lambda n)`; dual points are the :math:`\gamma_t`
     and their aggregate :math:`\sum_r\mu_r\gamma_r` with the master's cut weights, whose dual
     value is at least the master's value. Extra result keys: ``n_inner_iter``,
-    ``lower_bound`` (the master's value), ``n_cuts``; ``step``, ``op_norm``, ``bound`` are NaN.
+    ``lower_bound`` (the master's value), ``n_cuts``, ``cut_points`` (the dual points of the
+    cuts active in the final master, for ``warm_cuts``); ``step``, ``op_norm``, ``bound`` are
+    NaN.
 
     ``"amp"``: Algorithm 1 (Section 3.3), from :math:`A_0=0,\gamma_0=0`: step 4,
     :math:`\beta_t=\Pi_{Q'}(\gamma_{t-1}+\tau(1-y\circ f_{t-1}(X))/n)` (Lemma 2); step 5,
@@ -1435,12 +1470,12 @@ def stpmkl_solve(K, y, *, noise_level, lam, rho=None, solver="exact", max_iter=1
                       gap=gap, step=step, eta0=eta0, check_every=check_every,
                       callback=callback, verbose=verbose, check_input=check_input,
                       rank_tol=rank_tol, factors=factors, warm_start=warm_start,
-                      restart=restart)[0]
+                      restart=restart, warm_cuts=warm_cuts)[0]
 
 
 def _run_batch(owner, K, y, *, noise_level, lam, rho, solver, max_iter, tol, delta, upper,
                gap, step, eta0, check_every, callback, verbose, check_input, rank_tol,
-               factors, warm_start, restart, warn=True):
+               factors, warm_start, restart, warn=True, warm_cuts=None, chain=False):
     lam_a = np.atleast_1d(np.asarray(lam, dtype=object))
     rho_a = np.atleast_1d(np.asarray(rho, dtype=object))
     eta_a = np.atleast_1d(np.asarray(eta0, dtype=object))
@@ -1460,8 +1495,14 @@ def _run_batch(owner, K, y, *, noise_level, lam, rho, solver, max_iter, tol, del
             "delta": delta, "upper": upper, "solver": solver, "max_iter": max_iter,
             "tol": tol, "gap": gap, "step": step, "eta0": _scalar(eta_a[g]),
             "check_every": check_every, "callback": callback, "verbose": verbose,
-            "rank_tol": rank_tol, "restart": restart})
+            "rank_tol": rank_tol, "restart": restart, "chain": chain})
     K, y_pm, factors = _prepare(K, y, check_input, owner, rank_tol, factors)
+    if warm_cuts is not None:
+        warm_cuts = np.atleast_2d(np.asarray(warm_cuts, dtype=float))
+        if solver != "exact" or warm_cuts.ndim != 2 or warm_cuts.shape[1] != y_pm.size:
+            raise ValueError(f"{owner}: warm_cuts must be an array of shape (n_cuts, "
+                             f"n_samples={y_pm.size}) and needs solver='exact'; got shape "
+                             f"{warm_cuts.shape} with solver={solver!r}.")
     default_rho = upper * rho_from_theory(y_pm.size, noise_level, delta)
     rhos = np.array([default_rho if r is None else float(r) for r in rho_a])
     etas = None if all(e is None for e in eta_a) else \
@@ -1470,7 +1511,8 @@ def _run_batch(owner, K, y, *, noise_level, lam, rho, solver, max_iter, tol, del
         results = _exact(K, factors, y_pm, lam=lam_a.astype(float), upper=float(upper),
                          rho=rhos, max_iter=int(max_iter), tol=tol, gap_mode=gap,
                          check_every=int(check_every), callback=callback,
-                         verbose=int(verbose), warm_start=warm_start, owner=owner, warn=warn)
+                         verbose=int(verbose), warm_start=warm_start, owner=owner, warn=warn,
+                         warm_cuts=warm_cuts, chain=chain)
     else:
         results = _saddle(K, factors, y_pm, lam=lam_a.astype(float), upper=float(upper),
                           rho=rhos, solver=solver, step=step, eta0=etas,
@@ -1494,7 +1536,7 @@ def _scalar(value):
 def stpmkl_grid(K, y, *, noise_level, lam, rho=None, solver="exact", eta0=None, max_iter=1000,
                 tol=1e-2, delta=0.1, upper=1.0, gap="relative", step=None, check_every=1,
                 verbose=0, check_input=True, rank_tol=None, factors=None, warm_start=None,
-                warn=True, restart=True):
+                warn=True, restart=True, warm_cuts=None, chain=False):
     r"""Solve several StPMKL problems on the same kernels at once (one pass per iteration).
 
     Every iteration of :func:`stpmkl_solve` is dominated by one product of the kernel stack
@@ -1502,7 +1544,7 @@ def stpmkl_grid(K, y, *, noise_level, lam, rho=None, solver="exact", eta0=None, 
     kernels and labels, this function runs the G solvers in lockstep and replaces the G
     matrix-vector products by one matrix-matrix product, which costs about the same when
     memory-bound. Each problem stops on its own criterion; the results are identical to G
-    calls of :func:`stpmkl_solve` (up to round-off).
+    calls of :func:`stpmkl_solve` (up to round-off) unless ``chain`` is set.
 
     Parameters
     ----------
@@ -1526,6 +1568,14 @@ def stpmkl_grid(K, y, *, noise_level, lam, rho=None, solver="exact", eta0=None, 
         Emit a ConvergenceWarning per setting that did not converge.
     restart : bool, default=True
         Restarted averaging (see :func:`stpmkl_solve`); each setting restarts on its own.
+    warm_cuts : ndarray of shape (n_cuts, n_samples), default=None
+        ``"exact"`` only: first cuts of the first setting (see :func:`stpmkl_solve`).
+    chain : bool, default=False
+        ``"exact"`` only: start every setting after the first from the cuts active at the
+        end of the setting before (its ``cut_points``), a warm start along the grid (order
+        the settings so that neighbours are close). Each result is still certified by its
+        own gap, but no longer equal to a cold :func:`stpmkl_solve` up to round-off, only
+        within ``tol``.
 
     Returns
     -------
@@ -1546,7 +1596,8 @@ def stpmkl_grid(K, y, *, noise_level, lam, rho=None, solver="exact", eta0=None, 
                       solver=solver, max_iter=max_iter, tol=tol, delta=delta, upper=upper,
                       gap=gap, step=step, eta0=eta0, check_every=check_every, callback=None,
                       verbose=verbose, check_input=check_input, rank_tol=rank_tol,
-                      factors=factors, warm_start=warm_start, warn=warn, restart=restart)
+                      factors=factors, warm_start=warm_start, warn=warn, restart=restart,
+                      warm_cuts=warm_cuts, chain=chain)
 
 
 # --- MiPMKL: best case over p (alternating minimisation) ---
@@ -1574,7 +1625,7 @@ _MIPMKL_CONSTRAINTS.update({
 @_fill_doc
 def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", max_alt=50,
                  max_iter=1000, alt_max_iter=None, tol=1e-2, solver="exact", check_input=True,
-                 rank_tol=None, factors=None, callback=None, verbose=0):
+                 rank_tol=None, factors=None, callback=None, verbose=0, warm_cuts=None):
     r"""MiPMKL, the best-case baseline of Yang et al. (2012): minimise over :math:`p` too.
 
     .. math::
@@ -1621,6 +1672,10 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
     verbose : int, default=0
         ``1``: a progress line on the first alternation, every 10 alternations and at the
         end; ``>= 2``: every alternation.
+    warm_cuts : ndarray of shape (n_cuts, n_samples), default=None
+        ``solver="exact"`` only: first cuts of the first inner solve (the l1-MKL start; see
+        :func:`stpmkl_solve`), e.g. the ``cut_points`` of a bias-free l1-MKL fit with the
+        same ``lam``.
 
     Returns
     -------
@@ -1664,6 +1719,11 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
                       verbose=verbose, label="mipmkl_solve",
                       criterion_name="change of the example weights p",
                       advice="Increase max_alt.")
+    if warm_cuts is not None:
+        warm_cuts = np.atleast_2d(np.asarray(warm_cuts, dtype=float))
+        if solver != "exact" or warm_cuts.shape[1] != n:
+            raise ValueError(f"mipmkl_solve: warm_cuts must be an array of shape (n_cuts, "
+                             f"n_samples={n}) and needs solver='exact'.")
     p = np.ones(n)
     res, warm = None, None
     total_inner = 0
@@ -1673,7 +1733,7 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
                      max_iter=int(max_iter if monitor.n_iter == 0 or alt_max_iter is None
                                   else alt_max_iter), callback=None, verbose=0,
                      warm_start=warm, owner="mipmkl_solve", warn=False)
-        res = (_exact(K, factors, y_pm, **inner) if solver == "exact" else
+        res = (_exact(K, factors, y_pm, warm_cuts=warm_cuts, **inner) if solver == "exact" else
                _saddle(K, factors, y_pm, solver="amp", step=None, eta0=None, **inner))[0]
         total_inner += res.n_iter
         fX = res.decision_train
@@ -1690,6 +1750,8 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
         if monitor.stopped:
             break
         warm = (res.coef, np.minimum(res.gamma, box(p)))
+        warm_cuts = None  # later alternations: the warm start above (their own cuts made
+        # p oscillate at the 1e-2 gap and cost time)
     extras = {k: v for k, v in res.items() if k not in _MONITOR_KEYS | {"n_inner_iter"}}
     return monitor.finish(
         weights=res.weights, dual_coef=res.dual_coef, intercept=0.0, objective=objective,

@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 import mklcore.repro.yang2012_stpmkl as ye
+from mklcore.repro.reporting import SUMMARY_COLUMNS
 from mklcore.stpmkl import rho_from_theory
 
 
@@ -52,8 +53,29 @@ def test_paper_claims_hold_on_paper_like_results():
     conv, hist = _conv(1e-4, 1e-2)
     claims = ye.paper_claims(acc_df, [0.0, 0.3], ["a", "b", "c"], S1_OK, conv, hist)
     assert [c.id for c in claims] == [f"S{k}" for k in range(1, 8)]
-    assert all(c.holds for c in claims), {c.id: c.evidence for c in claims}
+    assert all(c.holds is True for c in claims), {c.id: c.evidence for c in claims}
     assert [c.hard for c in claims] == [True, False, False, False, False, True, True]
+    assert all(c.rule for c in claims)  # every claim says how it is decided
+    assert all(c.tolerance for c in claims if c.id != "S6")
+    s3 = claims[2]
+    assert "gain test" in s3.rule and "paired t-test over 3 pairs" in s3.rule
+    # the budget: StPMKL - AMP-l1 = +0.09 at q = 0.3 on every set, a significant gain
+    assert "significant part of StPMKL's accuracy is attributable to the budget" in s3.evidence
+
+
+def test_gains_inside_the_noise_are_inconclusive():
+    acc_df = _acc_df(ROBUST)
+    # StPMKL's gains over SiPMKL (S3) and MiPMKL (S4) at q = 0.3: +0.3, -0.28, +0.04 per set
+    shift = {"a": 0.0, "b": -0.58, "c": -0.26}
+    hi = (acc_df["method"] == "StPMKL") & (acc_df["q"] == 0.3)
+    acc_df.loc[hi, "accuracy"] += acc_df.loc[hi, "dataset"].map(shift) + 0.18
+    conv, hist = _conv(1e-4, 1e-2)
+    claims = {c.id: c for c in ye.paper_claims(acc_df, [0.0, 0.3], ["a", "b", "c"], S1_OK,
+                                               conv, hist)}
+    assert claims["S3"].holds == "inconclusive" and claims["S4"].holds == "inconclusive"
+    d = ye.paired_differences(acc_df, "StPMKL", "SiPMKL", [0.3], minus_q0=True)
+    np.testing.assert_allclose(d, [0.3, -0.28, 0.04])
+    assert ye.budget_gain(acc_df, [0.0, 0.3]).holds == "inconclusive"
 
 
 def test_paper_claims_detect_failures():
@@ -67,6 +89,8 @@ def test_paper_claims_detect_failures():
     # S5: MiPMKL has SiPMKL's accuracy and weights at q = 0
     assert held == {"S1": False, "S2": False, "S3": False, "S4": False, "S5": False,
                     "S6": False, "S7": False}
+    budget = ye.budget_gain(acc_df, [0.0, 0.3])
+    assert budget.holds is False and budget.n == 3  # StPMKL - AMP-l1 = -0.06 on every set
 
 
 def test_weighting_and_ablation_tables():
@@ -87,16 +111,39 @@ def test_summary_table_rows():
     acc_df = _acc_df(ROBUST)
     conv, hist = _conv(1e-4, 1e-2)
     claims = ye.paper_claims(acc_df, [0.0, 0.3], ["a", "b", "c"], S1_OK, conv, hist)
-    verdicts = ["match"] * len(claims)
-    s = ye.summary_table(claims, verdicts, conv, ye.ablation_table(acc_df), acc_df,
+    s = ye.summary_table(claims, conv, ye.ablation_table(acc_df), acc_df,
                          ["a", "b", "c"], [0.0, 0.3])
-    assert list(s.columns) == ["item", "paper", "ours", "verdict"]
+    assert list(s.columns) == SUMMARY_COLUMNS
     assert len(s) == 7 + 1 + 4 + 2 + 3 * 2 * 4
+    assert (s["rule"].str.len() > 0).all() and (s["tolerance"].str.len() > 0).all()
+    assert list(s.loc[:6, "verdict"]) == ["match"] * 7
+    assert s.loc[2, "tolerance"] == "one-sided alpha = 0.05"
+    assert "gain test" in s.loc[2, "rule"] and "mean gain" in s.loc[2, "note"]
     fits = s[s["item"] == "refits meeting the stopping rule, StPMKL"].iloc[0]
     assert fits["ours"] == "6 of 6 (median relative gap 0.005)"
     assert s.loc[7, "verdict"] == "match" and s.loc[7, "ours"] == "0.0001 / 0.01"
     row = s[s["item"] == "accuracy b, q=0.3, SiPMKL"].iloc[0]
     assert row["ours"] == pytest.approx(0.7) and row["verdict"] == "n/a"
+    assert row["rule"].startswith("not compared")
+
+
+def test_differences_text():
+    acc_df = _acc_df(ROBUST)
+    conv, hist = _conv(1e-4, 1e-2)
+    claims = ye.paper_claims(acc_df, [0.0, 0.3], ["a", "b", "c"], S1_OK, conv, hist)
+    budget = ye.budget_gain(acc_df, [0.0, 0.3])
+    text = ye.differences_text(acc_df, ["heart", "pima"], claims, budget,
+                               ye.weighting_table(acc_df), 1e-2, 1000)
+    assert "pima (n = 768, d = 8, m = 90 kernels, 268 positives)" in text
+    assert "wdbc (n = 569, d = 30, m = 310 kernels, 212 positives; not in this run)" in text
+    assert "StPMKL: 6 of 6 refits met it" in text
+    assert "none needed" in text  # every claim holds on these numbers
+    fragile = _acc_df(dict(ROBUST, StPMKL=lambda q: 0.80 - 0.6 * q))
+    claims = ye.paper_claims(fragile, [0.0, 0.3], ["a", "b", "c"], S1_OK, conv, hist)
+    text = ye.differences_text(fragile, ["heart"], claims, ye.budget_gain(fragile, [0.0, 0.3]),
+                               ye.weighting_table(fragile), 1e-2, 1000)
+    assert "S3 is not supported; no part of StPMKL's accuracy is attributable" in text
+    assert "A hypothesis:" in text and "0.90 vs 0.40" in text
 
 
 def test_budget_sign_accuracy_and_slope():

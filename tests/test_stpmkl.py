@@ -740,3 +740,54 @@ def test_diverging_vi_is_flagged(toy_problem):
     assert runs[1].status == 2 and "non-finite" in runs[1].message
     assert not runs[1].success and runs[1].n_iter == len(runs[1].history["objective"]) < 400
     assert np.isnan(runs[1].coef).all()
+
+
+# warm starts of the exact solver: cuts from earlier solves, chained along a grid
+
+def test_exact_warm_cuts_and_chain(toy_problem):
+    """Any earlier dual points are valid cuts: the certificate still bounds the optimum, and
+    near points save iterations (the warm starts of the accuracy experiment)."""
+    K, y = toy_problem
+    n = y.size
+    d_star, _ = cvx_dual(K, y, LAM, RHO)
+    cold = stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, tol=1e-4)
+    assert cold.cut_points.shape[1] == n and 1 <= len(cold.cut_points) <= cold.n_cuts
+    # restart from its own active cuts: done at once, same value
+    again = stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, tol=1e-4,
+                         warm_cuts=cold.cut_points)
+    assert again.success and again.n_iter <= 2 and again.n_cuts > again.n_iter
+    assert again.dual_objective <= d_star + 1e-7 <= again.objective + 2e-7
+    assert again.objective == pytest.approx(d_star, rel=1e-4)
+    # cuts of another budget and lambda (projected onto this Q'), and of a subproblem
+    # zero-padded to all n points: still certified, within tol of the optimum
+    other = stpmkl_solve(K, y, noise_level=0.2, lam=0.5, rho=10.0, tol=1e-4)
+    sub = stpmkl_solve(K[:, :30, :30], y[:30], noise_level=0.2, lam=LAM, rho=RHO, tol=1e-4)
+    for cuts in (other.cut_points, np.pad(sub.cut_points, ((0, 0), (0, n - 30)))):
+        warm = stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, tol=1e-4, warm_cuts=cuts)
+        assert warm.success and warm.dual_objective <= d_star + 1e-7
+        assert warm.objective == pytest.approx(d_star, rel=1e-4)
+    # a grid chained through its cuts: every setting certified, within tol of the cold
+    # solves, in fewer iterations overall
+    lams, rhos = [0.05, 0.05, 0.05, 0.1], [25.0, 20.0, 15.0, 15.0]
+    F = factorize_kernels(K, rank_tol=1e-12)
+    chained = stpmkl_grid(None, y, factors=F, noise_level=0.1, lam=lams, rho=rhos, tol=1e-3,
+                          chain=True)
+    alone = stpmkl_grid(None, y, factors=F, noise_level=0.1, lam=lams, rho=rhos, tol=1e-3)
+    for c, a in zip(chained, alone):
+        assert c.success and c.gap <= 1e-3
+        assert c.objective == pytest.approx(a.objective, rel=2e-3)
+    assert sum(c.n_iter for c in chained) < sum(a.n_iter for a in alone)
+    # MiPMKL from the cuts of its l1-MKL start (rho = n, same lambda)
+    l1 = stpmkl_solve(K, y, noise_level=0.2, lam=0.3, rho=float(n), tol=1e-3)
+    mi = mipmkl_solve(K, y, noise_level=0.2, lam=0.3, tol=1e-3, max_iter=3000)
+    mi_warm = mipmkl_solve(K, y, noise_level=0.2, lam=0.3, tol=1e-3, max_iter=3000,
+                           warm_cuts=l1.cut_points)
+    assert mi_warm.objective == pytest.approx(mi.objective, rel=5e-3)
+    assert mi_warm.history["n_inner"][0] <= 2
+    with pytest.raises(ValueError, match="warm_cuts must be an array of shape"):
+        stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, warm_cuts=np.ones((2, n + 1)))
+    with pytest.raises(ValueError, match="needs solver='exact'"):
+        stpmkl_solve(K, y, noise_level=0.2, lam=LAM, rho=RHO, solver="amp",
+                     warm_cuts=cold.cut_points)
+    with pytest.raises(ValueError, match="warm_cuts must be an array of shape"):
+        mipmkl_solve(K, y, noise_level=0.2, lam=0.3, warm_cuts=np.ones((1, 3)))
