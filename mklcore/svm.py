@@ -236,6 +236,9 @@ class CachedSMO:
     :math:`\theta` costs :math:`O(nM)` (:math:`\nabla=y\circ\sum_m\theta_mH_m-\mathbf1`) and
     :math:`q_m=(\alpha\circ y)^\top H_m` comes for free. The bias is
     :func:`libsvm_intercept`. Pure NumPy: it pays off for large stacks and good warm starts.
+    When more than :attr:`recompute_fraction` of the points changed in one solve (a long
+    solve), the caches are recomputed as :math:`H_m=K_m(\alpha\circ y)` in one BLAS pass
+    over a float64 C-contiguous stack instead of being updated row by row.
 
     Parameters
     ----------
