@@ -236,6 +236,9 @@ class CachedSMO:
     :math:`\theta` costs :math:`O(nM)` (:math:`\nabla=y\circ\sum_m\theta_mH_m-\mathbf1`) and
     :math:`q_m=(\alpha\circ y)^\top H_m` comes for free. The bias is
     :func:`libsvm_intercept`. Pure NumPy: it pays off for large stacks and good warm starts.
+    When more than :attr:`recompute_fraction` of the points changed in one solve (a long
+    solve), the caches are recomputed as :math:`H_m=K_m(\alpha\circ y)` in one BLAS pass
+    over a float64 C-contiguous stack instead of being updated row by row.
 
     Parameters
     ----------
@@ -249,10 +252,17 @@ class CachedSMO:
 
     #: memory for cached rows of K_theta (n * 8 bytes each), at most 4096 rows
     cache_bytes = 2 ** 28
+    #: above this fraction of changed indices, the caches ``H`` are recomputed in one pass
+    #: over the stack instead of updated row by row (measured break-even: ~0.4)
+    recompute_fraction = 0.4
 
     def __init__(self, K, y, C):
         self.K, self.y, self.C = K, np.asarray(y, dtype=float), float(C)
         idx = np.arange(K.shape[1])
+        # the stack as one (M n, n) matrix for H = K (alpha o y) in one BLAS pass (float64,
+        # C-contiguous stacks only: no copy)
+        self._flat = (K.reshape(-1, K.shape[2]) if K.dtype == np.float64
+                      and K.flags.c_contiguous else None)
         self.diag = np.ascontiguousarray(K[:, idx, idx], dtype=np.float64)  # (M, n)
 
     def solve(self, theta, alpha, H, tol, max_iter=None):
@@ -391,6 +401,11 @@ class CachedSMO:
         # in chunks of rows (one gather of 64 rows and one BLAS product each: ~3x faster than
         # a tensordot over the (M, 64, n) gather)
         changed = np.flatnonzero(dc)
+        if changed.size > self.recompute_fraction * n and self._flat is not None:
+            # most of alpha changed (a long solve): one streaming pass H = K (alpha o y)
+            # costs less than gathering the changed rows (and is exact)
+            np.dot(self._flat, alpha * y, out=H.reshape(-1))
+            changed = changed[:0]
         for start in range(0, changed.size, 64):
             ids = changed[start:start + 64]
             dc_ids = dc[ids]

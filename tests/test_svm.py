@@ -251,3 +251,21 @@ def test_cached_smo_matches_libsvm(toy):
     # warm start at slightly different weights: few iterations
     _, _, _, n_warm, converged = smo.solve(theta * 1.01, alpha, H.copy(), 1e-8)
     assert converged and n_warm < n_iter
+
+
+def test_cached_smo_recomputed_caches_match_row_updates(toy):
+    """H recomputed in one pass over the stack (many changed indices) equals H updated row
+    by row, and both equal K_m (alpha o y)."""
+    K, y = toy
+    theta = np.array([0.5, 0.2, 0.3])
+    out = {}
+    for fraction in (0.0, np.inf):
+        smo = CachedSMO(K, y, 1.0)
+        smo.recompute_fraction = fraction
+        assert smo._flat is not None  # a float64 C-contiguous stack: the one-pass path runs
+        out[fraction] = smo.solve(theta, np.zeros(y.size), np.zeros((3, y.size)), 1e-8)
+    (a0, H0, b0, n0, _), (a1, H1, b1, n1, _) = out[0.0], out[np.inf]
+    np.testing.assert_array_equal(a0, a1)
+    assert n0 == n1 and b0 == b1
+    np.testing.assert_allclose(H0, H1, atol=1e-12)
+    np.testing.assert_allclose(H0, np.einsum("mij,j->mi", K, a0 * y), atol=1e-12)
