@@ -615,7 +615,7 @@ def test_n_iter_is_a_deprecated_alias_of_max_iter(prototype, xor_data):
     assert old.n_iter == new.n_iter
     Xf, yf = xor_data
     clf = LMKLClassifier(C=50.0, n_iter=2, random_state=0)
-    assert clf.get_params()["n_iter"] == 2 and clf.get_params()["max_iter"] == 50
+    assert clf.get_params()["n_iter"] == 2 and clf.get_params()["max_iter"] == 100
     assert LMKLClassifier().get_params()["n_iter"] is None
     with pytest.warns(FutureWarning, match="'n_iter' parameter of LMKLClassifier is deprecated"):
         clf.fit(Xf, yf)
