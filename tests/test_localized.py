@@ -228,6 +228,44 @@ def test_locally_combined_kernel_is_psd(three_kernels):
                                    rtol=1e-12, atol=1e-15)
 
 
+def _bank_case(n=70, n_kernels=20, seed=11):
+    """A bank of kernels of very different scales (unnormalised polynomials and Gaussians)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = np.where(X[:, 0] * X[:, 1] - 0.4 * X[:, 2] + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
+    D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    G = np.einsum("id,jd->ij", X, X)
+    K = [np.exp(-D / w) for w in np.geomspace(0.1, 50.0, n_kernels - 4)]
+    K += [G, (G + 1.0) ** 2, (G + 1.0) ** 3, 100.0 * (G + 1.0) ** 3]
+    return np.stack(K), y, X
+
+
+def test_skipped_gate_terms_are_bounded():
+    """With rtol > 0 every entry is within rtol * sqrt(D_i D_j) of the exact sum (the proven
+    bound), the result is exactly symmetric, and rtol = 0 is the exact sum."""
+    from mklcore.localized import kernel_row_max
+
+    K, _, X = _bank_case()
+    M = K.shape[0]
+    row_max = kernel_row_max(K)
+    np.testing.assert_array_equal(row_max, np.abs(K).max(axis=2).T)
+    rng = np.random.default_rng(2)
+    for scale in (0.5, 5.0, 50.0):  # from nearly uniform to crisp gates
+        eta = softmax_gating(X, scale * rng.normal(size=(M, 4)))
+        exact = locally_combined_kernel(K, eta)
+        np.testing.assert_array_equal(locally_combined_kernel(K, eta, rtol=0.0), exact)
+        D = np.sum(eta * eta * row_max, axis=1)
+        bound = np.sqrt(np.outer(D, D))
+        for rtol in (1e-12, 1e-6, 1e-2, 0.3):
+            approx = locally_combined_kernel(K, eta, rtol=rtol, row_max=row_max)
+            np.testing.assert_array_equal(approx, approx.T)
+            assert np.all(np.abs(approx - exact) <= rtol * bound + 1e-13 * bound)
+            # row_max is computed when not given
+            np.testing.assert_array_equal(locally_combined_kernel(K, eta, rtol=rtol), approx)
+    with pytest.raises(ValueError, match="square training stack"):
+        locally_combined_kernel(K[:, :5], eta[:5], eta, rtol=1e-6)
+
+
 def test_softmax_gating_threshold_and_stability():
     X = np.array([[0.0], [1e3], [-1e3]])
     V = np.array([[0.0, 1.0], [0.0, -1.0], [0.0, 0.0]])
@@ -726,6 +764,10 @@ def test_result_does_not_depend_on_the_blas_kernels(under_two_blas_kernels):
         "from mklcore.localized import lmkl_solve\n"
         "K, y, X = _blas_case()\n"
         "res = lmkl_solve(K, y, X, C=10.0, max_iter=8, random_state=1)\n"
+        "print(hashlib.sha256(repr(_fingerprint(res)).encode()).hexdigest())\n"
+        "from test_localized import _bank_case\n"  # a bank: terms of negligible gates skipped
+        "K, y, X = _bank_case()\n"
+        "res = lmkl_solve(K, y, X, C=1.0, max_iter=8, random_state=1, line_search='armijo')\n"
         "print(hashlib.sha256(repr(_fingerprint(res)).encode()).hexdigest())\n")
     native, other = under_two_blas_kernels(code)
     assert native == other
