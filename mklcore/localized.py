@@ -271,13 +271,15 @@ def _sparse_combination(K, kernels, eta, out):
     kernel ``m`` to ``out``, kernel after kernel (a fixed order, without BLAS), and mirrors the
     upper triangle so that the result is exactly symmetric.
     """
-    for m in kernels:
-        idx = np.flatnonzero(eta[:, m])
+    kept = eta[:, kernels].T != 0
+    for m, points in zip(kernels, kept):
+        idx = np.flatnonzero(points)
         gate = eta[idx, m]
-        block = K[m].take(idx, axis=0).take(idx, axis=1)
+        rows = idx[:, None]
+        block = K[m][rows, idx]
         block *= gate[:, None]
         block *= gate
-        out[np.ix_(idx, idx)] += block
+        out[rows, idx] += block
     lower = np.tril_indices(out.shape[0], -1)
     out[lower] = out.T[lower]
 
@@ -479,8 +481,9 @@ class _Problem:
 def _line_search(problem, state, grad, grad_norm, rule, min_step, first=1.0):
     """Step along ``-grad/||grad||`` (Alg. 1 of [1], lines 5-6): (state, step) or (state, 0.0).
 
-    Both rules start at the step ``first`` (a power of 2, at most 1 for ``"armijo"``) and
-    accept a trial only if it decreases ``J``. ``"expand_backtrack"`` (the scheme of Gönen's
+    Both rules start at the step ``first`` (a power of 2: 1 for ``"expand_backtrack"``,
+    twice the previous accepted step for ``"armijo"``) and accept a trial only if it
+    decreases ``J``. ``"expand_backtrack"`` (the scheme of Gönen's
     LMKSVM code, with ``first=1``): while the objective decreases, accept and double;
     otherwise halve until it decreases. ``"armijo"``: halve until
     ``J' <= J - 1e-4 * step * ||grad||`` (sufficient decrease for the known slope
@@ -678,8 +681,10 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=100, random_state=None, gating="
         paper: the standardised inputs). Ignored (may be ``None``) with ``gating="fixed"``.
     C : float, default=1.0
         Misclassification penalty :math:`C` of (5). Must be > 0.
-    max_iter : int, default=50
-        Maximum number of gating updates (50 in every experiment of the paper, Sec. 4).
+    max_iter : int, default=100
+        Maximum number of gating updates (a budget: the run stops earlier at a local optimum,
+        see Notes). The paper runs 50 updates in every experiment (Sec. 4): pass
+        ``max_iter=50`` for its schedule.
     random_state : int, RandomState instance or None, default=None
         Seed of the initial gating parameters.
     gating : {"softmax", "fixed"}, default="softmax"
@@ -698,7 +703,10 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=100, random_state=None, gating="
     line_search : {"expand_backtrack", "armijo"}, default="expand_backtrack"
         Step rule on the normalised gradient. ``"expand_backtrack"`` (Gönen's LMKSVM code):
         from step 1, double while :math:`J` decreases, else halve until it decreases.
-        ``"armijo"``: halve from 1 until :math:`J' \le J - 10^{-4}\,\mu\|\nabla_V J\|_F`.
+        ``"armijo"``: from twice the previous accepted step (1 at the first update), halve
+        until :math:`J' \le J - 10^{-4}\,\mu\|\nabla_V J\|_F` (sufficient decrease for
+        the known slope :math:`-\|\nabla_V J\|_F` along the direction); fewer SVM solves per
+        update, no expansion phase.
     ls_min_step : float, default=1e-3
         Smallest step tried; without a descent step the algorithm stops (local optimum).
     gate_threshold : float, default=0.0
@@ -765,6 +773,27 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=100, random_state=None, gating="
     :math:`J` falls below ``tol``. Trial steps are accepted only if they strictly decrease
     :math:`J`. The SVM is hot-started from the previous :math:`\alpha` (Sec. 3.1) by
     backends that can (the LIBSVM ones cannot).
+
+    ``max_iter`` is a budget (its default was 50, the paper's fixed schedule): with
+    ``tol=None`` the run ends at a local optimum (status 0: no descent step of length
+    ``>= ls_min_step``), and ``status=1`` with its message says that the budget ran out
+    first. Measured with the defaults (C = 1, ``random_state=0``, single-threaded):
+    on the 442-kernel ionosphere bank of SimpleMKL (``kernel_bank("simplemkl",
+    n_features=33)``, 245 standardised training points) the run stops at a local optimum
+    after 58 updates and 181 SVM solves (:math:`J` = 2.129; 50 updates: status 1, 142 SVM
+    solves, :math:`J` = 2.713); on Banana (1000 points, ``LMKLClassifier`` defaults) after
+    31 updates; on Gauss4 (1200 points) the objective still decreases by about
+    :math:`10^{-6}` relative per update after 100 updates (status 1).
+
+    On a stack of at least 16 kernels the solver skips, in :math:`K_\eta`, the terms of
+    negligible gates (``rtol`` of :func:`locally_combined_kernel`), with ``rtol`` chosen per
+    gating so that the skipped terms move every entry of the SVM's dual gradient
+    :math:`Q\alpha-\mathbf 1` by at most ``svm_tol / 100`` at any feasible :math:`\alpha`
+    (:math:`|\alpha_j y_j|\le C`; the skipped part of entry :math:`i` is at most
+    :math:`\text{rtol}\sqrt{D_i}\,C\sum_j\sqrt{D_j}`), and never more than
+    :math:`10^{-6}` relative to the entries. With crisp gates most terms are skipped and
+    kernel :math:`m` is read only between the points where its gate is not negligible;
+    with fewer kernels every term is summed.
 
     Every computation runs in float64: a float32 stack is converted (exactly) first, so it
     gives the result of the float64 stack that holds the same, rounded, values. A float32
@@ -1025,8 +1054,8 @@ class LMKLClassifier(BaseMKLClassifier):
         ``normalize="unit_trace"``: 0.01 ... 100; the useful range then depends on n).
     gating : {"softmax", "fixed"}, default="softmax"
         Linear softmax gating on the (standardised) inputs, or one constant gate per kernel.
-    max_iter : int, default=50
-        Maximum number of gating updates (50 in the paper).
+    max_iter : int, default=100
+        Maximum number of gating updates (the paper runs 50; see :func:`lmkl_solve`).
     normalize : {"unit_trace", "trace", "cosine"} or None, default="trace"
         Kernel normalisation fitted on the training data: ``"trace"`` scales each training
         kernel to trace n (mklcore's convention: the paper's unit trace with C multiplied by
