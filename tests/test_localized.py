@@ -355,6 +355,24 @@ def test_line_search_doubles_and_halves_the_step(prototype):
     np.testing.assert_allclose(moved, steps, rtol=1e-12)
 
 
+def test_armijo_starts_at_twice_the_previous_step(prototype):
+    """Armijo: the first trial is twice the last accepted step (1 at the first update), then
+    halvings; an accepted step 2**k after a step 2**j costs exactly j + 2 - k SVM solves, and
+    every accepted step has the sufficient decrease J' <= J - 1e-4 * step * ||G||."""
+    X, y, K, _ = prototype
+    res = lmkl_solve(K, y, X, C=50.0, max_iter=15, random_state=0, line_search="armijo")
+    steps = res.history["step"]
+    k = np.round(np.log2(steps)).astype(int)
+    np.testing.assert_array_equal(steps, 2.0 ** k)
+    first = np.r_[0, k[:-1] + 1]  # log2 of the first trial of each search
+    assert np.all(k <= first)
+    calls = np.diff(np.r_[res.initial["n_svm_calls"], res.history["n_svm_calls"]])
+    np.testing.assert_array_equal(calls, first - k + 1)
+    J = np.r_[res.initial["objective"], res.history["objective"]]
+    grad_norm = np.r_[res.initial["grad_norm"], res.history["grad_norm"]]
+    assert np.all(J[1:] <= J[:-1] - 1e-4 * steps * grad_norm[:-1])
+
+
 def test_tol_convergence_warning_and_callback(prototype):
     X, y, K, _ = prototype
     with pytest.warns(ConvergenceWarning, match="did not converge in 1 iterations"):
