@@ -179,9 +179,9 @@ def locally_combined_kernel(K, eta, eta_cols=None, *, out=None, rtol=0.0, row_ma
         |\tilde K_\eta(x_i, x_j) - K_\eta(x_i, x_j)| \le \text{rtol}\,\sqrt{D_i D_j},
 
     and :math:`\sqrt{D_i D_j}` bounds the entry itself (Cauchy-Schwarz again; for positive
-    semidefinite kernels :math:`D_i \ge K_\eta(x_i, x_i)`). The skipped terms are products with gates that are
-    essentially zero (with crisp softmax gates most of them), and kernel :math:`m` is then
-    read only between the points where its term was kept.
+    semidefinite kernels :math:`D_i \ge K_\eta(x_i, x_i)`). The skipped terms are products
+    with gates that are essentially zero (with crisp softmax gates, many of them), and kernel
+    :math:`m` is then read only between the points where its term was kept.
 
     Parameters
     ----------
