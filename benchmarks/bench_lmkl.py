@@ -13,12 +13,14 @@
    blocks only where both gates are non-zero) against evaluating every kernel between every
    test point and every support vector, and report the share of kernel evaluations kept.
 
-3. Large bank (issue 15): ``lmkl_solve`` with its defaults on the ionosphere bank
-   ``kernel_bank("simplemkl", n_features=33)`` (442 kernels) on 245 standardised training
-   points, against its floor: ``svm_calls`` exact passes of ``locally_combined_kernel`` over
-   the stack (each SVM solve of Algorithm 1 needs the full K_eta, one multiply-add
-   per kernel entry). ``ratio`` = fit time / (svm_calls x one pass) is the share of the fit
-   that is not the combination itself; the target of issue 15 is 50 updates in seconds.
+3. Large bank (issue 15): ``lmkl_solve`` with its defaults (``max_iter=100``, a budget; the
+   run stops at a local optimum) on the ionosphere bank ``kernel_bank("simplemkl",
+   n_features=33)`` (442 kernels) on 245 standardised training points, C = 1: status, updates,
+   SVM solves and fit time, against its floor: ``svm_calls`` exact passes of
+   ``locally_combined_kernel`` over the stack (each SVM solve of Algorithm 1 needs K_eta).
+   ``ratio`` = fit time / (svm_calls x one exact pass): below 1 when the solver's skipping of
+   negligible gate terms makes its passes cheaper than the exact one. The target of issue
+   15: the defaults converge (status 0) in seconds.
 
 Kernels are normalised to unit diagonal by default (Gönen's LMKSVM code; with the paper's unit
 trace and C <= 100 the gating often saturates in the first iteration and the fit stops early,
@@ -35,9 +37,11 @@ Prints a plain-text table; nothing is written to disk.
 import argparse
 import platform
 import time
+import warnings
 
 import numpy as np
 
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
@@ -125,14 +129,17 @@ def bench_bank(max_iter, seed, repeats):
     X_tr, _, y_tr, _ = train_test_split(X, y, train_size=245, random_state=0, stratify=y)
     X_tr = StandardScaler().fit_transform(X_tr)
     K = kernel_stack(kernel_bank("simplemkl", n_features=X.shape[1]), X_tr)
-    fit, res = _best_time(lambda: lmkl_solve(K, y_tr, X_tr, max_iter=max_iter,
-                                             random_state=seed, check_input=False), repeats)
+    budget = {} if max_iter is None else {"max_iter": max_iter}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fit, res = _best_time(lambda: lmkl_solve(K, y_tr, X_tr, C=1.0, random_state=seed,
+                                                 check_input=False, **budget), repeats)
     eta = softmax_gating(X_tr, res.gating_coef)
     one, _ = _best_time(lambda: locally_combined_kernel(K, eta), 3)
     return {"kernels": K.shape[0], "n": K.shape[1], "updates": res.n_iter,
             "svm_calls": res.n_svm_calls, "fit_s": fit, "pass_ms": 1e3 * one,
             "floor_s": res.n_svm_calls * one, "ratio": fit / (res.n_svm_calls * one),
-            "status": res.status}
+            "status": res.status, "J": res.objective}
 
 
 def _table(rows, columns):
@@ -168,13 +175,16 @@ def main(argv=None):
     print(_table(pred, [("n", "{:d}"), ("SV%", "{:.1f}"), ("max_gate", "{:.3f}"),
                         ("evals_kept", "{:.2f}"), ("t_full_ms", "{:.1f}"),
                         ("t_skip_ms", "{:.1f}"), ("speedup", "{:.2f}")]))
-    bank_iter = 10 if args.quick else N_ITER
+    bank_iter = 10 if args.quick else None
     bank = [bench_bank(bank_iter, args.seed, repeats)]
-    print(f"\n## Large bank: lmkl_solve defaults ({bank_iter} updates), ionosphere, 442 kernels")
+    budget = f"{bank_iter} updates" if args.quick else "default budget"
+    print(f"\n## Large bank: lmkl_solve defaults ({budget}), ionosphere, 442 kernels, C = 1")
     print(_table(bank, [("kernels", "{:d}"), ("n", "{:d}"), ("updates", "{:d}"),
                         ("svm_calls", "{:d}"), ("fit_s", "{:.2f}"), ("pass_ms", "{:.1f}"),
-                        ("floor_s", "{:.2f}"), ("ratio", "{:.2f}"), ("status", "{:d}")]))
-    print("# target (issue 15): 50 updates in seconds; the floor is svm_calls exact passes")
+                        ("floor_s", "{:.2f}"), ("ratio", "{:.2f}"),
+                        ("status", "{:d}"), ("J", "{:.4f}")]))
+    print("# target (issue 15): the defaults converge (status 0) in seconds; the floor is "
+          "svm_calls exact passes")
     print(f"\n# total {time.perf_counter() - t0:.1f} s")
 
 

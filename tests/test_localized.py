@@ -228,6 +228,44 @@ def test_locally_combined_kernel_is_psd(three_kernels):
                                    rtol=1e-12, atol=1e-15)
 
 
+def _bank_case(n=70, n_kernels=20, seed=11):
+    """A bank of kernels of very different scales (unnormalised polynomials and Gaussians)."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = np.where(X[:, 0] * X[:, 1] - 0.4 * X[:, 2] + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
+    D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    G = np.einsum("id,jd->ij", X, X)
+    K = [np.exp(-D / w) for w in np.geomspace(0.1, 50.0, n_kernels - 4)]
+    K += [G, (G + 1.0) ** 2, (G + 1.0) ** 3, 100.0 * (G + 1.0) ** 3]
+    return np.stack(K), y, X
+
+
+def test_skipped_gate_terms_are_bounded():
+    """With rtol > 0 every entry is within rtol * sqrt(D_i D_j) of the exact sum (the proven
+    bound), the result is exactly symmetric, and rtol = 0 is the exact sum."""
+    from mklcore.localized import kernel_row_max
+
+    K, _, X = _bank_case()
+    M = K.shape[0]
+    row_max = kernel_row_max(K)
+    np.testing.assert_array_equal(row_max, np.abs(K).max(axis=2).T)
+    rng = np.random.default_rng(2)
+    for scale in (0.5, 5.0, 50.0):  # from nearly uniform to crisp gates
+        eta = softmax_gating(X, scale * rng.normal(size=(M, 4)))
+        exact = locally_combined_kernel(K, eta)
+        np.testing.assert_array_equal(locally_combined_kernel(K, eta, rtol=0.0), exact)
+        D = np.sum(eta * eta * row_max, axis=1)
+        bound = np.sqrt(np.outer(D, D))
+        for rtol in (1e-12, 1e-6, 1e-2, 0.3):
+            approx = locally_combined_kernel(K, eta, rtol=rtol, row_max=row_max)
+            np.testing.assert_array_equal(approx, approx.T)
+            assert np.all(np.abs(approx - exact) <= rtol * bound + 1e-13 * bound)
+            # row_max is computed when not given
+            np.testing.assert_array_equal(locally_combined_kernel(K, eta, rtol=rtol), approx)
+    with pytest.raises(ValueError, match="square training stack"):
+        locally_combined_kernel(K[:, :5], eta[:5], eta, rtol=1e-6)
+
+
 def test_softmax_gating_threshold_and_stability():
     X = np.array([[0.0], [1e3], [-1e3]])
     V = np.array([[0.0, 1.0], [0.0, -1.0], [0.0, 0.0]])
@@ -315,6 +353,24 @@ def test_line_search_doubles_and_halves_the_step(prototype):
     V = np.concatenate([res.initial["gating_coef"][None], res.history["gating_coef"]])
     moved = np.linalg.norm((V[1:] - V[:-1]).reshape(len(steps), -1), axis=1)
     np.testing.assert_allclose(moved, steps, rtol=1e-12)
+
+
+def test_armijo_starts_at_twice_the_previous_step(prototype):
+    """Armijo: the first trial is twice the last accepted step (1 at the first update), then
+    halvings; an accepted step 2**k after a step 2**j costs exactly j + 2 - k SVM solves, and
+    every accepted step has the sufficient decrease J' <= J - 1e-4 * step * ||G||."""
+    X, y, K, _ = prototype
+    res = lmkl_solve(K, y, X, C=50.0, max_iter=15, random_state=0, line_search="armijo")
+    steps = res.history["step"]
+    k = np.round(np.log2(steps)).astype(int)
+    np.testing.assert_array_equal(steps, 2.0 ** k)
+    first = np.r_[0, k[:-1] + 1]  # log2 of the first trial of each search
+    assert np.all(k <= first)
+    calls = np.diff(np.r_[res.initial["n_svm_calls"], res.history["n_svm_calls"]])
+    np.testing.assert_array_equal(calls, first - k + 1)
+    J = np.r_[res.initial["objective"], res.history["objective"]]
+    grad_norm = np.r_[res.initial["grad_norm"], res.history["grad_norm"]]
+    assert np.all(J[1:] <= J[:-1] - 1e-4 * steps * grad_norm[:-1])
 
 
 def test_tol_convergence_warning_and_callback(prototype):
@@ -615,7 +671,7 @@ def test_n_iter_is_a_deprecated_alias_of_max_iter(prototype, xor_data):
     assert old.n_iter == new.n_iter
     Xf, yf = xor_data
     clf = LMKLClassifier(C=50.0, n_iter=2, random_state=0)
-    assert clf.get_params()["n_iter"] == 2 and clf.get_params()["max_iter"] == 50
+    assert clf.get_params()["n_iter"] == 2 and clf.get_params()["max_iter"] == 100
     assert LMKLClassifier().get_params()["n_iter"] is None
     with pytest.warns(FutureWarning, match="'n_iter' parameter of LMKLClassifier is deprecated"):
         clf.fit(Xf, yf)
@@ -726,6 +782,10 @@ def test_result_does_not_depend_on_the_blas_kernels(under_two_blas_kernels):
         "from mklcore.localized import lmkl_solve\n"
         "K, y, X = _blas_case()\n"
         "res = lmkl_solve(K, y, X, C=10.0, max_iter=8, random_state=1)\n"
+        "print(hashlib.sha256(repr(_fingerprint(res)).encode()).hexdigest())\n"
+        "from test_localized import _bank_case\n"  # a bank: terms of negligible gates skipped
+        "K, y, X = _bank_case()\n"
+        "res = lmkl_solve(K, y, X, C=1.0, max_iter=8, random_state=1, line_search='armijo')\n"
         "print(hashlib.sha256(repr(_fingerprint(res)).encode()).hexdigest())\n")
     native, other = under_two_blas_kernels(code)
     assert native == other
