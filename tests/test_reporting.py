@@ -228,6 +228,12 @@ def test_gain_verdict_tests_a_gain_not_non_inferiority():
     test = gain_verdict([-0.02, -0.03, -0.025, -0.01])
     assert test.holds is False and test.p_value > 0.99 and test.n == 4
     assert gain_verdict(mean=0.0, se=0.0).holds is False
+    # no variance: identical predictions are no gain; a constant gain needs enough pairs
+    assert gain_verdict(np.zeros(10)).holds is False
+    assert gain_verdict([0.01, 0.01]).holds == "inconclusive"
+    assert gain_verdict(np.full(10, 0.01)).holds is True
+    assert gain_verdict(np.full(3, -0.01)).holds is False
+    assert "sign test" in gain_verdict([0.01, 0.01]).rule
     assert gain_verdict(mean=0.01, se=0.002).holds is True
     assert gain_verdict(mean=0.0003, se=0.002).holds == "inconclusive"
     assert "interval" in test.evidence and "t-test" in test.rule

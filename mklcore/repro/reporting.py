@@ -360,11 +360,10 @@ def gain_verdict(diffs=None, *, mean=None, se=None, alpha=0.05):
             raise ValueError(f"'diffs' must hold at least 2 finite paired differences; got "
                              f"{d.size} values.")
         n, mean_, se_ = int(d.size), float(d.mean()), float(d.std(ddof=1) / np.sqrt(d.size))
+        if se_ <= 1e-12 * max(float(np.abs(d).max()), 1e-300):  # every pair differs equally
+            return _constant_gain(d, alpha)
         crit = float(stats.t.ppf(1 - alpha, n - 1))
-        if se_ > 0:
-            p_value = float(stats.t.sf(mean_ / se_, n - 1))
-        else:
-            p_value = 0.0 if mean_ > 0 else 1.0
+        p_value = float(stats.t.sf(mean_ / se_, n - 1))
         how = f"one-sided paired t-test over {n} pairs"
     else:
         if mean is None or se is None or not (_is_number(mean) and _is_number(se) and se >= 0):
@@ -390,6 +389,26 @@ def gain_verdict(diffs=None, *, mean=None, se=None, alpha=0.05):
     evidence = (f"mean gain {mean_:+.4g} (se {se_:.2g}), {level} interval "
                 f"[{lower:+.4g}, {upper:+.4g}], one-sided p = {p_value:.3g}")
     return GainTest(holds, mean_, se_, n, p_value, rule, evidence)
+
+
+def _constant_gain(d, alpha):
+    """:func:`gain_verdict` when every paired difference is the same (no variance).
+
+    The t-test is undefined; the exact one-sided sign test is used: ``n`` pairs that all
+    gain give ``p = 2^-n`` (so 2 pairs can never be significant at 5 %, 5 can); all equal
+    to 0 is no gain at all.
+    """
+    n, value = int(d.size), float(d[0])
+    if value == 0.0:
+        holds, p_value = False, 1.0
+    else:
+        p_value = 0.5 ** n if value > 0 else 1.0
+        holds = True if p_value < alpha else (False if value < 0 else INCONCLUSIVE)
+    rule = (f"gain test (all {n} paired differences are equal, so an exact one-sided sign "
+            f"test, alpha = {alpha:g}): holds if all pairs gain and 2^-n < alpha; does not "
+            f"hold if no pair gains; else inconclusive")
+    evidence = f"every one of {n} pairs gains {value:+.4g}; one-sided sign-test p = {p_value:.3g}"
+    return GainTest(holds, value, 0.0, n, p_value, rule, evidence)
 
 
 #: the one verdict vocabulary of every table and ``summary.csv``: for a number, ``match``
