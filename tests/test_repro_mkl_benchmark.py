@@ -82,6 +82,36 @@ def test_cell_is_deterministic():
     assert first == second
 
 
+@pytest.mark.parametrize("method", ["SimpleMKL", "lp-MKL p=2", "RLS2"])
+def test_cell_matches_grid_search_pipeline(method):
+    # the cell's CV loop (shared Gram stacks, SimpleMKL on the lean LIBSVM backend) picks the
+    # same parameter and gives the same model as GridSearchCV over a scaler + estimator pipeline
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from mklcore.datasets import add_label_noise
+    from mklcore.repro.experiments import repeated_splits
+
+    row = cell(method, noise=0.2)
+    X, y = mb.load_set("heart", 45, 0)
+    split = repeated_splits(y, n_repeats=2, test_size=0.3, seed=0)[0]
+    X_tr = X[split["train"]]
+    y_tr = add_label_noise(y[split["train"]], 0.2, random_state=(7 + 200) % 2**32)
+    est, param = mb.make_classifier(method, mb.benchmark_bank(X.shape[1]), noise_level=0.2,
+                                    seed=7, budget=TINY)
+    name = type(est).__name__.lower()
+    search = GridSearchCV(make_pipeline(StandardScaler(), est),
+                          {f"{name}__{param}": mb._grid(method, len(y_tr))},
+                          cv=StratifiedKFold(n_splits=3, shuffle=True, random_state=7),
+                          refit=True, error_score=0.0).fit(X_tr, y_tr)
+    assert row["reg"] == search.best_params_[f"{name}__{param}"]
+    model = search.best_estimator_
+    assert row["accuracy"] == mb.accuracy(y[split["test"]], model.predict(X[split["test"]]))
+    assert row["n_iter"] == model[-1].n_iter_
+    assert row["n_selected"] == mb.n_selected(model[-1].weights_)
+
+
 def test_critical_difference_matches_demsar_table():
     # Demsar (2006), Table 5(a): q_0.05 = 2.569 for k = 4
     assert mb.critical_difference(4, 10) == pytest.approx(2.569 * math.sqrt(20 / 60), rel=1e-3)

@@ -28,26 +28,29 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 import numpy as np
 import pandas as pd
 from scipy import stats
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.model_selection import GridSearchCV, StratifiedKFold
-from sklearn.pipeline import make_pipeline
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning, FitFailedWarning
+from sklearn.metrics import accuracy_score
+from sklearn.model_selection import StratifiedKFold
 from sklearn.preprocessing import StandardScaler
 
+from .. import decision
 from ..datasets import add_label_noise, load_dataset
-from ..kernels import gaussian, linear
+from ..kernels import KernelBank, gaussian, linear
 from ..localized import LMKLClassifier
-from ..lpnorm import LpMKLClassifier, SumKernelSVC
+from ..lpnorm import LpMKLClassifier, SumKernelSVC, lpmkl_solve
 from ..qmkl import QMKLClassifier
 from ..rls2 import RLS2Classifier
-from ..silp import SILPMKLClassifier
-from ..simplemkl import SimpleMKLClassifier
+from ..silp import SILPMKLClassifier, silp_solve
+from ..simplemkl import SimpleMKLClassifier, simplemkl_solve
 from ..stpmkl import MiPMKLClassifier, StPMKLClassifier
+from ..svm import default_backend
 from .experiments import accuracy, repeated_splits, subsample, summarize, wilcoxon
 from .plotting import method_palette
 
 __all__ = ["PAPER_ID", "DATASETS", "QUICK_DATASETS", "METHODS", "QUICK_METHODS", "BASELINE",
            "WIDTHS", "N_BLOCKS", "C_GRID", "LAMBDA_GRID", "benchmark_bank", "load_set",
-           "dataset_table", "make_classifier", "n_selected", "benchmark_cell",
+           "dataset_table", "make_classifier", "n_selected", "STACK_SOLVERS", "benchmark_cell",
            "accuracy_table", "rank_table", "rank_tests", "critical_difference",
            "headline_table", "findings", "plot_accuracy_vs_noise", "plot_time_vs_accuracy",
            "plot_sparsity", "plot_ranks", "summary_items", "report_sections"]
@@ -245,6 +248,76 @@ def _grid(method, n_train):
     return list(C_GRID)
 
 
+#: families fitted by calling their solver on Gram stacks built once per fold for the whole
+#: grid: family -> (solver, options added to the estimator's parameters). SimpleMKL's default
+#: SVM backend is ``"libsvm"`` (``SVC.fit``); :func:`mklcore.svm.default_backend` makes the
+#: same LIBSVM call without scikit-learn's per-call input checks, so the same solution
+STACK_SOLVERS = {"lp": (lpmkl_solve, {}), "silp": (silp_solve, {}),
+                 "simplemkl": (simplemkl_solve, {"svm_backend": default_backend})}
+
+
+class _Fold:
+    """One (training, evaluation) pair of a cell: features standardised with the statistics
+    of the training part and, for a :data:`STACK_SOLVERS` method, the trace-normalised Gram
+    stack of the bank, built once for the whole grid (as the estimator's own bank builds it)."""
+
+    def __init__(self, kernels, X_fit, y_fit, X_eval, y_eval, stacks):
+        scaler = StandardScaler().fit(X_fit)
+        self.X_fit, self.X_eval = scaler.transform(X_fit), scaler.transform(X_eval)
+        self.y_fit, self.y_eval = y_fit, y_eval
+        self.bank = KernelBank(kernels=kernels, normalize="trace") if stacks else None
+        self.K = self.bank.fit_transform(self.X_fit) if stacks else None
+        self._K_eval = None
+
+    @property
+    def K_eval(self):
+        """Gram stack between the evaluation and the training points (built on first use)."""
+        if self._K_eval is None:
+            self._K_eval = self.bank.transform(self.X_eval)
+        return self._K_eval
+
+
+def _fit(method, est, param, reg, fold):
+    """Fit a method at one value of its regularisation parameter on ``fold``.
+
+    Returns
+    -------
+    fitted : estimator or MKLResult
+    weights : ndarray
+        Kernel weights of the fit.
+    result : MKLResult or None
+    """
+    family = METHODS[method][0]
+    if family not in STACK_SOLVERS:
+        model = clone(est).set_params(**{param: reg}).fit(fold.X_fit, fold.y_fit)
+        return model, model.weights_, getattr(model, "result_", None)
+    # what the estimator's fit passes to its solver (all parameters but the bank's)
+    solver, options = STACK_SOLVERS[family]
+    params = {k: v for k, v in est.get_params().items()
+              if k not in ("kernels", "normalize", "check_input")}
+    result = solver(fold.K, fold.y_fit, **{**params, param: reg}, check_input=False,
+                    **{k: f() for k, f in options.items()})
+    return result, np.asarray(result.weights, dtype=float), result
+
+
+def _predict(fitted, fold):
+    """Labels in {-1, +1} of the evaluation part of ``fold`` by a :func:`_fit` model."""
+    if hasattr(fitted, "predict"):
+        return fitted.predict(fold.X_eval)
+    return np.where(decision(fitted, fold.K_eval) > 0, 1, -1)
+
+
+def _cv_score(method, est, param, reg, fold):
+    """Accuracy on a validation fold; 0 (with a warning) if the fit fails, as GridSearchCV's
+    ``error_score=0.0``."""
+    try:
+        return accuracy_score(fold.y_eval, _predict(_fit(method, est, param, reg, fold)[0], fold))
+    except Exception as exc:  # noqa: BLE001 - any failure scores 0, the protocol's rule
+        warnings.warn(f"{method} failed at {param}={reg:g} on a fold (score 0): {exc!r}",
+                      FitFailedWarning, stacklevel=2)
+        return 0.0
+
+
 def benchmark_cell(*, dataset, noise, method, n_max, test_size, n_repeats, master_seed,
                    n_folds, budget, repeat, seed):
     """One (data set, noise level, method, split) cell of the benchmark.
@@ -254,8 +327,13 @@ def benchmark_cell(*, dataset, noise, method, n_max, test_size, n_repeats, maste
     :func:`mklcore.datasets.add_label_noise` with probability ``noise`` and a seed that
     depends only on ``seed`` and ``noise`` (the same noisy labels for every method); test
     labels stay clean. The regularisation parameter is chosen by ``n_folds``-fold stratified
-    cross-validation on the (noisy) training part, with the same folds for every method; the
-    chosen model is refitted on the whole training part, standardised with its statistics.
+    cross-validation on the (noisy) training part, with the same folds for every method (the
+    first value of the grid with the best mean validation accuracy; a failed fit scores 0);
+    the chosen model is refitted on the whole training part, standardised with its
+    statistics. The methods of :data:`STACK_SOLVERS` build each fold's Gram stacks once for
+    the whole grid and call their solver with the estimator's parameters (SimpleMKL with
+    :func:`mklcore.svm.default_backend`: the same LIBSVM solution without scikit-learn's
+    per-call input checks); the others are fitted through their estimator.
 
     Parameters
     ----------
@@ -274,8 +352,8 @@ def benchmark_cell(*, dataset, noise, method, n_max, test_size, n_repeats, maste
     -------
     row : dict
         ``accuracy`` (clean test labels), ``fit_time`` (CPU seconds of the final refit),
-        ``n_kernels``, ``n_selected`` (:func:`n_selected` of ``weights_``), ``gap`` (relative
-        duality gap of the final fit; NaN where the method has none), ``status``,
+        ``n_kernels``, ``n_selected`` (:func:`n_selected` of the kernel weights), ``gap``
+        (relative duality gap of the final fit; NaN where the method has none), ``status``,
         ``success``, ``n_iter`` and ``reg`` (the chosen C or lambda).
     """
     X, y = load_set(dataset, n_max, master_seed)
@@ -285,25 +363,26 @@ def benchmark_cell(*, dataset, noise, method, n_max, test_size, n_repeats, maste
         y_tr = add_label_noise(y_tr, noise, random_state=(seed + round(1000 * noise)) % 2**32)
     kernels = benchmark_bank(X.shape[1])
     est, param = make_classifier(method, kernels, noise_level=noise, seed=seed, budget=budget)
-    name = type(est).__name__.lower()
+    stacks = METHODS[method][0] in STACK_SOLVERS
     folds = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=seed)
+    grid = _grid(method, len(y_tr))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        search = GridSearchCV(make_pipeline(StandardScaler(), est),
-                              {f"{name}__{param}": _grid(method, len(y_tr))}, cv=folds,
-                              refit=False, error_score=0.0)
-        search.fit(X_tr, y_tr)
-        reg = float(search.best_params_[f"{name}__{param}"])
-        model = make_pipeline(StandardScaler(), est.set_params(**{param: reg}))
+        scores = np.zeros((len(grid), n_folds))
+        for j, (fit, val) in enumerate(folds.split(X_tr, y_tr)):
+            fold = _Fold(kernels, X_tr[fit], y_tr[fit], X_tr[val], y_tr[val], stacks)
+            for i, reg in enumerate(grid):
+                scores[i, j] = _cv_score(method, est, param, reg, fold)
+        reg = float(grid[int(np.argmax(np.average(scores, axis=1)))])
         start = time.process_time()
-        model.fit(X_tr, y_tr)
+        final = _Fold(kernels, X_tr, y_tr, X[split["test"]], y[split["test"]], stacks)
+        fitted, weights, result = _fit(method, est, param, reg, final)
         fit_time = time.process_time() - start
-    fitted = model[-1]
-    result = getattr(fitted, "result_", None)
+        y_pred = _predict(fitted, final)
     gap = float(result.gap) if result is not None else float("nan")
-    return {"accuracy": accuracy(y[split["test"]], model.predict(X[split["test"]])),
+    return {"accuracy": accuracy(y[split["test"]], y_pred),
             "fit_time": fit_time, "n_kernels": len(kernels),
-            "n_selected": n_selected(fitted.weights_),
+            "n_selected": n_selected(weights),
             "gap": gap if METHODS[method][0] not in ("sum", "lmkl") else float("nan"),
             "status": int(result.status) if result is not None else 0,
             "success": bool(result.success) if result is not None else True,
