@@ -39,7 +39,7 @@ __all__ = [
     "Kernel", "linear", "polynomial", "gaussian", "spectrum", "weighted_degree", "as_kernel",
     "fit_kernels", "kernel_bank", "kernel_stack", "normalize_trace", "normalize_cosine",
     "center", "alignment", "is_psd", "available_memory", "KernelBank", "KERNEL_BANKS",
-    "CallableKernel",
+    "CallableKernel", "MEMORY_CHECK_MIN_BYTES",
 ]
 
 # ----------------------------------------------------------------------------------------
@@ -140,6 +140,13 @@ def _check_positions(positions, owner):
     if stop is not None and stop <= start:
         raise ValueError(f"The 'positions' window of {owner} is empty: {positions!r}.")
     return (int(start), None if stop is None else int(stop))
+
+
+#: stacks (plus workspace) up to this size are built without checking the free memory (an
+#: explicit ``max_bytes`` is always checked): on a busy machine ``MemAvailable`` can read
+#: near 0 for a moment while the page cache is reclaimed, and refusing a few megabytes on that
+#: reading made parallel experiment runs fail at random
+MEMORY_CHECK_MIN_BYTES = 256 * 2**20
 
 
 def available_memory():
@@ -1428,6 +1435,8 @@ def _stack(kernels, X, Y, dtype, max_bytes, check_psd_, owner):
               + 2 * int(bool(families & {"string", "callable"})))
     work_bytes = n_work * n_X * n_Y * 8
     limit = max_bytes if max_bytes is not None else available_memory()
+    if max_bytes is None and stack_bytes + work_bytes <= MEMORY_CHECK_MIN_BYTES:
+        limit = None  # a reading of free memory is a snapshot: never refuse a small stack on it
     if limit is not None and stack_bytes + work_bytes > limit:
         source = "max_bytes" if max_bytes is not None else "free memory"
         raise MemoryError(

@@ -469,6 +469,18 @@ def test_memory_error_message(data):
     assert K.dtype == np.float32
 
 
+def test_free_memory_reading_never_refuses_a_small_stack(data, monkeypatch):
+    import mklcore.kernels as kern
+
+    X, _ = data
+    monkeypatch.setattr(kern, "available_memory", lambda: 0)  # a busy machine's snapshot
+    K = kernel_stack(kernel_bank("rbf", gamma=[1, 2, 3]), X)
+    assert K.shape == (3, 40, 40)
+    monkeypatch.setattr(kern, "MEMORY_CHECK_MIN_BYTES", 1000)
+    with pytest.raises(MemoryError, match="free memory"):
+        kernel_stack(kernel_bank("rbf", gamma=[1, 2, 3]), X)
+
+
 def test_input_errors(data):
     X, Z = data
     bad = X.copy()
