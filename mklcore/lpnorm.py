@@ -26,6 +26,7 @@ from scipy.special import logsumexp
 
 from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier, common_constraints, fill_doc
 from ._validation import Interval, Options, check_solver_inputs, validate_params
+from .svm import default_backend
 from .wrapper import (THETA_FLOOR, FixedWeights, NumericalFailure, SIPWeightStep,
                        WeightStep, dual_norm, lp_master, normalize_pnorm, run_wrapper)
 
@@ -415,7 +416,9 @@ def default_engine(solver, p, n_samples, *, mode=None, svm_backend=None, mkl_eve
         Chosen mode, or None for the default above (``"wrapper"`` whenever ``svm_backend``
         is given and is not ``"smo"``).
     svm_backend : str, default=None
-        Chosen backend, or None: ``"smo"`` in interleaved mode, ``"libsvm"`` otherwise.
+        Chosen backend, or None: ``"smo"`` in interleaved mode, otherwise
+        :func:`mklcore.svm.default_backend` (LIBSVM called without scikit-learn's per-call
+        input checks when that works, the same solution bit for bit).
     mkl_every : int, default=None
         Chosen chunk length, or None for the default above (ignored in wrapper mode).
     **_ignored
@@ -434,7 +437,7 @@ def default_engine(solver, p, n_samples, *, mode=None, svm_backend=None, mkl_eve
         conic_master = solver == "cutting_plane" and p > 1
         mode = "wrapper" if np.isinf(p) or conic_master else "interleaved"
     if svm_backend is None:
-        svm_backend = "smo" if mode == "interleaved" else "libsvm"
+        svm_backend = "smo" if mode == "interleaved" else default_backend()
     if mode != "interleaved":
         return mode, svm_backend, None
     return mode, svm_backend, mkl_every or max(10, int(n_samples) // 20)

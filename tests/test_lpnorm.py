@@ -4,6 +4,8 @@ import warnings
 
 import numpy as np
 import pytest
+
+from mklcore.svm import default_backend
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.exceptions import ConvergenceWarning
@@ -629,13 +631,28 @@ def test_default_engine_choices():
     assert default_engine("newton", 2.0, 1000) == ("interleaved", "smo", 50)
     assert default_engine("analytic", 1.0, 100) == ("interleaved", "smo", 10)
     assert default_engine("cutting_plane", 1.0, 400) == ("interleaved", "smo", 20)
-    assert default_engine("cutting_plane", 2.0, 400) == ("wrapper", "libsvm", None)
-    assert default_engine("newton", np.inf, 400) == ("wrapper", "libsvm", None)
+    fast = default_backend()  # LIBSVM without scikit-learn's per-call checks, when it works
+    assert default_engine("cutting_plane", 2.0, 400) == ("wrapper", fast, None)
+    assert default_engine("newton", np.inf, 400) == ("wrapper", fast, None)
     assert default_engine("newton", 2.0, 400, svm_backend="libsvm") == ("wrapper", "libsvm",
                                                                         None)
     assert default_engine("newton", 2.0, 400, mode="interleaved", mkl_every=7) == (
         "interleaved", "smo", 7)
-    assert default_engine("newton", 2.0, 400, mode="wrapper") == ("wrapper", "libsvm", None)
+    assert default_engine("newton", 2.0, 400, mode="wrapper") == ("wrapper", fast, None)
+
+
+def test_wrapper_default_backend_gives_libsvm_bit_for_bit():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 4))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=60) > 0, 1.0, -1.0)
+    K = np.stack([X @ X.T, np.exp(-0.5 * ((X[:, None] - X[None]) ** 2).sum(-1))])
+    for p in (np.inf, 2.0):
+        fast = lpmkl_solve(K, y, p=p, solver="cutting_plane" if p == 2.0 else "newton",
+                           mode="wrapper")
+        ref = lpmkl_solve(K, y, p=p, solver="cutting_plane" if p == 2.0 else "newton",
+                          mode="wrapper", svm_backend="libsvm")
+        assert np.array_equal(fast.dual_coef, ref.dual_coef)
+        assert np.array_equal(fast.weights, ref.weights) and fast.objective == ref.objective
 
 
 def test_estimator_uses_the_fast_default():
