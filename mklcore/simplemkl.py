@@ -218,29 +218,35 @@ class _SimpleMKLStep(WeightStep):
                 lo = (t_hi, pt.J, pt.slope, pt)
                 t_hi = min(step_max, max(t_new, 1.5 * t_hi))
                 continue
-            theta_pt, kernel_pt, n_faces = line.weights(t_hi), None, 0
-            while True:  # pass the faces while pt's alpha descends along the next segment
-                D, step_max = self._follow(line, t_hi, D, mu)
-                if kernel_pt is None:
-                    kernel_pt = line.stack[0].copy()
-                    pt.t = 0.0
-                t_hi = step_max
+            # pass the faces while pt's alpha descends along the next segment; the slope
+            # -S.D' of pt along a segment's direction D' needs S_m only where D' changes
+            theta_pt, n_faces = line.weights(t_hi), 0
+            theta, slope = theta_pt, pt.slope
+            while True:
+                D_new, step_max = self._direction(theta, None, mu, D)
+                changed = np.flatnonzero(D_new != D)
+                slope -= float(line.kernel_terms(pt, changed) @ (D_new - D)[changed])
+                D = D_new
                 n_faces += 1
-                if not (step_max > 0 and n_faces <= self.max_faces_skipped
-                        and line.slope(pt) < 0):
+                if not (step_max > 0 and n_faces <= self.max_faces_skipped and slope < 0):
                     break
-            if np.array_equal(line.theta, theta_pt):  # no face passed: pt is the end
+                theta = np.maximum(theta + step_max * D, 0.0)
+            if n_faces == 1:  # no face passed: pt is the end
                 return best, line
-            face = self._cost(line, 0.0, pt)
-            if face.J < pt.J and face.slope < 0 and step_max > 0:
-                best, lo = face, (0.0, face.J, face.slope, face)
-                continue
+            chord = line.chord(pt.t, theta)  # from pt to the last face passed
+            face = self._cost(chord, 1.0, pt)
+            pt.t = 0.0
+            if face.J < pt.J and step_max > 0:
+                slope = -float(chord.kernel_terms(face) @ D)
+                if slope < 0:  # the face descends along D: search on from there
+                    line = LineOracle(line.oracle, theta, D, kernel=chord.kernel(1.0, theta))
+                    face.t, face.slope = 0.0, slope
+                    best, lo, t_hi = face, (0.0, face.J, slope, face), step_max
+                    continue
             # bracket on the chord from pt to the face
-            line = LineOracle(line.oracle, theta_pt, line.theta - theta_pt, kernel=kernel_pt,
-                              direction_kernel=line.stack[0] - kernel_pt)
-            pt.t, face.t, width = 0.0, 1.0, 1.0
+            line, width = chord, 1.0
             lo = (0.0, pt.J, line.slope(pt), pt)
-            hi = (1.0, face.J, line.slope(face), face)
+            hi = (1.0, face.J, face.slope, face)
             if hi[2] <= 0:  # convex along the chord: the face is its minimum
                 return (face if face.J < pt.J else best), line
             break

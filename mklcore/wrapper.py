@@ -467,15 +467,49 @@ class LinePoint:
     slope : float
         :math:`J'(t)=-\frac12(\alpha\circ y)^\top K_D(\alpha\circ y)`, the derivative of
         :math:`t\mapsto J(\theta+tD)` (:math:`\partial J/\partial\theta_m=-S_m`, Danskin).
+    S : ndarray of shape (n_kernels,) or None
+        The per-kernel terms :math:`S_m=\frac12\alpha^\top Q_m\alpha` computed so far
+        (``nan`` where not yet computed; see :meth:`LineOracle.kernel_terms`).
     """
 
-    __slots__ = ("t", "alpha", "intercept", "decision", "J", "slope", "H", "anchor")
+    __slots__ = ("t", "alpha", "intercept", "decision", "J", "slope", "H", "anchor", "S")
 
     def __init__(self, t, alpha, intercept, decision, q, q_direction, H=None, anchor=0):
         self.t, self.alpha, self.intercept = float(t), alpha, float(intercept)
         self.decision, self.H, self.anchor = decision, H, anchor
         self.J = float(np.sum(alpha)) - 0.5 * float(q)
         self.slope = -0.5 * float(q_direction)
+        self.S = None
+
+
+def _kernel_sum(K, weights, out, base=None):
+    r""":math:`B+\sum_mw_mK_m` into ``out`` (:math:`B` = ``base`` or 0): one BLAS pass over the
+    stack, or in-place updates on the non-zero weights when at most a quarter of them are
+    non-zero (cheaper there: no pass over the kernels of zero weight, no temporaries)."""
+    from scipy.linalg.blas import daxpy
+
+    weights = np.asarray(weights, dtype=float)
+    active = np.flatnonzero(weights)
+    flat = out.reshape(-1)
+    if not (K.dtype == np.float64 and K.flags.c_contiguous):  # e.g. float32 stacks
+        combine_kernels(K, weights, out=out)
+        if base is not None:
+            out += base
+        return out
+    if 4 * active.size > weights.size:
+        if base is out:
+            base = base.copy()
+        np.dot(weights, K.reshape(K.shape[0], -1), out=flat)
+        if base is not None:
+            out += base
+        return out
+    if base is None:
+        out[...] = 0.0
+    else:
+        out[...] = base
+    for m in active:
+        flat = daxpy(K[m].reshape(-1), flat, a=float(weights[m]))
+    return out
 
 
 class LineOracle:
@@ -504,10 +538,16 @@ class LineOracle:
         Direction :math:`D`.
     kernel : ndarray of shape (n, n), default=None
         :math:`K_\theta`, if known (e.g. from :meth:`kernel` of the previous line); else it is
-        formed from the stack.
+        formed from the stack. A C-contiguous float64 array is taken over, not copied (the
+        line changes it in :meth:`move`).
     direction_kernel : ndarray of shape (n, n), default=None
         :math:`K_D`, if known (e.g. the chord :math:`K_{\theta'}-K_\theta` between two
-        points); else it is formed from the stack.
+        points); else it is formed from the stack. Taken over like ``kernel``.
+
+    Attributes
+    ----------
+    stack : list of two ndarrays of shape (n, n)
+        :math:`K_\theta` and :math:`K_D`.
     """
 
     _anchors = itertools.count()  # anchors are unique across lines (for the caches)
@@ -518,15 +558,11 @@ class LineOracle:
         n = K.shape[1]
         self.theta = np.array(theta, dtype=float)
         self.direction = np.array(direction, dtype=float)
-        self.stack = np.empty((2, n, n))
-        if kernel is None:
-            combine_kernels(K, self.theta, out=self.stack[0])
-        else:
-            self.stack[0] = kernel
-        if direction_kernel is None:
-            combine_kernels(K, self.direction, out=self.stack[1])
-        else:
-            self.stack[1] = direction_kernel
+        self.stack = []
+        for given, weights in ((kernel, self.theta), (direction_kernel, self.direction)):
+            if given is None:
+                given = _kernel_sum(K, weights, np.empty((n, n)))
+            self.stack.append(np.require(given, dtype=np.float64, requirements="C"))
         self.anchor = next(self._anchors)
         self._smo = None
         self._buffer = None
@@ -608,6 +644,37 @@ class LineOracle:
             out += delta[m] * K[m]
         return out
 
+    def chord(self, t, theta):
+        r"""The line from the point at step ``t`` to the weights ``theta``.
+
+        Anchored at :math:`\theta_t=\max(\theta+tD,0)` with direction
+        :math:`\theta'-\theta_t`, so that step 1 is ``theta``. Its kernels cost :math:`O(n^2)`
+        per non-zero weight of ``theta`` or per changed weight, whichever are fewer (one pass
+        over the stack at most).
+
+        Parameters
+        ----------
+        t : float
+            Step of the chord's start on this line.
+        theta : array-like of shape (n_kernels,)
+            The chord's end.
+
+        Returns
+        -------
+        line : LineOracle
+        """
+        start = self.weights(t)
+        theta = np.asarray(theta, dtype=float)
+        delta = theta - start
+        K_start = self.kernel(t, start)
+        K_end = np.empty_like(K_start)
+        if np.count_nonzero(theta) <= np.count_nonzero(delta):
+            _kernel_sum(self.oracle.K, theta, K_end)
+        else:
+            _kernel_sum(self.oracle.K, delta, K_end, base=K_start)
+        K_end -= K_start
+        return LineOracle(self.oracle, start, delta, kernel=K_start, direction_kernel=K_end)
+
     def slope(self, point):
         r"""The slope :math:`-\frac12c^\top K_Dc`, :math:`c=\alpha\circ y`, of the line's
         current direction at a point's alpha (e.g. after :meth:`move`).
@@ -644,7 +711,7 @@ class LineOracle:
         if o.backend == "smo":
             w = np.array([1.0, float(t)])
             if self._smo is None:
-                self._smo = CachedSMO(self.stack, y, o.C)
+                self._smo = CachedSMO(np.stack(self.stack), y, o.C)
             if start is None:
                 alpha0, H = np.zeros(n), np.zeros((2, n))
             elif isinstance(start, LinePoint) and start.anchor == self.anchor:
@@ -652,7 +719,7 @@ class LineOracle:
             else:
                 alpha0 = start.alpha
                 sv = np.flatnonzero(alpha0)
-                H = self.stack[:, :, sv] @ (alpha0[sv] * y[sv])
+                H = np.array([k[:, sv] @ (alpha0[sv] * y[sv]) for k in self.stack])
             alpha, H, b, n_iter, converged = self._smo.solve(w, alpha0, H, o.svm_tol,
                                                              o.svm_max_iter)
             o.n_smo_iter += n_iter
@@ -677,6 +744,38 @@ class LineOracle:
             raise o.limit_error()
         return point
 
+    def kernel_terms(self, point, index=None):
+        r"""Per-kernel terms :math:`S_m=\frac12c^\top K_mc`, :math:`c=\alpha\circ y`, of a
+        point, computed once and kept in :attr:`LinePoint.S`.
+
+        The slope along another direction :math:`D'` is :math:`-\sum_mD'_mS_m`; a term costs
+        :math:`O(n^2)`, all of them one pass over the stack.
+
+        Parameters
+        ----------
+        point : LinePoint
+        index : array-like of int, default=None
+            The kernels wanted; ``None``: all.
+
+        Returns
+        -------
+        S : ndarray
+            :math:`S_m` for the kernels ``index`` (all kernels if ``None``).
+        """
+        K = self.oracle.K
+        if point.S is None:
+            point.S = np.full(K.shape[0], np.nan)
+        wanted = np.arange(K.shape[0]) if index is None else np.asarray(index, dtype=int)
+        missing = wanted[np.isnan(point.S[wanted])]
+        if missing.size:
+            coef = point.alpha * self.oracle.y
+            if 2 * missing.size > K.shape[0]:
+                point.S[:] = 0.5 * kernel_quadratic_terms(K, coef)
+            else:
+                for m in missing:
+                    point.S[m] = max(0.5 * float(coef @ (K[m] @ coef)), 0.0)
+        return point.S[wanted]
+
     def state(self, point, theta, *, exact=True):
         r"""The :class:`WrapperState` of a point, with its per-kernel terms :math:`S_m`.
 
@@ -696,11 +795,11 @@ class LineOracle:
         """
         o = self.oracle
         coef = point.alpha * o.y
-        q = kernel_quadratic_terms(o.K, coef)
+        S = self.kernel_terms(point)
         theta = np.asarray(theta, dtype=float)
         hinge = np.maximum(0.0, 1.0 - o.y * point.decision).sum()
-        primal = 0.5 * float(theta @ q) + o.C * float(hinge)
-        return WrapperState(theta, point.alpha, coef, point.intercept, 0.5 * q, o.p,
+        primal = float(theta @ S) + o.C * float(hinge)
+        return WrapperState(theta, point.alpha, coef, point.intercept, S, o.p,
                             primal_objective=primal, exact=exact)
 
 
