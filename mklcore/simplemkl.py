@@ -86,7 +86,10 @@ class _SimpleMKLStep(WeightStep):
         self.line_search = line_search
         self.n_updates = 0
         self.n_line_search_evals = 0
+        self.n_reselected = 0
         self._kernel = None  # (weights, combined kernel) of the last accepted point
+        self._trials = []  # (weights, point) of this iteration's line-search evaluations
+        self._line0 = None  # this iteration's first line, anchored at the current weights
 
     def init(self, n_kernels):  # mklsvm.m: Sigma = ones/nbkernel
         return np.full(n_kernels, 1.0 / n_kernels)
@@ -100,7 +103,9 @@ class _SimpleMKLStep(WeightStep):
             if point is not None and abs(point.t - t) <= 1e-12 * max(abs(t), _EPS):
                 return point
         self.n_line_search_evals += 1
-        return line(t, start=warm)
+        point = line(t, start=warm)
+        self._trials.append((line.weights(t), point))
+        return point
 
     def _direction(self, d, grad, mu, D=None):
         """Lines 2-3 (first call) and 10 (``D`` given) of ``mklsvmupdate.m``."""
@@ -133,6 +138,7 @@ class _SimpleMKLStep(WeightStep):
             kernel = self._kernel[1]
         self._kernel = None
         line = LineOracle(oracle, d, D, kernel=kernel)
+        self._line0 = line
         search = self._golden if self.line_search == "golden" else self._derivative
         point, line = search(line, state, D, mu, step_max)
         # line 14: accept the best point if it lowers the cost
@@ -264,8 +270,37 @@ class _SimpleMKLStep(WeightStep):
                 hi = (pt.t, pt.J, pt.slope, pt)
         return best, line
 
+    def _reselect(self, state):
+        r"""Another SVM solution at the weights of ``state`` when the line search found no
+        descent: the SVM re-solved at :math:`d` by SMO warm-started from the alpha of the
+        trial point nearest :math:`d`. Returned (as a :class:`WrapperState`) only if its
+        duality gap is smaller, else ``None``.
+
+        At a vertex of the simplex or on a face, the kernel :math:`K_d` may be singular and
+        the SVM's dual solution at :math:`d` not unique; :math:`J` is then not differentiable
+        at :math:`d`, and :math:`-S(\alpha)` of an optimal alpha is one subgradient among
+        others. The reduced gradient of the alpha the SVM returned can point away from an
+        optimal :math:`d` (no trial point lowers :math:`J`), and its gap
+        :math:`(\max_mS_m-d^\top S)/J` stays above ``tol``: without this the run repeats the
+        same iterate until ``max_iter``. A trial point just past :math:`d` has an alpha near
+        the one of the one-sided derivative of :math:`J` along :math:`D` (an optimal alpha
+        at :math:`d` along which :math:`J` does not decrease): the SVM warm-started from it
+        stays near it, a candidate for the certificate (on the heart data of the benchmark
+        notebook it certifies the optimal vertex at once)."""
+        line, d = self._line0, state.theta
+        if not self._trials or line is None or not np.array_equal(line.theta, d):
+            return None
+        _, nearest = min(self._trials, key=lambda wp: float(np.abs(wp[0] - d).sum()))
+        point = line(0.0, start=nearest, warm=True)
+        new = line.state(point, d)
+        if not simplemkl_duality_gap(new) < simplemkl_duality_gap(state):
+            return None
+        self.n_reselected += 1
+        return new
+
     def step(self, state, oracle):
         self.n_updates += 1
+        self._trials = []
         d_old = state.theta
         point, line = self._update(state, oracle)
         d = d_old.copy() if point is None else line.weights(point.t)
@@ -281,14 +316,17 @@ class _SimpleMKLStep(WeightStep):
         if line is not None:  # the next line's anchor kernel, without a pass over the stack
             self._kernel = (d, line.kernel(0.0 if point is None else point.t, d))
         if point is None:
-            # same alpha, cleaned weights (mklsvm.m recomputes the gradient from that alpha)
-            return state if np.array_equal(d, d_old) else oracle.rescore(state, d)
+            if not np.array_equal(d, d_old):
+                # same alpha, cleaned weights (mklsvm.m recomputes the gradient from that alpha)
+                return oracle.rescore(state, d)
+            return self._reselect(state) or state
         d_line = line.weights(point.t)
         # alpha solved at d_line, which the clean-up changes by less than numerical_precision
         return line.state(point, d, exact=bool(np.max(np.abs(d - d_line)) <= self.eps_num))
 
     def result_extras(self):
-        return {"n_line_search_evals": self.n_line_search_evals}
+        return {"n_line_search_evals": self.n_line_search_evals,
+                "n_reselected": self.n_reselected}
 
 
 _SIMPLEMKL_CONSTRAINTS = {

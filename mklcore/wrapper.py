@@ -691,14 +691,18 @@ class LineOracle:
         sv = np.flatnonzero(coef)
         return -0.5 * float(coef[sv] @ (self.stack[1][sv] @ coef))  # rows sv of K_D c
 
-    def __call__(self, t, start=None):
+    def __call__(self, t, start=None, *, warm=False):
         """The SVM at step ``t``, warm-started from ``start`` (a :class:`LinePoint` or a
-        :class:`WrapperState`; ``"smo"`` only).
+        :class:`WrapperState`; ``"smo"`` or ``warm=True`` only).
 
         Parameters
         ----------
         t : float
         start : LinePoint or WrapperState, default=None
+        warm : bool, default=False
+            Solve with the warm-started :class:`~mklcore.svm.CachedSMO` whatever the oracle's
+            engine: when the SVM's dual solution is not unique, the solution reached from
+            ``start`` is the one nearest it.
 
         Returns
         -------
@@ -708,13 +712,14 @@ class LineOracle:
         y = o.y
         n = y.shape[0]
         t0 = time.perf_counter()
-        if o.backend == "smo":
+        if o.backend == "smo" or warm:
             w = np.array([1.0, float(t)])
             if self._smo is None:
                 self._smo = CachedSMO(np.stack(self.stack), y, o.C)
             if start is None:
                 alpha0, H = np.zeros(n), np.zeros((2, n))
-            elif isinstance(start, LinePoint) and start.anchor == self.anchor:
+            elif (isinstance(start, LinePoint) and start.anchor == self.anchor
+                  and start.H is not None):
                 alpha0, H = start.alpha, start.H.copy()
             else:
                 alpha0 = start.alpha
