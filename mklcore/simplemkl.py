@@ -16,7 +16,7 @@ import numpy as np
 
 from ._base import BaseMKLClassifier, common_constraints, fill_doc
 from ._validation import Interval, Options, check_solver_inputs, validate_params
-from .wrapper import LineOracle, WeightStep, run_wrapper
+from .wrapper import LineOracle, SVMIterationLimit, WeightStep, run_wrapper
 
 __all__ = ["simplemkl_solve", "SimpleMKLClassifier"]
 
@@ -291,7 +291,10 @@ class _SimpleMKLStep(WeightStep):
         if not self._trials or line is None or not np.array_equal(line.theta, d):
             return None
         _, nearest = min(self._trials, key=lambda wp: float(np.abs(wp[0] - d).sum()))
-        point = line(0.0, start=nearest, warm=True)
+        try:
+            point = line(0.0, start=nearest, warm=True)
+        except SVMIterationLimit:  # the SMO did not converge from there: keep the state
+            return None
         new = line.state(point, d)
         if not simplemkl_duality_gap(new) < simplemkl_duality_gap(state):
             return None
@@ -406,7 +409,8 @@ def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callb
         simplex, ``objective`` = :math:`J(d)`, ``gap`` = :math:`\Delta_{rel}`, equal to
         SimpleMKL's duality gap, ``dual_objective`` =
         :math:`D_1(\alpha)=\mathbf1^\top\alpha-\max_mS_m`, ``n_svm_calls`` counting the line
-        search, ``method="simplemkl"``...) plus ``n_line_search_evals``.
+        search, ``method="simplemkl"``...) plus ``n_line_search_evals`` and ``n_reselected``
+        (SVMs re-solved at unchanged weights, see Notes).
 
     See Also
     --------
@@ -435,7 +439,22 @@ def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callb
     and the certified stop are those of the reference code. ``line_search="golden"`` keeps
     the reference trial points. The combined kernel of the accepted point is carried to the
     next iteration (updated for the weights the clean-up zeroes), saving a pass over the
-    stack per iteration.
+    stack per iteration. Faces are passed in weight space: the slope of the last solved
+    alpha along the next segment's direction :math:`D'` is :math:`-\sum_mD'_mS_m`, which
+    needs :math:`S_m` only where :math:`D'` changes (the kernel that reached 0 and
+    :math:`\mu`, :math:`O(n^2)` each), and the kernels of the chord are formed once.
+
+    Non-unique SVM solutions. On a face of the simplex (a vertex in particular) the combined
+    kernel can be singular and the SVM's dual solution not unique; :math:`J` is then not
+    differentiable there and the gradient :math:`-S(\alpha)` of the alpha the SVM returns is
+    one subgradient among others. Its reduced gradient can point away from an optimal
+    :math:`d`: no trial point lowers :math:`J`, the weights stay, and the same alpha keeps
+    the duality gap above ``tol`` (the reference code then runs to its iteration cap). When
+    the line search finds no descent, the SVM at :math:`d` is re-solved by SMO warm-started
+    from the alpha of the trial point nearest :math:`d` (an optimal alpha at :math:`d`
+    along whose subgradient :math:`J` does not decrease), and the new solution replaces the
+    old one if its duality gap is smaller (``n_reselected`` counts these); the stopping
+    rule is SimpleMKL's duality gap of an SVM solution at :math:`d` in every case.
 
     Measured (``benchmarks/bench_simplemkl.py``: C = 1, SimpleMKL run to the certified gap
     SILP reaches at tol = 1e-2; CPU time ratio SimpleMKL / SILP, one BLAS thread, LIBSVM
