@@ -136,6 +136,8 @@ class _SimpleMKLStep(WeightStep):
         kernel = None
         if self._kernel is not None and np.array_equal(self._kernel[0], d):
             kernel = self._kernel[1]
+        elif oracle.last is state:  # the first line: the loop's SVM at d formed K_d
+            kernel = LineOracle.solved_kernel(oracle, d)
         self._kernel = None
         line = LineOracle(oracle, d, D, kernel=kernel)
         self._line0 = line
@@ -317,7 +319,8 @@ class _SimpleMKLStep(WeightStep):
         if np.max(np.abs(d - d_old)) < self.eps_num and self.gs_tol > 1e-8:
             self.gs_tol /= 10.0
         if line is not None:  # the next line's anchor kernel, without a pass over the stack
-            self._kernel = (d, line.kernel(0.0 if point is None else point.t, d))
+            self._kernel = (d, line.kernel(0.0 if point is None else point.t, d,
+                                           out=line.release_buffer()))
         if point is None:
             if not np.array_equal(d, d_old):
                 # same alpha, cleaned weights (mklsvm.m recomputes the gradient from that alpha)

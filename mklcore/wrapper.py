@@ -567,6 +567,34 @@ class LineOracle:
         self._smo = None
         self._buffer = None
 
+    @staticmethod
+    def solved_kernel(oracle, theta):
+        r"""A copy of the combined kernel of the oracle's last LIBSVM-type solve, if that
+        solve was at ``theta`` (else ``None``): the anchor kernel of a line from the weights
+        the loop's oracle just solved at, without a pass over the stack.
+
+        Parameters
+        ----------
+        oracle : SVMOracle
+        theta : array-like of shape (n_kernels,)
+
+        Returns
+        -------
+        K_theta : ndarray of shape (n, n) or None
+        """
+        last, buffer = oracle.last, getattr(oracle, "_buffer", None)
+        theta = np.asarray(theta, dtype=float)
+        if (oracle.backend == "smo" or last is None or buffer is None
+                or not np.array_equal(last.theta, theta)):
+            return None
+        K = oracle.K
+        n = K.shape[1]
+        idx = np.linspace(0, n - 1, min(n, 8)).astype(int)  # check a few entries
+        expected = np.einsum("m,mij->ij", theta, K[:, idx][:, :, idx])
+        if not np.allclose(buffer[np.ix_(idx, idx)], expected, rtol=1e-12, atol=1e-12):
+            return None
+        return buffer.copy()
+
     def move(self, t, direction):
         r"""Re-anchor the line at :math:`\max(\theta+tD, 0)` with a new direction.
 
@@ -610,7 +638,7 @@ class LineOracle:
         """
         return np.maximum(self.theta + t * self.direction, 0.0)
 
-    def kernel(self, t, theta):
+    def kernel(self, t, theta, out=None):
         r"""The combined kernel :math:`K_{\theta'}` at weights near the point at step ``t``.
 
         For the next line's anchor: ``theta`` is the point's weights :math:`\theta+tD` up to a
@@ -624,6 +652,8 @@ class LineOracle:
         ----------
         t : float
         theta : array-like of shape (n_kernels,)
+        out : ndarray of shape (n, n), default=None
+            Output buffer (float64, C-contiguous; e.g. from :meth:`release_buffer`).
 
         Returns
         -------
@@ -637,12 +667,24 @@ class LineOracle:
         delta = theta - scale * raw
         changed = np.flatnonzero(np.abs(delta) > 1e-13 * theta[j])
         if scale <= 0 or changed.size > K.shape[0] // 3:
-            return combine_kernels(K, theta)
-        out = np.multiply(self.stack[1], t * scale)
+            return combine_kernels(K, theta, out=out)
+        out = np.multiply(self.stack[1], t * scale, out=out)
         out += scale * self.stack[0] if scale != 1.0 else self.stack[0]
         for m in changed:
             out += delta[m] * K[m]
         return out
+
+    def release_buffer(self):
+        """Hand over the line's scratch buffer (the kernel LIBSVM last trained on), e.g. as
+        the ``out`` of :meth:`kernel` for the next line; the line allocates a new one if it
+        solves again.
+
+        Returns
+        -------
+        buffer : ndarray of shape (n, n) or None
+        """
+        buffer, self._buffer = self._buffer, None
+        return buffer
 
     def chord(self, t, theta):
         r"""The line from the point at step ``t`` to the weights ``theta``.
@@ -666,7 +708,7 @@ class LineOracle:
         start = self.weights(t)
         theta = np.asarray(theta, dtype=float)
         delta = theta - start
-        K_start = self.kernel(t, start)
+        K_start = self.kernel(t, start, out=self.release_buffer())
         K_end = np.empty_like(K_start)
         if np.count_nonzero(theta) <= np.count_nonzero(delta):
             _kernel_sum(self.oracle.K, theta, K_end)
