@@ -245,7 +245,8 @@ class _SimpleMKLStep(WeightStep):
             face = self._cost(chord, 1.0, pt)
             pt.t = 0.0
             if face.J < pt.J and step_max > 0:
-                slope = -float(chord.kernel_terms(face) @ D)
+                support = np.flatnonzero(D)
+                slope = -float(chord.kernel_terms(face, support) @ D[support])
                 if slope < 0:  # the face descends along D: search on from there
                     line = LineOracle(line.oracle, theta, D, kernel=chord.kernel(1.0, theta))
                     face.t, face.slope = 0.0, slope

@@ -485,7 +485,8 @@ class LinePoint:
 def _kernel_sum(K, weights, out, base=None):
     r""":math:`B+\sum_mw_mK_m` into ``out`` (:math:`B` = ``base`` or 0): one BLAS pass over the
     stack, or in-place updates on the non-zero weights when at most a quarter of them are
-    non-zero (cheaper there: no pass over the kernels of zero weight, no temporaries)."""
+    non-zero or the kernels are small (cheaper there: no pass over the kernels of zero
+    weight, no temporaries)."""
     from scipy.linalg.blas import daxpy
 
     weights = np.asarray(weights, dtype=float)
@@ -496,7 +497,9 @@ def _kernel_sum(K, weights, out, base=None):
         if base is not None:
             out += base
         return out
-    if 4 * active.size > weights.size:
+    # streaming the whole stack beats in-place updates (3 passes over the output per
+    # kernel) unless few weights are non-zero or the output fits in cache
+    if active.size == weights.size or (4 * active.size > weights.size and out.size > 2 ** 19):
         if base is out:
             base = base.copy()
         np.dot(weights, K.reshape(K.shape[0], -1), out=flat)
