@@ -90,6 +90,8 @@ class _SimpleMKLStep(WeightStep):
         self._kernel = None  # (weights, combined kernel) of the last accepted point
         self._trials = []  # (weights, point) of this iteration's line-search evaluations
         self._line0 = None  # this iteration's first line, anchored at the current weights
+        self._lines = []  # this iteration's lines, recycled at its end
+        self._buffers = []  # their spare (n, n) arrays, for the next lines
 
     def init(self, n_kernels):  # mklsvm.m: Sigma = ones/nbkernel
         return np.full(n_kernels, 1.0 / n_kernels)
@@ -139,8 +141,9 @@ class _SimpleMKLStep(WeightStep):
         elif oracle.last is state:  # the first line: the loop's SVM at d formed K_d
             kernel = LineOracle.solved_kernel(oracle, d)
         self._kernel = None
-        line = LineOracle(oracle, d, D, kernel=kernel)
+        line = LineOracle(oracle, d, D, kernel=kernel, buffers=self._buffers)
         self._line0 = line
+        self._lines.append(line)
         search = self._golden if self.line_search == "golden" else self._derivative
         point, line = search(line, state, D, mu, step_max)
         # line 14: accept the best point if it lowers the cost
@@ -242,13 +245,16 @@ class _SimpleMKLStep(WeightStep):
             if n_faces == 1:  # no face passed: pt is the end
                 return best, line
             chord = line.chord(pt.t, theta)  # from pt to the last face passed
+            self._lines.append(chord)
             face = self._cost(chord, 1.0, pt)
             pt.t = 0.0
             if face.J < pt.J and step_max > 0:
                 support = np.flatnonzero(D)
                 slope = -float(chord.kernel_terms(face, support) @ D[support])
                 if slope < 0:  # the face descends along D: search on from there
-                    line = LineOracle(line.oracle, theta, D, kernel=chord.kernel(1.0, theta))
+                    line = LineOracle(line.oracle, theta, D, kernel=chord.kernel(1.0, theta),
+                                      buffers=self._buffers)
+                    self._lines.append(line)
                     face.t, face.slope = 0.0, slope
                     best, lo, t_hi = face, (0.0, face.J, slope, face), step_max
                     continue
@@ -305,8 +311,15 @@ class _SimpleMKLStep(WeightStep):
         return new
 
     def step(self, state, oracle):
+        try:
+            return self._step(state, oracle)
+        finally:  # the lines' arrays serve the next iteration's lines
+            for line in self._lines:
+                line.recycle()
+            self._lines, self._line0, self._trials = [], None, []
+
+    def _step(self, state, oracle):
         self.n_updates += 1
-        self._trials = []
         d_old = state.theta
         point, line = self._update(state, oracle)
         d = d_old.copy() if point is None else line.weights(point.t)

@@ -546,6 +546,9 @@ class LineOracle:
     direction_kernel : ndarray of shape (n, n), default=None
         :math:`K_D`, if known (e.g. the chord :math:`K_{\theta'}-K_\theta` between two
         points); else it is formed from the stack. Taken over like ``kernel``.
+    buffers : list, default=None
+        Spare (n, n) float64 arrays, shared by the lines of one search: the line takes its
+        new arrays from it (instead of allocating) and :meth:`recycle` gives them back.
 
     Attributes
     ----------
@@ -555,8 +558,13 @@ class LineOracle:
 
     _anchors = itertools.count()  # anchors are unique across lines (for the caches)
 
-    def __init__(self, oracle, theta, direction, kernel=None, direction_kernel=None):
+    #: most spare arrays a buffer list keeps (see :meth:`recycle`)
+    max_spare = 4
+
+    def __init__(self, oracle, theta, direction, kernel=None, direction_kernel=None,
+                 buffers=None):
         self.oracle = oracle
+        self.buffers = buffers
         K = oracle.K
         n = K.shape[1]
         self.theta = np.array(theta, dtype=float)
@@ -564,7 +572,7 @@ class LineOracle:
         self.stack = []
         for given, weights in ((kernel, self.theta), (direction_kernel, self.direction)):
             if given is None:
-                given = _kernel_sum(K, weights, np.empty((n, n)))
+                given = _kernel_sum(K, weights, self._new_array())
             self.stack.append(np.require(given, dtype=np.float64, requirements="C"))
         self.anchor = next(self._anchors)
         self._smo = None
@@ -712,13 +720,31 @@ class LineOracle:
         theta = np.asarray(theta, dtype=float)
         delta = theta - start
         K_start = self.kernel(t, start, out=self.release_buffer())
-        K_end = np.empty_like(K_start)
+        K_end = self._new_array()
         if np.count_nonzero(theta) <= np.count_nonzero(delta):
             _kernel_sum(self.oracle.K, theta, K_end)
         else:
             _kernel_sum(self.oracle.K, delta, K_end, base=K_start)
         K_end -= K_start
-        return LineOracle(self.oracle, start, delta, kernel=K_start, direction_kernel=K_end)
+        return LineOracle(self.oracle, start, delta, kernel=K_start, direction_kernel=K_end,
+                          buffers=self.buffers)
+
+    def _new_array(self):
+        """An (n, n) array from the spare buffers, or a new one."""
+        if self.buffers:
+            return self.buffers.pop()
+        n = self.oracle.K.shape[1]
+        return np.empty((n, n))
+
+    def recycle(self):
+        """Give the line's kernels and scratch buffer to its buffer list (at most
+        :attr:`max_spare` are kept); the line must not be used afterwards."""
+        if self.buffers is None:
+            return
+        for array in (*self.stack, self._buffer):
+            if array is not None and len(self.buffers) < self.max_spare:
+                self.buffers.append(array)
+        self.stack, self._buffer, self._smo = [], None, None
 
     def slope(self, point):
         r"""The slope :math:`-\frac12c^\top K_Dc`, :math:`c=\alpha\circ y`, of the line's
@@ -779,7 +805,7 @@ class LineOracle:
             point = LinePoint(t, alpha, b, g + b, g @ coef, H[1] @ coef, H, self.anchor)
         else:
             if self._buffer is None:
-                self._buffer = np.empty((n, n))
+                self._buffer = self._new_array()
             K_t = np.multiply(self.stack[1], float(t), out=self._buffer)
             K_t += self.stack[0]
             res, capped = o.solve_combined(K_t, None, K_t, o.svm_tol)
