@@ -475,18 +475,21 @@ def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callb
 
     Measured (``benchmarks/bench_simplemkl.py``: C = 1, SimpleMKL run to the certified gap
     SILP reaches at tol = 1e-2; CPU time ratio SimpleMKL / SILP, one BLAS thread, LIBSVM
-    backend; SVM calls in parentheses):
+    backend, minimum of 3 runs; SVM calls in parentheses; on a loaded machine, where the
+    passes over the stack cost SimpleMKL more than SILP):
 
     ===================  =================  ====================  ====================
     line search          ionosphere (442)   MNIST n=1000, M=50    MNIST n=2000, M=50
     ===================  =================  ====================  ====================
-    golden (reference)   0.74x (1033)       8.0x (77)             not measured
-    derivative           0.48x (202)        2.9x (6)              3.2x (6)
+    golden (reference)   1.2x (1034)        7.1x (77)             not measured
+    derivative           0.9x (219)         1.6x (6)              3.6x (6)
     ===================  =================  ====================  ====================
 
     The ``"smo"`` backend measured the same as LIBSVM at n = 1000 and 2000 (within 5%), so
-    the default stays ``"libsvm"``. At n = 2000 the 6 SVM calls are no longer the main cost:
-    the passes over the stack (:math:`K_D` and :math:`S_m` per iteration) are.
+    the default stays ``"libsvm"``. At n = 2000 the 6 SVM calls are not the main cost: the
+    passes over the stack are, about eight per run (the combined kernel and :math:`S_m` at
+    the start, then per iteration :math:`K_D`, the kernel of the face reached and
+    :math:`S_m` at the accepted point; passing the faces costs one kernel each).
 
     References
     ----------
