@@ -16,7 +16,7 @@ import numpy as np
 
 from ._base import BaseMKLClassifier, common_constraints, fill_doc
 from ._validation import Interval, Options, check_solver_inputs, validate_params
-from .wrapper import LineOracle, WeightStep, run_wrapper
+from .wrapper import LineOracle, SVMIterationLimit, WeightStep, run_wrapper
 
 __all__ = ["simplemkl_solve", "SimpleMKLClassifier"]
 
@@ -86,7 +86,12 @@ class _SimpleMKLStep(WeightStep):
         self.line_search = line_search
         self.n_updates = 0
         self.n_line_search_evals = 0
+        self.n_reselected = 0
         self._kernel = None  # (weights, combined kernel) of the last accepted point
+        self._trials = []  # (weights, point) of this iteration's line-search evaluations
+        self._line0 = None  # this iteration's first line, anchored at the current weights
+        self._lines = []  # this iteration's lines, recycled at its end
+        self._buffers = []  # their spare (n, n) arrays, for the next lines
 
     def init(self, n_kernels):  # mklsvm.m: Sigma = ones/nbkernel
         return np.full(n_kernels, 1.0 / n_kernels)
@@ -100,7 +105,9 @@ class _SimpleMKLStep(WeightStep):
             if point is not None and abs(point.t - t) <= 1e-12 * max(abs(t), _EPS):
                 return point
         self.n_line_search_evals += 1
-        return line(t, start=warm)
+        point = line(t, start=warm)
+        self._trials.append((line.weights(t), point))
+        return point
 
     def _direction(self, d, grad, mu, D=None):
         """Lines 2-3 (first call) and 10 (``D`` given) of ``mklsvmupdate.m``."""
@@ -131,8 +138,12 @@ class _SimpleMKLStep(WeightStep):
         kernel = None
         if self._kernel is not None and np.array_equal(self._kernel[0], d):
             kernel = self._kernel[1]
+        elif oracle.last is state:  # the first line: the loop's SVM at d formed K_d
+            kernel = LineOracle.solved_kernel(oracle, d)
         self._kernel = None
-        line = LineOracle(oracle, d, D, kernel=kernel)
+        line = LineOracle(oracle, d, D, kernel=kernel, buffers=self._buffers)
+        self._line0 = line
+        self._lines.append(line)
         search = self._golden if self.line_search == "golden" else self._derivative
         point, line = search(line, state, D, mu, step_max)
         # line 14: accept the best point if it lowers the cost
@@ -218,29 +229,39 @@ class _SimpleMKLStep(WeightStep):
                 lo = (t_hi, pt.J, pt.slope, pt)
                 t_hi = min(step_max, max(t_new, 1.5 * t_hi))
                 continue
-            theta_pt, kernel_pt, n_faces = line.weights(t_hi), None, 0
-            while True:  # pass the faces while pt's alpha descends along the next segment
-                D, step_max = self._follow(line, t_hi, D, mu)
-                if kernel_pt is None:
-                    kernel_pt = line.stack[0].copy()
-                    pt.t = 0.0
-                t_hi = step_max
+            # pass the faces while pt's alpha descends along the next segment; the slope
+            # -S.D' of pt along a segment's direction D' needs S_m only where D' changes
+            theta_pt, n_faces = line.weights(t_hi), 0
+            theta, slope = theta_pt, pt.slope
+            while True:
+                D_new, step_max = self._direction(theta, None, mu, D)
+                changed = np.flatnonzero(D_new != D)
+                slope -= float(line.kernel_terms(pt, changed) @ (D_new - D)[changed])
+                D = D_new
                 n_faces += 1
-                if not (step_max > 0 and n_faces <= self.max_faces_skipped
-                        and line.slope(pt) < 0):
+                if not (step_max > 0 and n_faces <= self.max_faces_skipped and slope < 0):
                     break
-            if np.array_equal(line.theta, theta_pt):  # no face passed: pt is the end
+                theta = np.maximum(theta + step_max * D, 0.0)
+            if n_faces == 1:  # no face passed: pt is the end
                 return best, line
-            face = self._cost(line, 0.0, pt)
-            if face.J < pt.J and face.slope < 0 and step_max > 0:
-                best, lo = face, (0.0, face.J, face.slope, face)
-                continue
+            chord = line.chord(pt.t, theta)  # from pt to the last face passed
+            self._lines.append(chord)
+            face = self._cost(chord, 1.0, pt)
+            pt.t = 0.0
+            if face.J < pt.J and step_max > 0:
+                support = np.flatnonzero(D)
+                slope = -float(chord.kernel_terms(face, support) @ D[support])
+                if slope < 0:  # the face descends along D: search on from there
+                    line = LineOracle(line.oracle, theta, D, kernel=chord.kernel(1.0, theta),
+                                      buffers=self._buffers)
+                    self._lines.append(line)
+                    face.t, face.slope = 0.0, slope
+                    best, lo, t_hi = face, (0.0, face.J, slope, face), step_max
+                    continue
             # bracket on the chord from pt to the face
-            line = LineOracle(line.oracle, theta_pt, line.theta - theta_pt, kernel=kernel_pt,
-                              direction_kernel=line.stack[0] - kernel_pt)
-            pt.t, face.t, width = 0.0, 1.0, 1.0
+            line, width = chord, 1.0
             lo = (0.0, pt.J, line.slope(pt), pt)
-            hi = (1.0, face.J, line.slope(face), face)
+            hi = (1.0, face.J, face.slope, face)
             if hi[2] <= 0:  # convex along the chord: the face is its minimum
                 return (face if face.J < pt.J else best), line
             break
@@ -258,7 +279,46 @@ class _SimpleMKLStep(WeightStep):
                 hi = (pt.t, pt.J, pt.slope, pt)
         return best, line
 
+    def _reselect(self, state):
+        r"""Another SVM solution at the weights of ``state`` when the line search found no
+        descent: the SVM re-solved at :math:`d` by SMO warm-started from the alpha of the
+        trial point nearest :math:`d`. Returned (as a :class:`WrapperState`) only if its
+        duality gap is smaller, else ``None``.
+
+        At a vertex of the simplex or on a face, the kernel :math:`K_d` may be singular and
+        the SVM's dual solution at :math:`d` not unique; :math:`J` is then not differentiable
+        at :math:`d`, and :math:`-S(\alpha)` of an optimal alpha is one subgradient among
+        others. The reduced gradient of the alpha the SVM returned can point away from an
+        optimal :math:`d` (no trial point lowers :math:`J`), and its gap
+        :math:`(\max_mS_m-d^\top S)/J` stays above ``tol``: without this the run repeats the
+        same iterate until ``max_iter``. A trial point just past :math:`d` has an alpha near
+        the one of the one-sided derivative of :math:`J` along :math:`D` (an optimal alpha
+        at :math:`d` along which :math:`J` does not decrease): the SVM warm-started from it
+        stays near it, a candidate for the certificate (on the heart data of the benchmark
+        notebook it certifies the optimal vertex at once)."""
+        line, d = self._line0, state.theta
+        if not self._trials or line is None or not np.array_equal(line.theta, d):
+            return None
+        _, nearest = min(self._trials, key=lambda wp: float(np.abs(wp[0] - d).sum()))
+        try:
+            point = line(0.0, start=nearest, warm=True)
+        except SVMIterationLimit:  # the SMO did not converge from there: keep the state
+            return None
+        new = line.state(point, d)
+        if not simplemkl_duality_gap(new) < simplemkl_duality_gap(state):
+            return None
+        self.n_reselected += 1
+        return new
+
     def step(self, state, oracle):
+        try:
+            return self._step(state, oracle)
+        finally:  # the lines' arrays serve the next iteration's lines
+            for line in self._lines:
+                line.recycle()
+            self._lines, self._line0, self._trials = [], None, []
+
+    def _step(self, state, oracle):
         self.n_updates += 1
         d_old = state.theta
         point, line = self._update(state, oracle)
@@ -273,16 +333,20 @@ class _SimpleMKLStep(WeightStep):
         if np.max(np.abs(d - d_old)) < self.eps_num and self.gs_tol > 1e-8:
             self.gs_tol /= 10.0
         if line is not None:  # the next line's anchor kernel, without a pass over the stack
-            self._kernel = (d, line.kernel(0.0 if point is None else point.t, d))
+            self._kernel = (d, line.kernel(0.0 if point is None else point.t, d,
+                                           out=line.release_buffer()))
         if point is None:
-            # same alpha, cleaned weights (mklsvm.m recomputes the gradient from that alpha)
-            return state if np.array_equal(d, d_old) else oracle.rescore(state, d)
+            if not np.array_equal(d, d_old):
+                # same alpha, cleaned weights (mklsvm.m recomputes the gradient from that alpha)
+                return oracle.rescore(state, d)
+            return self._reselect(state) or state
         d_line = line.weights(point.t)
         # alpha solved at d_line, which the clean-up changes by less than numerical_precision
         return line.state(point, d, exact=bool(np.max(np.abs(d - d_line)) <= self.eps_num))
 
     def result_extras(self):
-        return {"n_line_search_evals": self.n_line_search_evals}
+        return {"n_line_search_evals": self.n_line_search_evals,
+                "n_reselected": self.n_reselected}
 
 
 _SIMPLEMKL_CONSTRAINTS = {
@@ -362,7 +426,8 @@ def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callb
         simplex, ``objective`` = :math:`J(d)`, ``gap`` = :math:`\Delta_{rel}`, equal to
         SimpleMKL's duality gap, ``dual_objective`` =
         :math:`D_1(\alpha)=\mathbf1^\top\alpha-\max_mS_m`, ``n_svm_calls`` counting the line
-        search, ``method="simplemkl"``...) plus ``n_line_search_evals``.
+        search, ``method="simplemkl"``...) plus ``n_line_search_evals`` and ``n_reselected``
+        (SVMs re-solved at unchanged weights, see Notes).
 
     See Also
     --------
@@ -391,22 +456,40 @@ def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callb
     and the certified stop are those of the reference code. ``line_search="golden"`` keeps
     the reference trial points. The combined kernel of the accepted point is carried to the
     next iteration (updated for the weights the clean-up zeroes), saving a pass over the
-    stack per iteration.
+    stack per iteration. Faces are passed in weight space: the slope of the last solved
+    alpha along the next segment's direction :math:`D'` is :math:`-\sum_mD'_mS_m`, which
+    needs :math:`S_m` only where :math:`D'` changes (the kernel that reached 0 and
+    :math:`\mu`, :math:`O(n^2)` each), and the kernels of the chord are formed once.
+
+    Non-unique SVM solutions. On a face of the simplex (a vertex in particular) the combined
+    kernel can be singular and the SVM's dual solution not unique; :math:`J` is then not
+    differentiable there and the gradient :math:`-S(\alpha)` of the alpha the SVM returns is
+    one subgradient among others. Its reduced gradient can point away from an optimal
+    :math:`d`: no trial point lowers :math:`J`, the weights stay, and the same alpha keeps
+    the duality gap above ``tol`` (the reference code then runs to its iteration cap). When
+    the line search finds no descent, the SVM at :math:`d` is re-solved by SMO warm-started
+    from the alpha of the trial point nearest :math:`d` (an optimal alpha at :math:`d`
+    along whose subgradient :math:`J` does not decrease), and the new solution replaces the
+    old one if its duality gap is smaller (``n_reselected`` counts these); the stopping
+    rule is SimpleMKL's duality gap of an SVM solution at :math:`d` in every case.
 
     Measured (``benchmarks/bench_simplemkl.py``: C = 1, SimpleMKL run to the certified gap
     SILP reaches at tol = 1e-2; CPU time ratio SimpleMKL / SILP, one BLAS thread, LIBSVM
-    backend; SVM calls in parentheses):
+    backend, minimum of 3 runs; SVM calls in parentheses; on a loaded machine, where the
+    passes over the stack cost SimpleMKL more than SILP):
 
     ===================  =================  ====================  ====================
     line search          ionosphere (442)   MNIST n=1000, M=50    MNIST n=2000, M=50
     ===================  =================  ====================  ====================
-    golden (reference)   0.74x (1033)       8.0x (77)             not measured
-    derivative           0.48x (202)        2.9x (6)              3.2x (6)
+    golden (reference)   1.2x (1034)        7.1x (77)             not measured
+    derivative           0.9x (219)         1.6x (6)              3.6x (6)
     ===================  =================  ====================  ====================
 
     The ``"smo"`` backend measured the same as LIBSVM at n = 1000 and 2000 (within 5%), so
-    the default stays ``"libsvm"``. At n = 2000 the 6 SVM calls are no longer the main cost:
-    the passes over the stack (:math:`K_D` and :math:`S_m` per iteration) are.
+    the default stays ``"libsvm"``. At n = 2000 the 6 SVM calls are not the main cost: the
+    passes over the stack are, about eight per run (the combined kernel and :math:`S_m` at
+    the start, then per iteration :math:`K_D`, the kernel of the face reached and
+    :math:`S_m` at the accepted point; passing the faces costs one kernel each).
 
     References
     ----------

@@ -467,15 +467,52 @@ class LinePoint:
     slope : float
         :math:`J'(t)=-\frac12(\alpha\circ y)^\top K_D(\alpha\circ y)`, the derivative of
         :math:`t\mapsto J(\theta+tD)` (:math:`\partial J/\partial\theta_m=-S_m`, Danskin).
+    S : ndarray of shape (n_kernels,) or None
+        The per-kernel terms :math:`S_m=\frac12\alpha^\top Q_m\alpha` computed so far
+        (``nan`` where not yet computed; see :meth:`LineOracle.kernel_terms`).
     """
 
-    __slots__ = ("t", "alpha", "intercept", "decision", "J", "slope", "H", "anchor")
+    __slots__ = ("t", "alpha", "intercept", "decision", "J", "slope", "H", "anchor", "S")
 
     def __init__(self, t, alpha, intercept, decision, q, q_direction, H=None, anchor=0):
         self.t, self.alpha, self.intercept = float(t), alpha, float(intercept)
         self.decision, self.H, self.anchor = decision, H, anchor
         self.J = float(np.sum(alpha)) - 0.5 * float(q)
         self.slope = -0.5 * float(q_direction)
+        self.S = None
+
+
+def _kernel_sum(K, weights, out, base=None):
+    r""":math:`B+\sum_mw_mK_m` into ``out`` (:math:`B` = ``base`` or 0): one BLAS pass over the
+    stack, or in-place updates on the non-zero weights when at most a quarter of them are
+    non-zero or the kernels are small (cheaper there: no pass over the kernels of zero
+    weight, no temporaries)."""
+    from scipy.linalg.blas import daxpy
+
+    weights = np.asarray(weights, dtype=float)
+    active = np.flatnonzero(weights)
+    flat = out.reshape(-1)
+    if not (K.dtype == np.float64 and K.flags.c_contiguous):  # e.g. float32 stacks
+        combine_kernels(K, weights, out=out)
+        if base is not None:
+            out += base
+        return out
+    # streaming the whole stack beats in-place updates (3 passes over the output per
+    # kernel) unless few weights are non-zero or the output fits in cache
+    if active.size == weights.size or (4 * active.size > weights.size and out.size > 2 ** 19):
+        if base is out:
+            base = base.copy()
+        np.dot(weights, K.reshape(K.shape[0], -1), out=flat)
+        if base is not None:
+            out += base
+        return out
+    if base is None:
+        out[...] = 0.0
+    else:
+        out[...] = base
+    for m in active:
+        flat = daxpy(K[m].reshape(-1), flat, a=float(weights[m]))
+    return out
 
 
 class LineOracle:
@@ -504,32 +541,70 @@ class LineOracle:
         Direction :math:`D`.
     kernel : ndarray of shape (n, n), default=None
         :math:`K_\theta`, if known (e.g. from :meth:`kernel` of the previous line); else it is
-        formed from the stack.
+        formed from the stack. A C-contiguous float64 array is taken over, not copied (the
+        line changes it in :meth:`move`).
     direction_kernel : ndarray of shape (n, n), default=None
         :math:`K_D`, if known (e.g. the chord :math:`K_{\theta'}-K_\theta` between two
-        points); else it is formed from the stack.
+        points); else it is formed from the stack. Taken over like ``kernel``.
+    buffers : list, default=None
+        Spare (n, n) float64 arrays, shared by the lines of one search: the line takes its
+        new arrays from it (instead of allocating) and :meth:`recycle` gives them back.
+
+    Attributes
+    ----------
+    stack : list of two ndarrays of shape (n, n)
+        :math:`K_\theta` and :math:`K_D`.
     """
 
     _anchors = itertools.count()  # anchors are unique across lines (for the caches)
 
-    def __init__(self, oracle, theta, direction, kernel=None, direction_kernel=None):
+    #: most spare arrays a buffer list keeps (see :meth:`recycle`)
+    max_spare = 4
+
+    def __init__(self, oracle, theta, direction, kernel=None, direction_kernel=None,
+                 buffers=None):
         self.oracle = oracle
+        self.buffers = buffers
         K = oracle.K
         n = K.shape[1]
         self.theta = np.array(theta, dtype=float)
         self.direction = np.array(direction, dtype=float)
-        self.stack = np.empty((2, n, n))
-        if kernel is None:
-            combine_kernels(K, self.theta, out=self.stack[0])
-        else:
-            self.stack[0] = kernel
-        if direction_kernel is None:
-            combine_kernels(K, self.direction, out=self.stack[1])
-        else:
-            self.stack[1] = direction_kernel
+        self.stack = []
+        for given, weights in ((kernel, self.theta), (direction_kernel, self.direction)):
+            if given is None:
+                given = _kernel_sum(K, weights, self._new_array())
+            self.stack.append(np.require(given, dtype=np.float64, requirements="C"))
         self.anchor = next(self._anchors)
         self._smo = None
         self._buffer = None
+
+    @staticmethod
+    def solved_kernel(oracle, theta):
+        r"""A copy of the combined kernel of the oracle's last LIBSVM-type solve, if that
+        solve was at ``theta`` (else ``None``): the anchor kernel of a line from the weights
+        the loop's oracle just solved at, without a pass over the stack.
+
+        Parameters
+        ----------
+        oracle : SVMOracle
+        theta : array-like of shape (n_kernels,)
+
+        Returns
+        -------
+        K_theta : ndarray of shape (n, n) or None
+        """
+        last, buffer = oracle.last, getattr(oracle, "_buffer", None)
+        theta = np.asarray(theta, dtype=float)
+        if (oracle.backend == "smo" or last is None or buffer is None
+                or not np.array_equal(last.theta, theta)):
+            return None
+        K = oracle.K
+        n = K.shape[1]
+        idx = np.linspace(0, n - 1, min(n, 8)).astype(int)  # check a few entries
+        expected = np.einsum("m,mij->ij", theta, K[:, idx][:, :, idx])
+        if not np.allclose(buffer[np.ix_(idx, idx)], expected, rtol=1e-12, atol=1e-12):
+            return None
+        return buffer.copy()
 
     def move(self, t, direction):
         r"""Re-anchor the line at :math:`\max(\theta+tD, 0)` with a new direction.
@@ -574,7 +649,7 @@ class LineOracle:
         """
         return np.maximum(self.theta + t * self.direction, 0.0)
 
-    def kernel(self, t, theta):
+    def kernel(self, t, theta, out=None):
         r"""The combined kernel :math:`K_{\theta'}` at weights near the point at step ``t``.
 
         For the next line's anchor: ``theta`` is the point's weights :math:`\theta+tD` up to a
@@ -588,6 +663,8 @@ class LineOracle:
         ----------
         t : float
         theta : array-like of shape (n_kernels,)
+        out : ndarray of shape (n, n), default=None
+            Output buffer (float64, C-contiguous; e.g. from :meth:`release_buffer`).
 
         Returns
         -------
@@ -601,12 +678,73 @@ class LineOracle:
         delta = theta - scale * raw
         changed = np.flatnonzero(np.abs(delta) > 1e-13 * theta[j])
         if scale <= 0 or changed.size > K.shape[0] // 3:
-            return combine_kernels(K, theta)
-        out = np.multiply(self.stack[1], t * scale)
+            return combine_kernels(K, theta, out=out)
+        out = np.multiply(self.stack[1], t * scale, out=out)
         out += scale * self.stack[0] if scale != 1.0 else self.stack[0]
         for m in changed:
             out += delta[m] * K[m]
         return out
+
+    def release_buffer(self):
+        """Hand over the line's scratch buffer (the kernel LIBSVM last trained on), e.g. as
+        the ``out`` of :meth:`kernel` for the next line; the line allocates a new one if it
+        solves again.
+
+        Returns
+        -------
+        buffer : ndarray of shape (n, n) or None
+        """
+        buffer, self._buffer = self._buffer, None
+        return buffer
+
+    def chord(self, t, theta):
+        r"""The line from the point at step ``t`` to the weights ``theta``.
+
+        Anchored at :math:`\theta_t=\max(\theta+tD,0)` with direction
+        :math:`\theta'-\theta_t`, so that step 1 is ``theta``. Its kernels cost :math:`O(n^2)`
+        per non-zero weight of ``theta`` or per changed weight, whichever are fewer (one pass
+        over the stack at most).
+
+        Parameters
+        ----------
+        t : float
+            Step of the chord's start on this line.
+        theta : array-like of shape (n_kernels,)
+            The chord's end.
+
+        Returns
+        -------
+        line : LineOracle
+        """
+        start = self.weights(t)
+        theta = np.asarray(theta, dtype=float)
+        delta = theta - start
+        K_start = self.kernel(t, start, out=self.release_buffer())
+        K_end = self._new_array()
+        if np.count_nonzero(theta) <= np.count_nonzero(delta):
+            _kernel_sum(self.oracle.K, theta, K_end)
+        else:
+            _kernel_sum(self.oracle.K, delta, K_end, base=K_start)
+        K_end -= K_start
+        return LineOracle(self.oracle, start, delta, kernel=K_start, direction_kernel=K_end,
+                          buffers=self.buffers)
+
+    def _new_array(self):
+        """An (n, n) array from the spare buffers, or a new one."""
+        if self.buffers:
+            return self.buffers.pop()
+        n = self.oracle.K.shape[1]
+        return np.empty((n, n))
+
+    def recycle(self):
+        """Give the line's kernels and scratch buffer to its buffer list (at most
+        :attr:`max_spare` are kept); the line must not be used afterwards."""
+        if self.buffers is None:
+            return
+        for array in (*self.stack, self._buffer):
+            if array is not None and len(self.buffers) < self.max_spare:
+                self.buffers.append(array)
+        self.stack, self._buffer, self._smo = [], None, None
 
     def slope(self, point):
         r"""The slope :math:`-\frac12c^\top K_Dc`, :math:`c=\alpha\circ y`, of the line's
@@ -624,14 +762,18 @@ class LineOracle:
         sv = np.flatnonzero(coef)
         return -0.5 * float(coef[sv] @ (self.stack[1][sv] @ coef))  # rows sv of K_D c
 
-    def __call__(self, t, start=None):
+    def __call__(self, t, start=None, *, warm=False):
         """The SVM at step ``t``, warm-started from ``start`` (a :class:`LinePoint` or a
-        :class:`WrapperState`; ``"smo"`` only).
+        :class:`WrapperState`; ``"smo"`` or ``warm=True`` only).
 
         Parameters
         ----------
         t : float
         start : LinePoint or WrapperState, default=None
+        warm : bool, default=False
+            Solve with the warm-started :class:`~mklcore.svm.CachedSMO` whatever the oracle's
+            engine: when the SVM's dual solution is not unique, the solution reached from
+            ``start`` is the one nearest it.
 
         Returns
         -------
@@ -641,18 +783,19 @@ class LineOracle:
         y = o.y
         n = y.shape[0]
         t0 = time.perf_counter()
-        if o.backend == "smo":
+        if o.backend == "smo" or warm:
             w = np.array([1.0, float(t)])
             if self._smo is None:
-                self._smo = CachedSMO(self.stack, y, o.C)
+                self._smo = CachedSMO(np.stack(self.stack), y, o.C)
             if start is None:
                 alpha0, H = np.zeros(n), np.zeros((2, n))
-            elif isinstance(start, LinePoint) and start.anchor == self.anchor:
+            elif (isinstance(start, LinePoint) and start.anchor == self.anchor
+                  and start.H is not None):
                 alpha0, H = start.alpha, start.H.copy()
             else:
                 alpha0 = start.alpha
                 sv = np.flatnonzero(alpha0)
-                H = self.stack[:, :, sv] @ (alpha0[sv] * y[sv])
+                H = np.array([k[:, sv] @ (alpha0[sv] * y[sv]) for k in self.stack])
             alpha, H, b, n_iter, converged = self._smo.solve(w, alpha0, H, o.svm_tol,
                                                              o.svm_max_iter)
             o.n_smo_iter += n_iter
@@ -662,7 +805,7 @@ class LineOracle:
             point = LinePoint(t, alpha, b, g + b, g @ coef, H[1] @ coef, H, self.anchor)
         else:
             if self._buffer is None:
-                self._buffer = np.empty((n, n))
+                self._buffer = self._new_array()
             K_t = np.multiply(self.stack[1], float(t), out=self._buffer)
             K_t += self.stack[0]
             res, capped = o.solve_combined(K_t, None, K_t, o.svm_tol)
@@ -676,6 +819,38 @@ class LineOracle:
         if capped:
             raise o.limit_error()
         return point
+
+    def kernel_terms(self, point, index=None):
+        r"""Per-kernel terms :math:`S_m=\frac12c^\top K_mc`, :math:`c=\alpha\circ y`, of a
+        point, computed once and kept in :attr:`LinePoint.S`.
+
+        The slope along another direction :math:`D'` is :math:`-\sum_mD'_mS_m`; a term costs
+        :math:`O(n^2)`, all of them one pass over the stack.
+
+        Parameters
+        ----------
+        point : LinePoint
+        index : array-like of int, default=None
+            The kernels wanted; ``None``: all.
+
+        Returns
+        -------
+        S : ndarray
+            :math:`S_m` for the kernels ``index`` (all kernels if ``None``).
+        """
+        K = self.oracle.K
+        if point.S is None:
+            point.S = np.full(K.shape[0], np.nan)
+        wanted = np.arange(K.shape[0]) if index is None else np.asarray(index, dtype=int)
+        missing = wanted[np.isnan(point.S[wanted])]
+        if missing.size:
+            coef = point.alpha * self.oracle.y
+            if 2 * missing.size > K.shape[0]:
+                point.S[:] = 0.5 * kernel_quadratic_terms(K, coef)
+            else:
+                for m in missing:
+                    point.S[m] = max(0.5 * float(coef @ (K[m] @ coef)), 0.0)
+        return point.S[wanted]
 
     def state(self, point, theta, *, exact=True):
         r"""The :class:`WrapperState` of a point, with its per-kernel terms :math:`S_m`.
@@ -696,11 +871,11 @@ class LineOracle:
         """
         o = self.oracle
         coef = point.alpha * o.y
-        q = kernel_quadratic_terms(o.K, coef)
+        S = self.kernel_terms(point)
         theta = np.asarray(theta, dtype=float)
         hinge = np.maximum(0.0, 1.0 - o.y * point.decision).sum()
-        primal = 0.5 * float(theta @ q) + o.C * float(hinge)
-        return WrapperState(theta, point.alpha, coef, point.intercept, 0.5 * q, o.p,
+        primal = float(theta @ S) + o.C * float(hinge)
+        return WrapperState(theta, point.alpha, coef, point.intercept, S, o.p,
                             primal_objective=primal, exact=exact)
 
 

@@ -195,3 +195,48 @@ def test_never_returns_unoptimised_start(C):
     assert res.success and res.n_iter >= 2
     assert not np.allclose(res.weights, 0.5)
     np.testing.assert_allclose(res.weights, [0.0, 1.0], atol=1e-6)
+
+
+@pytest.fixture(scope="module")
+def heart_vertex():
+    """The training part of split 0 of the benchmark notebook on heart, 10% label noise,
+    standardised, with its 14-kernel bank (trace-normalised): at C = 0.1 the l1-MKL optimum
+    is the vertex d = e_14, where the SVM's dual solution is not unique."""
+    from sklearn.preprocessing import StandardScaler
+
+    from mklcore.datasets import add_label_noise
+    from mklcore.kernels import kernel_stack, normalize_trace
+    from mklcore.repro import mkl_benchmark as mb
+    from mklcore.repro.experiments import repeated_splits
+
+    noise, master_seed = 0.1, 0
+    X, y = mb.load_set("heart", 150, master_seed)
+    split = repeated_splits(y, n_repeats=3, test_size=0.3, seed=master_seed)[0]
+    X_tr, y_tr = X[split["train"]], y[split["train"]]
+    y_tr = add_label_noise(y_tr, noise, random_state=(split["seed"] + round(1000 * noise)) % 2**32)
+    X_tr = StandardScaler().fit_transform(X_tr)
+    K = normalize_trace(kernel_stack(mb.benchmark_bank(X.shape[1]), X_tr))[0]
+    return K, y_tr
+
+
+@pytest.mark.parametrize("line_search", ["derivative", "golden"])
+def test_certifies_optimal_vertex_with_non_unique_svm_solution(heart_vertex, line_search):
+    """Regression: SimpleMKL stalled at d = e_14 until max_iter (gap 0.015 > tol at every
+    iteration; SILP certifies in 9 iterations). The alpha LIBSVM returns at the vertex gives
+    S_1 > S_14, a reduced gradient along which J increases: no trial point was accepted and
+    the same alpha came back. Re-solving the SVM at d from the nearest trial point's alpha
+    gives another optimal alpha, which certifies the vertex."""
+    from mklcore.silp import silp_solve
+
+    K, y = heart_vertex
+    res = simplemkl_solve(K, y, C=0.1, max_iter=50, line_search=line_search)
+    assert res.success and res.status == 0 and res.n_iter <= 10
+    assert res.criterion <= 1e-2 and res.n_reselected >= 1
+    expected = np.zeros(K.shape[0])
+    expected[-1] = 1.0
+    np.testing.assert_allclose(res.weights, expected, atol=1e-8)
+    silp = silp_solve(K, y, C=0.1)
+    assert silp.success
+    np.testing.assert_allclose(res.objective, silp.objective, rtol=1e-4)
+    # the vertex is optimal: the certified gap bounds J(d) - J*
+    assert res.objective - res.dual_objective <= 1e-2 * res.objective
