@@ -1036,7 +1036,7 @@ def table1_claims(splits_test, splits_val=None, *, alpha=0.05):
         best_q = max(nonsparse, key=lambda q: m[q])
         gap = m[best_q] - m["1"]
         holds = INCONCLUSIVE if not np.isfinite(se1) else bool(gap >= -se1)
-        se_txt = f"{se1:.4f}" if np.isfinite(se1) else f"n/a ({len(table)} split)"
+        se_txt = f"{se1:.4f}" if np.isfinite(se1) else "n/a"
         return Claim(cid, "A non-sparse p in (1, 2] reaches the l1 MCC within one standard "
                      "error (non-sparse MKL 'approximates' l1).", holds,
                      f"{protocol}: best p in (1, 2]: p={best_q} MCC {m[best_q]:.4f} vs l1 "
@@ -1046,7 +1046,7 @@ def table1_claims(splits_test, splits_val=None, *, alpha=0.05):
                           "minus one standard error of the l1 MCC over the splits; "
                           "inconclusive with a single split (no standard error)",
                      tolerance=f"one SE of l1 ({se_txt} MCC)" if np.isfinite(se1)
-                     else f"one SE of l1 ({se_txt})")
+                     else f"one SE of l1 (n/a with {len(table)} split)")
 
     claims.append(p2(splits_test, "P2", "best C on test (the paper's protocol: C selected on "
                                         "the test data)", True))
@@ -1823,13 +1823,17 @@ def solver_checks(ref_cmp, pinf_cmp):
     Returns
     -------
     table : pandas.DataFrame
-        The rows of both, with the column ``paper`` renamed ``cvxpy optimum`` and the rule
-        prefixed by "solver check against the cvxpy oracle".
+        The rows of both, with the column ``paper`` renamed ``cvxpy optimum``, the rule
+        prefixed by "solver check against the cvxpy oracle" and the tolerance relative to
+        the cvxpy optimum.
     """
     t = pd.concat([ref_cmp, pinf_cmp], ignore_index=True).rename(
         columns={"paper": "cvxpy optimum"})
     if "rule" in t.columns:
         t["rule"] = "solver check against the cvxpy oracle: " + t["rule"].astype(str)
+    if "tolerance" in t.columns:
+        t["tolerance"] = t["tolerance"].astype(str).str.replace("of paper",
+                                                               "of the cvxpy optimum")
     return t
 
 
@@ -1984,8 +1988,8 @@ def _count(df, col="converged"):
 
 def _key_number(claim):
     """The first mean gain / difference quoted in a claim's evidence (for a short list)."""
-    m = re.search(r"(mean gain|difference|change from[^:]*:) ?[+-]?[0-9.]+(e[+-]?\d+)?",
-                  claim.evidence)
+    m = re.search(r"highest mean AUC l\S+|(mean gain|difference|change from[^:]*:) ?[+-]?"
+                  r"[0-9.]+(e[+-]?\d+)?", claim.evidence)
     return m.group(0) if m else "see the claims table"
 
 
