@@ -571,7 +571,8 @@ def timing_claims(df_n, df_m, *, time_col="cpu_s", obj_rtol=1e-4):
                         "slower than the lp-norm solvers at the largest n (Fig. 1 left).",
                         not slow and ratio >= 10.0,
                         f"SimpleMKL / fastest lp solver at n={n_max}: {ratio:.0f}x; not slowest "
-                        f"at n={slow} (slower than SimpleMKL: {_slower_text(slower_n, 'n')}); {cens} SimpleMKL runs stopped by the budget (time is a "
+                        f"at n={slow} (slower than SimpleMKL: {_slower_text(slower_n, 'n')}); "
+                        f"{cens} SimpleMKL runs stopped by the budget (time is a "
                         f"lower bound)",
                         rule="holds if SimpleMKL's mean CPU time is the largest of the MKL "
                              "methods at every n and at least 10 times that of the fastest lp "
@@ -2065,7 +2066,8 @@ def differences_section(*, claims, timings, df_t1, df_f2, drop, mfeat_info, dna_
         f"Figure 1 kernel widths (0.01 ... 100 times the median squared distance; the paper's "
         f"are not given) and SimpleMKL's budget ({sb['max_iter']} iterations or "
         f"max({sb['min_budget']:g} s, {sb['budget_factor']:g} times the CPU time of the slowest "
-        f"other MKL solver)): {int(smkl['censored'].sum())} of {len(smkl)} SimpleMKL runs stopped by "
+        f"other MKL solver)): {int(smkl['censored'].sum())} of {len(smkl)} SimpleMKL runs "
+        f"stopped by "
         f"the budget (their times are lower bounds). Synthetic DNA: signal probabilities 0.5 "
         f"(positives) and 0.1 (negatives) per signal, our choice.")
     if drop is not None and len(drop):

@@ -810,7 +810,8 @@ def paper_claims(acc_df, noise, datasets_run, s1, conv, hist):
     S1 (Eq. (11) with an inactive budget is l1-MKL) and S7 (Theorem 2's bound) are hard;
     S6 (AMP's gap at least :data:`S6_FACTOR` times below VI's) depends on the data and the
     eta0 grid and S2-S5 (the accuracy findings of Figure 1, left, Section 4) are statistical.
-    S2 ("similar") is an equivalence test (:func:`equivalence`). S3 and S4 claim gains and are tested as gains
+    S2 ("similar") is an equivalence test (:func:`equivalence`). S3 and S4 claim gains
+    and are tested as gains
     (:func:`mklcore.repro.reporting.gain_verdict` on :func:`paired_differences`, one per data
     set and trial): a gain inside the noise is "inconclusive". S3's evidence also says
     whether a gain is attributable to the budget (:func:`budget_gain`).
