@@ -1142,8 +1142,9 @@ def differences_text(acc_df, datasets_run, claims, budget, surprise, tol, t_max,
                    "epsilon, alternating minimisation from the l1-MKL solution), since the "
                    "paper does not state its; a different best-case baseline might fare worse.")
     if held.get("S2") is not True:
-        hyp.append(("S2 is inconclusive (the interval of the difference is wider than the "
-                    "margin)" if held.get("S2") == "inconclusive" else "S2 is not supported")
+        s2_ev = next(c.evidence for c in claims if c.id == "S2").split(";")[0]
+        hyp.append((f"S2 is inconclusive ({s2_ev})" if held.get("S2") == "inconclusive"
+                    else "S2 is not supported")
                    + ": StPMKL has no bias while SiPMKL (SimpleMKL) has one; "
                    "on small validation sets the selected lambda and rho may then differ.")
     if held.get("S6") is not True and conv is not None:
