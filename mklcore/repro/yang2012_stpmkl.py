@@ -44,9 +44,7 @@ import numpy as np
 import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
-from .._result import decision
-from .._validation import check_binary_labels
-from .. import datasets
+from .. import datasets, decision
 from ..kernels import kernel_bank, kernel_stack
 from ..lpnorm import lpmkl_solve
 from ..reference import factor_kernels
@@ -62,7 +60,8 @@ __all__ = [
     "accuracy_table", "method_colors", "plot_accuracy", "gap_slope", "convergence_study",
     "plot_convergence", "paired_differences", "budget_gain", "paper_claims",
     "weighting_table", "weighting_text", "ablation_table", "ablation_text", "convergence_text",
-    "differences_text", "summary_table",
+    "differences_text", "summary_table", "binary_labels", "budget_active", "equivalence",
+    "S6_FACTOR", "S6_RULE", "EQUIV_MARGIN", "EQUIV_RULE",
 ]
 
 PAPER_ID = "yang2012_stpmkl"
@@ -85,6 +84,26 @@ def kernel_bank_xu():
     return kernel_bank("xu2010")
 
 
+def binary_labels(y):
+    """Map the labels of a binary data set to {-1, +1} (the larger sorted label is +1).
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        Exactly two distinct labels.
+
+    Returns
+    -------
+    y_pm : ndarray of shape (n,)
+        Labels in {-1.0, +1.0}.
+    """
+    y = np.asarray(y).ravel()
+    classes = np.unique(y)
+    if classes.size != 2:
+        raise ValueError(f"y must hold exactly two classes; got {classes.size}.")
+    return np.where(y == classes[1], 1.0, -1.0)
+
+
 def load_set(name):
     """One UCI set, every attribute min-max scaled to [0, 1], constant attributes dropped.
 
@@ -104,7 +123,7 @@ def load_set(name):
     X, y = datasets.load_dataset(name, return_X_y=True)
     X = np.asarray(X, dtype=float)
     X = MinMaxScaler().fit_transform(X[:, X.max(axis=0) > X.min(axis=0)])
-    return X, check_binary_labels(y)[0]
+    return X, binary_labels(y)
 
 
 def dataset_table(in_run):
@@ -684,28 +703,115 @@ def budget_gain(acc_df, noise):
     -------
     test : mklcore.repro.reporting.GainTest
         :func:`mklcore.repro.reporting.gain_verdict` of :func:`paired_differences`
-        ``(acc_df, "StPMKL", "AMP-l1", [q >= 0.2])``.
+        ``(acc_df, "StPMKL", "AMP-l1", [q >= 0.2])``; ``"inconclusive"`` when every
+        difference is exactly 0 (identical accuracies, e.g. when the selected rho is n and
+        the two are the same model: no evidence either way).
     """
-    return gain_verdict(paired_differences(acc_df, "StPMKL", "AMP-l1",
+    test = gain_verdict(paired_differences(acc_df, "StPMKL", "AMP-l1",
                                            [q for q in noise if q >= 0.2]))
+    if test.se == 0 and test.mean == 0:
+        test = test._replace(holds="inconclusive",
+                             evidence=f"all {test.n} paired differences are exactly 0 "
+                                      f"(identical accuracies): no variation across the pairs")
+    return test
 
 
-def _budget_sentence(budget):
+def budget_active(acc_df, noise):
+    """How many StPMKL refits at q >= 0.2 had an active budget (selected rho < n).
+
+    Parameters
+    ----------
+    acc_df : pandas.DataFrame
+        Rows of :func:`noisy_trial`.
+    noise : list of float
+        Noise levels of the run.
+
+    Returns
+    -------
+    active, total : int
+        Refits with ``rho_over_n < 1`` and all StPMKL refits at q >= 0.2.
+    """
+    st = acc_df[(acc_df["method"] == "StPMKL") & acc_df["q"].isin([q for q in noise if q >= 0.2])]
+    return int((st["rho_over_n"] < 1).sum()), len(st)
+
+
+def _budget_sentence(budget, active=None):
     """Whether the budget carries a gain, from :func:`budget_gain`'s test."""
+    act = ("" if active is None else
+           f"the budget was active (selected rho < n) in {active[0]} of {active[1]} StPMKL "
+           f"refits at q >= 0.2; ")
+    if budget.se == 0 and budget.mean == 0:
+        return (f"{act}StPMKL and AMP-l1 (the same model with rho = n) have equal accuracies in "
+                f"all {budget.n} (data set, trial) pairs at q >= 0.2, so this run cannot "
+                f"attribute any accuracy to the budget rho, nor rule a contribution out "
+                f"(inconclusive)")
     share = {True: "a significant part of StPMKL's accuracy is attributable to the budget rho",
-             False: "no part of StPMKL's accuracy is attributable to the budget rho",
+             False: "the budget rho shows no significant gain",
              "inconclusive": "the run cannot attribute any gain to the budget rho (inside "
                              "the noise)"}[budget.holds]
-    return (f"{share}: StPMKL - AMP-l1 (the same model with rho = n) at q >= 0.2, per data "
+    return (f"{act}{share}: StPMKL - AMP-l1 (the same model with rho = n) at q >= 0.2, per data "
             f"set and trial: {budget.evidence}")
+
+
+#: S6: the best VI run's gap at T = 1000 must be at least this many times AMP's ("much smaller";
+#: at the rates O(1/T) vs O(1/sqrt(T)) the ratio grows like sqrt(T), about 30 at T = 1000)
+S6_FACTOR = 10.0
+S6_RULE = (f"holds if on every data set the best VI run's duality gap at T = 1000 (smallest final "
+           f"gap over the eta0 grid) is at least {S6_FACTOR:g} times AMP's")
+#: margin of the S2 equivalence test ("similar, if not the same"), in accuracy
+EQUIV_MARGIN = 0.02
+EQUIV_RULE = (f"equivalence test over the paired (data set, trial) differences at q = 0: holds if "
+              f"the 90% t-interval of the mean difference lies within +-{EQUIV_MARGIN:g}; does "
+              f"not hold if it lies entirely outside; else inconclusive (also with fewer than 2 "
+              f"pairs or equal differences: no noise estimate)")
+
+
+def equivalence(diffs, margin=EQUIV_MARGIN, alpha=0.05):
+    """Two one-sided tests of ``|mean difference| <= margin`` (the rule :data:`EQUIV_RULE`).
+
+    Parameters
+    ----------
+    diffs : array-like
+        Paired differences.
+    margin : float, default=EQUIV_MARGIN
+        Equivalence margin.
+    alpha : float, default=0.05
+        One-sided level (a ``1 - 2 alpha`` interval).
+
+    Returns
+    -------
+    holds : bool or str
+        True, False or ``"inconclusive"``.
+    evidence : str
+    """
+    from scipy import stats
+
+    d = np.asarray(diffs, dtype=float).ravel()
+    mean = float(d.mean())
+    if d.size < 2 or float(d.std(ddof=1)) == 0.0:
+        return "inconclusive", (f"mean difference {mean:+.3f} from {d.size} pair(s) with no "
+                                f"variation: no noise estimate")
+    se = float(d.std(ddof=1) / np.sqrt(d.size))
+    half = float(stats.t.ppf(1 - alpha, d.size - 1)) * se
+    lo, hi = mean - half, mean + half
+    if -margin <= lo and hi <= margin:
+        holds = True
+    elif lo > margin or hi < -margin:
+        holds = False
+    else:
+        holds = "inconclusive"
+    return holds, (f"mean difference {mean:+.3f} over {d.size} pairs, "
+                   f"{100 * (1 - 2 * alpha):g}% interval [{lo:+.3f}, {hi:+.3f}]")
 
 
 def paper_claims(acc_df, noise, datasets_run, s1, conv, hist):
     """Claims S1-S7 of the paper against our run, each with its rule and tolerance.
 
-    S1 (Eq. (11) with an inactive budget is l1-MKL), S6 (AMP below VI) and S7 (Theorem 2's
-    bound) are hard; S2-S5 (the accuracy findings of Figure 1, left, Section 4) are
-    statistical. S3 and S4 claim gains and are tested as gains
+    S1 (Eq. (11) with an inactive budget is l1-MKL) and S7 (Theorem 2's bound) are hard;
+    S6 (AMP's gap at least :data:`S6_FACTOR` times below VI's) depends on the data and the
+    eta0 grid and S2-S5 (the accuracy findings of Figure 1, left, Section 4) are statistical.
+    S2 ("similar") is an equivalence test (:func:`equivalence`). S3 and S4 claim gains
+    and are tested as gains
     (:func:`mklcore.repro.reporting.gain_verdict` on :func:`paired_differences`, one per data
     set and trial): a gain inside the noise is "inconclusive". S3's evidence also says
     whether a gain is attributable to the budget (:func:`budget_gain`).
@@ -735,6 +841,7 @@ def paper_claims(acc_df, noise, datasets_run, s1, conv, hist):
     diff_si = (per_q["StPMKL"] - per_q["SiPMKL"])
     at0 = acc_mean.xs(0.0, level="q")
     s2_gap = float((at0["StPMKL"] - at0["SiPMKL"]).abs().mean())
+    s2_holds, s2_ev = equivalence(paired_differences(acc_df, "StPMKL", "SiPMKL", [0.0]))
     drop = {m: acc_mean[m].xs(0.0, level="q") - acc_mean[m].xs(max(noise), level="q")
             for m in METHODS}
     n_less_drop = int((drop["StPMKL"] < drop["SiPMKL"]).sum())
@@ -747,7 +854,7 @@ def paper_claims(acc_df, noise, datasets_run, s1, conv, hist):
     st0 = q0[q0["method"] == "StPMKL"].groupby("dataset")["weights_l1_to_sipmkl"].mean()
     si0 = q0[q0["method"] == "SiPMKL"].groupby("dataset")["accuracy"].mean()
     s5_acc = (mi0["accuracy"] - si0).abs()
-    s5_sets = int(((s5_acc > 0) | (mi0["weights_l1_to_sipmkl"] > 0.1)).sum())
+    s5_sets = int((mi0["weights_l1_to_sipmkl"] > 0.1).sum())
     amp_s1, s1_err, s1_inside = s1["amp"], s1["rel_err"], s1["inside"]
     ratio = max(np.max(a.history["abs_gap"] / a.history["bound"]) for a, _ in hist.values())
     q_hi_text = ", ".join(f"{q:g}" for q in q_hi)
@@ -762,11 +869,9 @@ def paper_claims(acc_df, noise, datasets_run, s1, conv, hist):
               tolerance="1e-3 relative"),
         Claim("S2", "q = 0: StPMKL accuracy similar to SiPMKL (\"similar, if not the same\", "
               "Sec. 4)",
-              bool(s2_gap <= 0.02), f"mean |acc_St - acc_Si| over data sets at q = 0: {s2_gap:.3f}",
-              hard=False,
-              rule="holds if the mean over data sets of |acc_St - acc_Si| at q = 0 (each "
-                   "averaged over trials) is <= 0.02",
-              tolerance="0.02 accuracy"),
+              s2_holds, f"acc_St - acc_Si at q = 0 per data set and trial: {s2_ev}; mean "
+              f"|acc_St - acc_Si| over data sets: {s2_gap:.3f}", hard=False,
+              rule=EQUIV_RULE, tolerance=f"+-{EQUIV_MARGIN:g} accuracy"),
         Claim("S3", "StPMKL degrades less than SiPMKL as q grows (\"significantly more "
               "resilient\", Sec. 4)", s3.holds,
               f"gain = [acc_St - acc_Si at q in {{{q_hi_text}}}] - [acc_St - acc_Si at q = 0] "
@@ -774,7 +879,8 @@ def paper_claims(acc_df, noise, datasets_run, s1, conv, hist):
               + ", ".join(f"q={q:g}: {diff_si[q]:+.3f}" for q in q_hi)
               + f"; smaller drop acc(0) - acc({max(noise):g}) for StPMKL on {n_less_drop} of "
               f"{len(datasets_run)} sets (St {drop['StPMKL'].mean():.3f}, Si "
-              f"{drop['SiPMKL'].mean():.3f} on average); {_budget_sentence(budget)}",
+              f"{drop['SiPMKL'].mean():.3f} on average); "
+              f"{_budget_sentence(budget, budget_active(acc_df, noise))}",
               hard=False, rule=s3.rule + f"; pairs: (data set, trial), gain averaged over "
               f"q in {{{q_hi_text}}} minus the same difference at q = 0",
               tolerance="one-sided alpha = 0.05"),
@@ -787,22 +893,24 @@ def paper_claims(acc_df, noise, datasets_run, s1, conv, hist):
               tolerance="one-sided alpha = 0.05"),
         Claim("S5", "MiPMKL differs from SiPMKL at q = 0 (it does not reduce to MKL)",
               bool(s5_sets >= 1),
-              f"accuracy or weights differ on {s5_sets} of "
-              f"{len(datasets_run)} sets; |acc_Mi - acc_Si| = {s5_acc.round(3).to_dict()}, "
-              f"weight l1 distance = {mi0['weights_l1_to_sipmkl'].round(2).to_dict()} "
-              f"(StPMKL vs SiPMKL, for scale: {st0.round(2).to_dict()})", hard=False,
-              rule="holds if on at least one data set at q = 0 MiPMKL's mean accuracy differs "
-                   "from SiPMKL's or the l1 distance of their kernel weights exceeds 0.1",
+              f"kernel weights differ (l1 distance > 0.1) on {s5_sets} of "
+              f"{len(datasets_run)} sets; weight l1 distance MiPMKL vs SiPMKL = "
+              f"{mi0['weights_l1_to_sipmkl'].round(2).to_dict()} (StPMKL vs SiPMKL, for scale: "
+              f"{st0.round(2).to_dict()}); |acc_Mi - acc_Si| = {s5_acc.round(3).to_dict()} "
+              f"(reported, not used: at the noise level of single test points)", hard=False,
+              rule="holds if on at least one data set at q = 0 the l1 distance of the mean "
+                   "kernel weights of MiPMKL and SiPMKL exceeds 0.1 (the accuracies are not "
+                   "used: their differences are at the level of one test point)",
               tolerance="0.1 (l1 distance of the weights)"),
         Claim("S6", "AMP reaches a much smaller duality gap than VI in 1000 iterations on "
-              "every set", bool((conv["AMP gap"] < conv["best VI gap"]).all()),
+              "every set (\"significantly more efficient\", Sec. 4)",
+              bool((conv["VI / AMP"] >= S6_FACTOR).all()),
               "best-VI / AMP gap at T = 1000: " + ", ".join(
                   f"{r['data set']} {r['VI / AMP']:.1f}x" for r in conv.to_dict("records"))
               + "; log-log slopes over T in [100, 1000]: AMP " + ", ".join(
                   f"{s:.2f}" for s in conv["AMP slope"]) + "; VI " + ", ".join(
-                  f"{s:.2f}" for s in conv["VI slope"]), hard=True,
-              rule="holds if AMP's duality gap at T = 1000 is below the best VI run's "
-                   "(smallest final gap over the eta0 grid) on every data set"),
+                  f"{s:.2f}" for s in conv["VI slope"]), hard=False,
+              rule=S6_RULE, tolerance=f"factor {S6_FACTOR:g} (best VI gap / AMP gap)"),
         Claim("S7", "AMP's gap is below the Theorem-2 bound at every iteration",
               bool(conv["gap <= bound"].all()),
               f"max gap / bound over iterations and sets: {ratio:.3f}", hard=True,
@@ -949,7 +1057,7 @@ def convergence_text(acc_df, tol, t_max, solver="exact"):
 
 
 def differences_text(acc_df, datasets_run, claims, budget, surprise, tol, t_max,
-                     solver="exact"):
+                     solver="exact", conv=None, noise=None):
     """The report's section "What differs from the paper and why", from the run's numbers.
 
     Three parts: the stand-in data sets (which, why, their computed sizes), the solver
@@ -973,6 +1081,10 @@ def differences_text(acc_df, datasets_run, claims, budget, surprise, tol, t_max,
         Iteration limit of StPMKL and AMP-l1.
     solver : str, default="exact"
         Solver of the StPMKL fits.
+    conv : pandas.DataFrame, default=None
+        From :func:`convergence_study`: its AMP relative gaps at T = 1000 are quoted.
+    noise : list of float, default=None
+        Noise levels of the run (for the number of refits with an active budget).
 
     Returns
     -------
@@ -983,24 +1095,36 @@ def differences_text(acc_df, datasets_run, claims, budget, surprise, tol, t_max,
     for name in ("pima", "wdbc"):
         X, y = load_set(name)
         stand_ins.append(f"{name} (n = {X.shape[0]}, d = {X.shape[1]}, m = "
-                         f"{10 * (X.shape[1] + 1)} kernels, {int((y > 0).sum())} positives"
-                         f"{'' if name in datasets_run else '; not in this run'})")
+                         f"{10 * (X.shape[1] + 1)} kernels, {int((y > 0).sum())} positives)")
+    absent = [name for name in ("pima", "wdbc") if name not in datasets_run]
     data = ("**Data.** The paper's Table 1 is lost; its text names ionosphere, heart and sonar "
             "among five UCI sets \"used in MKL studies (Rakotomamonjy et al., 2008; Xu et al., "
             "2010)\". The other two are unknown, so two binary UCI sets stand in: "
             + " and ".join(stand_ins) + ". pima is on the lists of those MKL studies; wdbc "
             "(Wisconsin diagnostic breast cancer) replaces the original Wisconsin breast set, "
-            "which is not vendored. Results on the stand-ins are not the paper's.")
-    conv = ("**Solver convergence.** " + convergence_text(acc_df, tol, t_max, solver=solver)
-            + " The paper's AMP stops at the same gap or after 1000 iterations; at its O(1/T) "
-            "rate many of its fits may have stopped on the iteration cap instead, so its "
-            "models may be further from the solution of (11) than ours.")
+            "which is not vendored. Results on the stand-ins are not the paper's."
+            + (f" {' and '.join(absent)} {'is' if len(absent) == 1 else 'are'} not in this run."
+               if absent else ""))
+    conv_txt = ("**Solver convergence.** " + convergence_text(acc_df, tol, t_max, solver=solver)
+            + " The paper's AMP stops at the same gap or after 1000 iterations"
+            + ("" if conv is None else
+               "; in our convergence study (lambda = 0.01, rho = 100) AMP's relative gap after "
+               "1000 iterations is " + ", ".join(f"{r['AMP rel. gap']:.3f} ({r['data set']})"
+                                                 for r in conv.to_dict("records"))
+               + f", {'all' if (conv['AMP rel. gap'] > tol).all() else 'some'} above {tol:g}"
+               if (conv["AMP rel. gap"] > tol).any() else
+               "; in our convergence study (lambda = 0.01, rho = 100) AMP's relative gap after "
+               f"1000 iterations is below {tol:g} on every set")
+            + ". A hypothesis: at its O(1/T) rate many of the paper's fits may have stopped on "
+            "the iteration cap, so its models may be further from the solution of (11) than "
+            "ours.")
     held = {c.id: c.holds for c in claims}
     hyp = ["**Hypotheses** (not tested by this run)."]
     if held.get("S3") is not True:
         hyp.append(
             f"S3 is {'inconclusive' if held.get('S3') == 'inconclusive' else 'not supported'}"
-            f"; {_budget_sentence(budget)}. A hypothesis: the worst case over p turns the "
+            f"; {_budget_sentence(budget, None if noise is None else budget_active(acc_df, noise))}"
+            ". A hypothesis: the worst case over p turns the "
             "hinge loss into a top-k loss that keeps the hardest examples at full weight, and "
             "under label noise these are mostly the flipped ones (mean averaged dual on "
             "flipped vs clean training labels: "
@@ -1018,11 +1142,24 @@ def differences_text(acc_df, datasets_run, claims, budget, surprise, tol, t_max,
                    "epsilon, alternating minimisation from the l1-MKL solution), since the "
                    "paper does not state its; a different best-case baseline might fare worse.")
     if held.get("S2") is not True:
-        hyp.append("S2 is not supported: StPMKL has no bias while SiPMKL (SimpleMKL) has one; "
+        s2_ev = next(c.evidence for c in claims if c.id == "S2").split(";")[0]
+        hyp.append((f"S2 is inconclusive ({s2_ev})" if held.get("S2") == "inconclusive"
+                    else "S2 is not supported")
+                   + ": StPMKL has no bias while SiPMKL (SimpleMKL) has one; "
                    "on small validation sets the selected lambda and rho may then differ.")
+    if held.get("S6") is not True and conv is not None:
+        hyp.append(
+            "S6 does not hold at a factor " + f"{S6_FACTOR:g}: best-VI / AMP gap at T = 1000 "
+            + ", ".join(f"{r['VI / AMP']:.1f}x ({r['data set']})" for r in conv.to_dict("records"))
+            + "; log-log slopes over T in [100, 1000]: AMP "
+            + ", ".join(f"{v:.2f}" for v in conv["AMP slope"]) + ", best VI "
+            + ", ".join(f"{v:.2f}" for v in conv["VI slope"])
+            + ". A hypothesis: with eta0 tuned over a grid of 8 factors the best VI run is "
+            "faster over these 1000 iterations than its O(1/sqrt(T)) worst-case rate (slope "
+            "-0.5), so the gap ratio stays below the factor the two rates predict.")
     if len(hyp) == 1:
-        hyp.append("none needed: the claims S2-S5 hold on this run.")
-    return "\n\n".join([data, conv, " ".join(hyp)])
+        hyp.append("none needed: the claims S2-S6 hold on this run.")
+    return "\n\n".join([data, conv_txt, " ".join(hyp)])
 
 
 def summary_table(claims, conv, ablation, acc_df, datasets_run, noise):
@@ -1059,9 +1196,12 @@ def summary_table(claims, conv, ablation, acc_df, datasets_run, noise):
     conv_items = pd.DataFrame([{"item": f"gap at T=1000, {r['data set']}: AMP / best VI",
                                 "paper": "AMP << VI (Fig. 1 right)",
                                 "ours": f"{r['AMP gap']:.3g} / {r['best VI gap']:.3g}",
-                                "verdict": "match" if r["AMP gap"] < r["best VI gap"]
-                                else "differs", "tolerance": "none",
-                                "rule": "match if AMP's gap < the best VI run's gap"}
+                                "verdict": "match" if r["VI / AMP"] >= S6_FACTOR
+                                else "close" if r["VI / AMP"] > 1 else "differs",
+                                "tolerance": f"factor {S6_FACTOR:g} (best VI gap / AMP gap)",
+                                "rule": f"match if the best VI run's gap is >= {S6_FACTOR:g} "
+                                        f"times AMP's, close if it is above AMP's, else "
+                                        f"differs"}
                                for r in conv.to_dict("records")])
     conv_fits = pd.DataFrame([{"item": f"refits meeting the stopping rule, {m}",
                                "paper": "gap < 1e-2 or T = 1000 (Sec. 4)",
