@@ -214,6 +214,24 @@ def test_tss_like_dna_is_seeded_and_plants_one_signal_per_window():
     assert abs(np.isin(X[:, 140:148], ["C", "G"]).mean() - 0.5) < 0.05
 
 
+def test_tss_like_dna_per_signal_probabilities():
+    # one probability per signal, in the order of TSS_LIKE_SIGNALS; scalars mean all signals
+    X, y = ke.make_tss_like_dna(300, random_state=5, p_pos=[1.0, 0.0, 0.0, 1.0, 0.0],
+                                p_neg=0.0, p_block=1.0)
+    seqs = ["".join(row) for row in X]
+    tata = np.array(["TATAAA" in s[:40] for s in seqs])
+    assert tata[y == 1].all()
+    at = np.isin(X[:, 148:162], ["A", "T"]).all(axis=1)
+    assert at[y == 1].all() and at[y == -1].mean() < 0.01
+    gc = np.isin(X[:, 178:192], ["C", "G"]).mean(axis=1)
+    assert abs(gc[y == 1].mean() - gc[y == -1].mean()) < 0.05
+    # the scalar defaults and their per-signal spelling give the same sequences
+    X0, y0 = ke.make_tss_like_dna(200, random_state=1)
+    X1, y1 = ke.make_tss_like_dna(200, random_state=1, p_pos=[0.5] * 5, p_neg=(0.1,) * 5,
+                                  p_block=0.8)
+    assert np.array_equal(X0, X1) and np.array_equal(y0, y1)
+
+
 def test_drop_one_summary():
     rows = []
     for rep in range(3):
