@@ -234,11 +234,12 @@ def test_tss_like_dna_per_signal_probabilities():
 
 def test_drop_one_summary():
     rows = []
-    for rep in range(3):
+    jitter = [0.0, 0.002, -0.001, 0.001, -0.002]  # losses vary a little across training sets
+    for rep in range(5):
         rows.append({"rep": rep, "subset": "all", "kernel": "", "auc": 0.9 + 0.01 * rep})
         for k, name in enumerate(ke.DNA_KERNEL_NAMES):
             rows.append({"rep": rep, "subset": f"without {name}", "kernel": name,
-                         "auc": 0.88 + 0.01 * rep - 0.001 * k * (rep % 2)})
+                         "auc": 0.88 + 0.01 * rep - jitter[rep] - 0.001 * k * (rep % 2)})
             rows.append({"rep": rep, "subset": f"only {name}", "kernel": name, "auc": 0.7})
     table = ke.drop_one_summary(pd.DataFrame(rows))
     assert table["kernel"].tolist() == list(ke.DNA_KERNEL_NAMES)
