@@ -83,7 +83,8 @@ __all__ = [
     "plot_table1", "figure2_matrices", "kernel_weights", "plot_figure2", "plot_view_weights",
     "spread", "weight_spread", "theorem2_proxy", "theorem2_table", "PROXY", "IN_THEOREM",
     "EIG_TOL", "qsvm_fit", "qsvm_fold",
-    "qsvm_means", "qsvm_comparison", "plot_weight_maps", "dirichlet_ratio", "isolated_pockets",
+    "qsvm_means", "readable_means", "METRIC_NAMES", "qsvm_comparison", "plot_weight_maps",
+    "dirichlet_ratio", "isolated_pockets",
     "uci_split", "uci_table", "mu_choice", "CLAIM_SOURCES", "UCI_MARGIN", "TABLE1_DATA", "QSVM_DATA",
     "best_lp", "laplacian_effect", "uci_noninferiority", "claims", "summary_table",
     "differences_section",
@@ -1393,6 +1394,38 @@ def qsvm_means(qsvm):
     """
     return summarize(qsvm, by="method", metrics=["accuracy", "dirichlet", "pockets"],
                      ci="se").set_index("method")
+
+
+#: readable names of the metrics in the report's tables
+METRIC_NAMES = {"accuracy": "accuracy", "sensitivity": "sensitivity",
+                "specificity": "specificity", "dirichlet": "E(w)", "pockets": "pockets"}
+
+
+def readable_means(summary, unit="folds"):
+    """A means table (:func:`table1_means`, :func:`qsvm_means`) with readable column names.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        Indexed by method, columns ``n`` and ``<metric>_mean``, ``<metric>_se``.
+    unit : str, default="folds"
+        What ``n`` counts.
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        Columns ``method``, ``<unit>``, ``<metric> (mean)``, ``<metric> (s.e.)``, rounded to
+        4 decimals.
+    """
+    names = {"n": unit}
+    for col in summary.columns:
+        for suffix, word in (("_mean", "mean"), ("_se", "s.e.")):
+            if col.endswith(suffix):
+                metric = col[:-len(suffix)]
+                names[col] = f"{METRIC_NAMES.get(metric, metric)} ({word})"
+    out = summary.rename(columns=names).round(4)
+    out.index.name = "method"
+    return out.reset_index()
 
 
 def qsvm_comparison(qsvm, summary):
