@@ -713,7 +713,7 @@ def convergence(raws):
         have it): ``full schedule`` (status 1: every update of the paper's fixed schedule
         was made), ``stopped early`` (status 0 after at least two updates: no descent step
         left, a local optimum), ``stopped after <= 1 update`` (status 0 with ``n_iter <= 1``:
-        the gating barely moved from its start) and ``updates (median [min, max])``; these
+        no descent step after the first update) and ``updates (median [min, max])``; these
         columns are empty for the other families.
     """
     rows = pd.concat(raws, ignore_index=True)
@@ -1901,8 +1901,8 @@ def differences(data, bayes, literal, conv, *, n_iter, quick, ban_n_train=None):
                     f"gating updates, and ours also ends a fit early when no descent step is "
                     f"left): {r['full schedule']} ran the full schedule, {r['stopped early']} "
                     f"stopped early at a local optimum after 2 or more updates, "
-                    f"{r['stopped after <= 1 update']} stopped after at most one update (their "
-                    f"gating barely moved from the start)"
+                    f"{r['stopped after <= 1 update']} stopped after at most one update (no "
+                    f"descent step was found after the first update)"
                     + (f", {other} ended otherwise (status counts {r['status counts']})"
                        if other else "")
                     + f"; updates per fit, median [min, max]: "

@@ -85,7 +85,8 @@ __all__ = [
     "EIG_TOL", "qsvm_fit", "qsvm_fold",
     "qsvm_means", "readable_means", "METRIC_NAMES", "qsvm_comparison", "plot_weight_maps",
     "dirichlet_ratio", "isolated_pockets",
-    "uci_split", "uci_table", "mu_choice", "CLAIM_SOURCES", "UCI_MARGIN", "TABLE1_DATA", "QSVM_DATA",
+    "uci_split", "uci_table", "mu_choice", "CLAIM_SOURCES", "UCI_MARGIN", "TABLE1_DATA",
+    "QSVM_DATA",
     "best_lp", "laplacian_effect", "uci_noninferiority", "claims", "summary_table",
     "differences_section",
 ]
@@ -1847,7 +1848,8 @@ def claims(*, special, beta_step_max, alg1, t1, acc_wide, uci_rows, qsvm, qsvm_s
         Claim("Q5", "Q-MKL (Lap(Cov)+B) is more accurate than lp-MKL (Table 1, Sec. 5.2: "
               "0.888 vs 0.875, significant at 0.001)", q5.holds,
               f"Lap(Cov)+B {acc_t1['Lap(Cov)+B']:.3f} vs the best lp row {base} "
-              f"{acc_t1[base]:.3f}: {_tie_text(q5_diffs)}{q5.evidence}; gain vs l1 {_gain_text(vs_l1)}, vs l2 "
+              f"{acc_t1[base]:.3f}: {_tie_text(q5_diffs)}{q5.evidence}; gain vs l1 "
+              f"{_gain_text(vs_l1)}, vs l2 "
               f"{_gain_text(vs_l2)}; the dense (literal) Laplacian vs l2 "
               f"{_gain_text(dense_l2)}",
               hard=False, rule=f"Lap(Cov)+B minus the lp row with the highest mean accuracy, "
