@@ -211,6 +211,28 @@ def test_convergence_counts_status():
     assert conv.loc["svm", "status counts"] == "-1: 2"
 
 
+def test_convergence_counts_lmkl_updates():
+    raw = pd.DataFrame({"method": ["LMKL K_L-K_P"] * 4 + ["SVM K_L"],
+                        "status": [1, 0, 0, 0, -1], "n_iter": [20, 7, 1, 1, 1]})
+    conv = lmkl.convergence([raw]).set_index("family")
+    row = conv.loc["lmkl"]
+    assert (row["full schedule"], row["stopped early"], row["stopped after <= 1 update"]) == \
+        (1, 1, 2)
+    assert row["updates (median [min, max])"] == "4 [1, 20]"
+    assert conv.loc["svm", "full schedule"] == ""
+
+
+def test_banana_rows_not_compared_on_a_different_training_size():
+    ban = pd.DataFrame({"dataset": "banana", "method": ["MKL K_L-K_P", "LMKL K_L-K_P"],
+                        "C": 1.0, "acc": [70.0, 84.0], "acc_sd": 1.0, "sv": [80.0, 40.0],
+                        "sv_sd": 1.0, "weights": [[0.0, 1.0], [0.5, 0.5]]})
+    small = compare(lmkl.banana_rows(ban, "", 333))
+    assert (small["verdict"] == "n/a").all()
+    assert small["rule"].str.contains("different training size: 333").all()
+    full = compare(lmkl.banana_rows(ban, "", 1767))
+    assert (full["verdict"] != "n/a").all()
+
+
 def test_differences_text_is_computed_from_the_run():
     data = pd.DataFrame([
         {"data set": "gauss4_equal", "n (all)": 1200, "n": 600, "d": 2, "train fold": 200},
@@ -223,10 +245,24 @@ def test_differences_text_is_computed_from_the_run():
                              "literal SV% (fold 0)": 48.0, "C x N": 10.0, "acc": 94.75,
                              "SV%": 77.0}])
     conv = pd.DataFrame([{"family": "lmkl", "fits": 10, "met stopping rule": 4,
-                          "status counts": "0: 4, 1: 6"}])
+                          "status counts": "0: 4, 1: 6", "full schedule": 6,
+                          "stopped early": 1, "stopped after <= 1 update": 3,
+                          "updates (median [min, max])": "20 [1, 20]"},
+                         {"family": "mkl", "fits": 5, "met stopping rule": 5,
+                          "status counts": "0: 5", "full schedule": "", "stopped early": "",
+                          "stopped after <= 1 update": "",
+                          "updates (median [min, max])": ""}])
     text = lmkl.differences(data, {"gauss4_equal": 0.9214, "gauss4_recalled": 0.8974},
-                            literal, conv, n_iter=20, quick=True)
+                            literal, conv, n_iter=20, quick=True, ban_n_train=333)
     assert "1 of 1 fits checked end within 1 point" in text and "splice SVM K_G" in text
     assert "sonar (208 x 60; 69 training points per fold)" in text
     assert "splice (600 x 300, subsampled from 3190" in text and "89.74 %" in text
-    assert "4 of 10 fits met their stopping rule" in text
+    assert "6 ran the full schedule, 1 stopped early" in text
+    assert "3 stopped after at most one update" in text
+    assert "5 of 5 fits met their stopping rule" in text
+    assert "above the Bayes accuracy of gauss4_recalled" in text
+    assert "Quick mode runs 2 of the 10 sets" in text and "literal_grid.csv" in text
+    assert "subsampled to 333 training points per fold" in text
+    text = lmkl.differences(data, {"gauss4_equal": 0.95, "gauss4_recalled": 0.93}, literal,
+                            conv, n_iter=20, quick=False)
+    assert "at or above the paper's LMKL" in text and "Quick mode" not in text

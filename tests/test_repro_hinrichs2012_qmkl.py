@@ -132,6 +132,21 @@ def _uci_rows(margins, noise=(0.0, 0.01, -0.01, 0.0)):
     return pd.DataFrame(rows)
 
 
+def _spread(eff):
+    views = {"a": 0.5, "b": 0.3, "c": 0.2}
+    return pd.DataFrame({"eff. kernels": eff, "eff. views": [2.6] * len(eff),
+                         **{v: [x] * len(eff) for v, x in views.items()}},
+                        index=list(qm.METHODS))
+
+
+def _proxy(values, outside=()):
+    """A theorem2_table-like frame; the names in ``outside`` fail Theorem 2's hypothesis."""
+    return pd.DataFrame({qm.PROXY: values,
+                         "largest eigenvalue of Q^-1": {k: 2.0 if k in outside else 1.0
+                                                        for k in values},
+                         qm.IN_THEOREM: {k: k not in outside for k in values}})
+
+
 def _claim_inputs(**over):
     acc = {m: [0.90, 0.92, 0.88, 0.90] for m in qm.METHODS}
     acc["Lap(Cov)+B"] = [0.95, 0.96, 0.94, 0.97]
@@ -140,9 +155,8 @@ def _claim_inputs(**over):
     qsvm = _qsvm_rows([0.8] * 6, [0.85, 0.86, 0.84, 0.85, 0.87, 0.85], [4.0] * 6, [1.0] * 6)
     summary = qm.qsvm_means(qsvm)
     uci = _uci_rows({"a": 0.02, "b": 0.0, "c": 0.03})
-    spread = pd.DataFrame({"eff. kernels": [2.0, 10.0, 30.0, 5.0, 6.0, 20.0, 3.0, 29.0]},
-                          index=list(qm.METHODS))
-    proxy = pd.Series({"I (l2-MKL)": 1.0, "Cov": 0.5, "Lap(Cov)+B": 0.9})
+    spread = _spread([2.0, 10.0, 30.0, 5.0, 6.0, 20.0, 3.0, 29.0])
+    proxy = _proxy({"I (l2-MKL)": 1.0, "Cov": 0.5, "Lap(Cov)+B": 0.9})
     inputs = dict(
         special={"q1_obj": 1e-8, "q1_beta": 1e-5, "q2_obj": 1e-8, "q2_beta": 1e-5},
         beta_step_max=1e-6,
@@ -160,7 +174,8 @@ def _verdicts(**over):
 
 def test_claims_all_pass_on_good_inputs():
     verdicts = _verdicts()
-    assert list(verdicts) == [f"Q{k}" for k in range(1, 11)]
+    assert list(verdicts) == ["Q1", "Q2", "Q3", "Q4", "Q5", "Q6", "Q7", "Q7b", "Q8", "Q9",
+                              "Q10"]
     assert set(verdicts.values()) == {"match"}
     df = claims_table(qm.claims(**_claim_inputs()))
     assert (df["rule"].str.len() > 0).all() and (df["tolerance"].str.len() > 0).all()
@@ -172,6 +187,8 @@ def test_gain_claims_are_gain_tests():
     t1 = _t1({m: float(np.mean(v)) for m, v in same.items()})
     acc_wide = qm.table1_ttests(_folds(same), t1)[0]
     assert _verdicts(t1=t1, acc_wide=acc_wide)["Q5"] == "differs"
+    df = claims_table(qm.claims(**_claim_inputs(t1=t1, acc_wide=acc_wide)))
+    assert "the same test accuracy on all 4 folds" in df.set_index("id").loc["Q5", "evidence"]
     noisy = dict(same, **{"Lap(Cov)+B": [0.95, 0.87, 0.90, 0.91]})
     t1 = _t1({m: float(np.mean(v)) for m, v in noisy.items()})
     acc_wide = qm.table1_ttests(_folds(noisy), t1)[0]
@@ -198,12 +215,21 @@ def test_claims_fail_where_the_numbers_say_so():
     qsvm = _qsvm_rows([0.8] * 6, [0.8] * 6, [4.0] * 6, [1.0, 1.0, 1.0, 9.0, 9.0, 9.0])
     assert _verdicts(qsvm=qsvm, qsvm_summary=qm.qsvm_means(qsvm))["Q7"] == "differs"
     # Q9: Q-MKL not between l1 and l2
-    spread = pd.DataFrame({"eff. kernels": [2.0, 10.0, 30.0, 5.0, 6.0, 40.0, 3.0, 29.0]},
-                          index=list(qm.METHODS))
+    spread = _spread([2.0, 10.0, 30.0, 5.0, 6.0, 40.0, 3.0, 29.0])
     assert _verdicts(spread_table=spread)["Q9"] == "differs"
-    # Q10: a proxy above 1
-    proxy = pd.Series({"I (l2-MKL)": 1.0, "Cov": 0.5, "Lap(Cov)+B": 1.2})
+    # Q7b: the CV model's maps are rougher than the SVM's
+    qsvm = _qsvm_rows([0.8] * 6, [0.8] * 6, [0.5] * 6, [0.1] * 6)
+    verdicts = _verdicts(qsvm=qsvm, qsvm_summary=qm.qsvm_means(qsvm))
+    assert (verdicts["Q7"], verdicts["Q7b"]) == ("match", "differs")
+    # Q10: a proxy of 1 inside the theorem's hypothesis
+    proxy = _proxy({"I (l2-MKL)": 1.0, "Cov": 0.5, "Lap(Cov)+B": 1.0})
     assert _verdicts(proxy=proxy)["Q10"] == "differs"
+    # ... but a Q outside the hypothesis is not tested
+    proxy = _proxy({"I (l2-MKL)": 1.0, "Cov": 0.5, "Lap(Cov)+B": 1.2}, outside={"Lap(Cov)+B"})
+    df = claims_table(qm.claims(**_claim_inputs(proxy=proxy))).set_index("id")
+    assert df.loc["Q10", "verdict"] == "match"
+    assert "outside it" in df.loc["Q10", "evidence"] and "Lap(Cov)+B 1.200" in \
+        df.loc["Q10", "evidence"]
     # Q4: gap not closed; Q3: solvers disagree
     alg1 = {"result": SimpleNamespace(gap=1e-3), "rel": 1e-8, "monotone": True}
     assert _verdicts(alg1=alg1)["Q4"] == "differs"
@@ -217,10 +243,10 @@ def test_summary_table_cites_the_paper():
     uci = qm.uci_table(inputs["uci_rows"], ["a", "b", "c"])
     summary = qm.summary_table(qm.table1_comparison(inputs["t1"]), qsvm_compare, uci, claims_df)
     assert list(summary.columns) == SUMMARY_COLUMNS
-    assert len(summary) == 20 + 3 + 3 + 10
-    claim_rows = summary.iloc[-10:]
+    assert len(summary) == 20 + 3 + 3 + 11
+    claim_rows = summary.iloc[-11:]
     assert claim_rows["item"].str.startswith("Q").all()
-    assert claim_rows["source"].tolist() == [qm.CLAIM_SOURCES[f"Q{k}"] for k in range(1, 11)]
+    assert claim_rows["source"].tolist() == [qm.CLAIM_SOURCES[c] for c in claims_df["id"]]
     # every row carries a tolerance and a rule; rows on different data are n/a
     assert (summary["tolerance"].astype(str).str.len() > 0).all()
     assert (summary["rule"].astype(str).str.len() > 0).all()
@@ -312,3 +338,26 @@ def test_differences_section_is_computed_from_the_run():
     assert f"{len(table1) - 1} of {len(table1)} final Table 1 MKL fits" in text
     assert "6 kernels" in text and "We think" in text
     assert f"{lap.set_index('method').loc['Lap(Cov)+B', 'eff. kernels']:.1f} effective" in text
+
+
+def test_theorem2_table_checks_the_hypothesis():
+    corr = np.array([[1.0, 0.9, 0.1], [0.9, 1.0, 0.2], [0.1, 0.2, 1.0]])
+    groups = np.array([0, 0, 1])
+    fig2 = {"corr": corr, "groups": groups, "Q": qm.regulariser("Lap(Cov)+B", corr, groups)}
+    table = qm.theorem2_table(fig2)
+    assert table.loc["I (l2-MKL)", qm.PROXY] == pytest.approx(1.0)
+    assert bool(table.loc["I (l2-MKL)", qm.IN_THEOREM])
+    # I + D - S has every eigenvalue >= 1: inside the hypothesis, proxy exactly 1
+    row = table.loc["D - S + I (unnormalised L, no trace scaling)"]
+    assert bool(row[qm.IN_THEOREM]) and row[qm.PROXY] == pytest.approx(1.0)
+    top = table["largest eigenvalue of Q^-1"]
+    assert (table[qm.IN_THEOREM] == (top <= 1 + qm.EIG_TOL)).all()
+
+
+def test_readable_means_and_mu_choice():
+    qsvm = _qsvm_rows([0.8] * 6, [0.9] * 6, [4.0] * 6, [1.0] * 6)
+    table = qm.readable_means(qm.qsvm_means(qsvm))
+    assert list(table.columns[:4]) == ["method", "folds", "accuracy (mean)", "accuracy (s.e.)"]
+    assert "E(w) (mean)" in table.columns
+    counts, low, high = qm.mu_choice(qsvm, [1.0, 10.0])
+    assert counts == {1.0: 6} and (low, high) == (6, 0)
