@@ -588,7 +588,15 @@ def _dof(A, lam):
 
 
 class _KernelOps:
-    """Operations of Algorithm 1 on a stack of Gram matrices with scaling ``s``."""
+    r"""Operations of Algorithm 1 on a stack of Gram matrices with scaling ``s``.
+
+    The factorisation of :math:`\mathbf K(d)+\lambda I` is kept for the last few points
+    :math:`d` (per :math:`\lambda`): eq. (13), the Newton step and the degrees of freedom (15)
+    at one point share one Cholesky factor.
+    """
+
+    #: how many factorisations are kept (a Newton step evaluates up to 1 + 4 points)
+    _n_cached = 6
 
     def __init__(self, K, s):
         self.K = np.ascontiguousarray(K, dtype=float)
@@ -597,6 +605,7 @@ class _KernelOps:
         self.n_products = 0
         self._aligned = None
         self._flat = self.K.reshape(self.m * self.n, self.n)
+        self._factors = []  # (lam, d, lower Cholesky factor or None, solve), newest last
 
     def V(self, c):
         """V = [s_i K_i c] of shape (n, m)."""
@@ -610,16 +619,40 @@ class _KernelOps:
         return self._aligned[1]
 
     def _system(self, d, lam):
+        """K(d) + lam I, summed kernel by kernel (no copy of the selected kernels)."""
         idx = np.flatnonzero(d)
-        return _plus_lam(np.tensordot(d[idx] * self.s[idx], self.K[idx], axes=1), lam)
+        w = d[idx] * self.s[idx]
+        A = np.zeros((self.n, self.n))
+        for i, wi in zip(idx, w):
+            A += wi * self.K[i]
+        return _plus_lam(A, lam)
+
+    def _factored(self, d, lam):
+        """(lower Cholesky factor or None, solve) of K(d) + lam I, from the cache if there."""
+        for entry in self._factors:
+            if entry[0] == lam and np.array_equal(entry[1], d):
+                return entry[2], entry[3]
+        A = self._system(d, lam)
+        try:
+            L = linalg.cholesky(A, lower=True, check_finite=False)
+
+            def solve(B, L=L):
+                return linalg.cho_solve((L, True), B, check_finite=False)
+        except linalg.LinAlgError:  # numerically indefinite kernel: symmetric LU
+            L, solve = None, _cho_solver(A)
+        self._factors = self._factors[1 - self._n_cached:] + [(lam, d.copy(), L, solve)]
+        return L, solve
 
     def factor(self, d, lam):
         """``solve(B) = (K(d) + lam I)^{-1} B`` (Cholesky); eq. (13) is ``solve(y)``."""
-        return _cho_solver(self._system(d, lam))
+        return self._factored(d, lam)[1]
 
     def chol(self, d, lam):
-        """Lower Cholesky factor of K(d) + lam I."""
-        return linalg.cholesky(self._system(d, lam), lower=True, check_finite=False)
+        """Lower Cholesky factor of K(d) + lam I (``LinAlgError`` if it is indefinite)."""
+        L = self._factored(d, lam)[0]
+        if L is None:
+            raise linalg.LinAlgError("K(d) + lam I is not positive definite")
+        return L
 
     def solve_cg(self, d, lam, y, c0):
         """Eq. (13) by conjugate gradient warm-started at ``c0`` (the toolbox's solver)."""
@@ -630,7 +663,12 @@ class _KernelOps:
 
     def df(self, d, lam):
         """Degrees of freedom, eq. (15) with K(d): l - lam tr((K(d) + lam I)^{-1})."""
-        return _dof(self._system(d, lam), lam)
+        L, solve = self._factored(d, lam)
+        if L is None:
+            return _dof(self._system(d, lam), lam)
+        # tr(A^{-1}) = ||L^{-1}||_F^2
+        Linv = linalg.solve_triangular(L, np.eye(self.n), lower=True, check_finite=False)
+        return self.n - lam * float(np.einsum("ij,ij->", Linv, Linv))
 
     def extras(self, d, c):
         return {}
