@@ -38,6 +38,7 @@ import re
 
 import numpy as np
 from scipy import linalg
+from scipy.linalg import blas
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -659,10 +660,10 @@ class _KernelOps:
     def _system(self, d, lam):
         """K(d) + lam I, summed kernel by kernel (no copy of the selected kernels)."""
         idx = np.flatnonzero(d)
-        w = d[idx] * self.s[idx]
         A = np.zeros((self.n, self.n))
-        for i, wi in zip(idx, w):
-            A += wi * self.K[i]
+        flat = A.ravel()  # a view: daxpy updates A in place
+        for i, wi in zip(idx, d[idx] * self.s[idx]):
+            flat = blas.daxpy(self.K[i].ravel(), flat, a=wi)
         return _plus_lam(A, lam)
 
     def _factored(self, d, lam):
