@@ -629,10 +629,15 @@ class _KernelOps:
         Ki, n = self.K[i], self.n
         if n * n < 2 * _MIN_SAVED:
             return None
+        def too_many(classes):
+            return n * n - classes ** 2 < max(n * n / 2, _MIN_SAVED)
+
+        if too_many(np.unique(Ki[:, 0]).size):  # quick test: no fewer classes than entries
+            return None
         # candidate classes: rows alike in a few entries (equal rows are alike in all)
         probe = np.column_stack([Ki[:, [0, n // 3, (2 * n) // 3, n - 1]], np.diagonal(Ki)])
         _, first, inv = np.unique(probe, axis=0, return_index=True, return_inverse=True)
-        if n * n - first.size ** 2 < max(n * n / 2, _MIN_SAVED):
+        if too_many(first.size):
             return None
         inv = inv.ravel()
         G = np.ascontiguousarray(Ki[np.ix_(first, first)])
