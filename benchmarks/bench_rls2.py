@@ -27,10 +27,17 @@ missing from the paper's text we have, so every cell is [U] (unknown). Sec. 5.2 
 "1-3 iterations per lambda on average (30-90 per path of 30)" and "time per path < 1
 minute", for every set; those are printed beside ours.
 
+Speed ratios against a baseline: ``--baseline DIR`` runs the same paths (same sets, modes and
+repeats) in a subprocess whose ``mklcore`` is imported from ``DIR`` (e.g. an older version
+exported with ``git archive <commit> mklcore | tar -x -C DIR``) and prints, per set and mode,
+baseline time / our time, and whether both give the same iteration counts. Every time is the
+minimum over ``--repeats`` runs.
+
 Usage::
 
     python benchmarks/bench_rls2.py            # all ten sets, three modes (a few minutes)
     python benchmarks/bench_rls2.py --quick    # five small sets incl. the stand-ins, < 1 min
+    python benchmarks/bench_rls2.py --quick --baseline /tmp/rls2_base   # + speed ratios
 """
 
 import os
@@ -40,11 +47,16 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
+import json  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from mklcore.datasets import data_dir  # noqa: E402
 from mklcore.kernels import kernel_bank, kernel_stack  # noqa: E402
 from mklcore.repro.dinuzzo2010_rls2 import TABLE2, rls2_benchmark_data  # noqa: E402
 from mklcore.rls2 import rls2_lambda_max, rls2_path, rls2_scaling  # noqa: E402
@@ -53,6 +65,7 @@ QUICK_SETS = ["liver", "heart", "autompg", "servo", "wpbc"]
 LAMS = np.logspace(-6, 2, 30)  # the notebook's grid; the start is max(100, 1.01 lambda_1)
 PATH_SECONDS = 10.0  # target: every 30-lambda path under 10 s on 2 cores
 ITERS_RANGE = (1.0, 3.0)  # target: mean iterations per lambda in [1, 3] with warm starts
+SPEEDUP = 2.0  # target against the pre-optimisation solver: all paths together >= 2x faster
 #: what we know of Table 4, per set (every cell unknown [U]; Sec. 5.2's text for all)
 PAPER_TABLE4 = {"kernels": "[U]", "iters": "[U] (30-90)", "time": "[U] (< 60 s)"}
 
@@ -63,7 +76,13 @@ def path_lambdas(Ktr, y, s, intercept):
     return (LAMS if lam1 <= LAMS.max() else np.r_[LAMS, 1.01 * lam1]), lam1
 
 
-def run_path(K, y, tr, s, intercept, **kw):
+def run_path(K, y, tr, s, intercept, repeats=1, **kw):
+    """One path, timed ``repeats`` times (the minimum is kept)."""
+    runs = [_one_path(K, y, tr, s, intercept, **kw) for _ in range(repeats)]
+    return min(runs, key=lambda r: r["time_s"])
+
+
+def _one_path(K, y, tr, s, intercept, **kw):
     Ktr = np.ascontiguousarray(K[:, tr][:, :, tr])
     t0 = time.perf_counter()
     lams, lam1 = path_lambdas(Ktr, y[tr], s, intercept)
@@ -162,6 +181,11 @@ def main(argv=None):
                         help="five small sets (servo and wpbc as stand-ins), < 1 min")
     parser.add_argument("--sets", nargs="*", choices=list(TABLE2), help="override the sets")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--repeats", type=int, default=3, help="time each path this many "
+                        "times, keep the minimum")
+    parser.add_argument("--baseline", metavar="DIR", help="also run with the mklcore package "
+                        "found in DIR and print the speed ratios")
+    parser.add_argument("--json", metavar="FILE", help=argparse.SUPPRESS)  # rows for --baseline
     args = parser.parse_args(argv)
     names = args.sets or (QUICK_SETS if args.quick else list(TABLE2))
     modes = {"certified": {}, "toolbox": {"accelerate": False, "residual_tol": 1e-4}}
@@ -185,12 +209,16 @@ def main(argv=None):
         for mode, kw in modes.items():
             row = {"data": name, "label": label, "n_train": tr.size, "kernels": K.shape[0],
                    "mode": mode, "stack_s": t_stack}
-            row.update(run_path(K, y, tr, s, intercept, **kw))
+            row.update(run_path(K, y, tr, s, intercept, repeats=args.repeats, **kw))
             rows.append(row)
             print(f"  done {label:<20} {mode:<9} {row['time_s']:6.2f} s  iterations per lambda "
                   f"mean {row['it_mean']:.2f} min {row['it_min']} max {row['it_max']}",
                   flush=True)
         del K
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(rows, fh, default=float)
+        return rows
     print()
     print(f"RLS2 warm-started paths, {LAMS.size} lambdas in logspace(-6, 2) started at "
           f"max(100, 1.01 lambda_1), 70/30 split, seed {args.seed}, 1 BLAS thread")
@@ -202,8 +230,41 @@ def main(argv=None):
     print()
     for line in target_lines(rows):
         print(line)
+    if args.baseline:
+        print()
+        for line in baseline_lines(rows, args, argv):
+            print(line)
     print(f"# total {time.perf_counter() - t_all:.1f}s")
     return rows
+
+
+def baseline_lines(rows, args, argv):
+    """Run the same benchmark with the ``mklcore`` of ``args.baseline``; the speed ratios."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "rows.json")
+        cmd = [sys.executable, os.path.abspath(__file__), *(argv if argv is not None
+                                                            else sys.argv[1:])]
+        i = cmd.index("--baseline")
+        del cmd[i:i + 2]
+        env = dict(os.environ, PYTHONPATH=os.path.abspath(args.baseline))
+        env.setdefault("MKLCORE_DATA_DIR", str(data_dir()))  # the baseline reads our data
+        subprocess.run([*cmd, "--json", out], env=env, check=True, stdout=subprocess.DEVNULL)
+        with open(out) as fh:
+            base = {(r["data"], r["mode"]): r for r in json.load(fh)}
+    lines = [f"speed ratios against the baseline in {args.baseline} (baseline time / ours, min "
+             f"of {args.repeats} runs; 'same' = same iterations on the 30 grid values):"]
+    total_base = total_ours = 0.0
+    for r in rows:
+        b = base[(r["data"], r["mode"])]
+        total_base += b["time_s"]
+        total_ours += r["time_s"]
+        same = "same" if b["iters"] == r["iters"] else f"iterations {b['iters']} -> {r['iters']}"
+        lines.append(f"  {r['label']:<20} {r['mode']:<10} {b['time_s']:7.2f} s -> "
+                     f"{r['time_s']:7.2f} s  {b['time_s'] / r['time_s']:5.2f}x  {same}")
+    ratio = total_base / total_ours
+    lines.append(f"all paths together {ratio:.2f}x faster than the baseline (target >= "
+                 f"{SPEEDUP:.0f}x: {'MET' if ratio >= SPEEDUP else 'MISSED'})")
+    return lines
 
 
 if __name__ == "__main__":

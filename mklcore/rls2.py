@@ -38,6 +38,7 @@ import re
 
 import numpy as np
 from scipy import linalg
+from scipy.linalg import blas
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -82,6 +83,9 @@ _SMO_MAX_STEPS = 100_000
 _ROUNDOFF = 1e-13
 #: at most this many doublings of an accepted Newton step (each costs one evaluation of (13))
 _MAX_EXTRAPOLATIONS = 4
+#: a kernel with few distinct rows is multiplied in compressed form (``_KernelOps``) only if
+#: that saves at least this many multiplications per product (below, the overhead dominates)
+_MIN_SAVED = 10_000
 #: cache G = V'V in SMO when there are at most this many kernels (O(m^2) memory)
 _SMO_GRAM_MAX = 2000
 
@@ -588,7 +592,15 @@ def _dof(A, lam):
 
 
 class _KernelOps:
-    """Operations of Algorithm 1 on a stack of Gram matrices with scaling ``s``."""
+    r"""Operations of Algorithm 1 on a stack of Gram matrices with scaling ``s``.
+
+    The factorisation of :math:`\mathbf K(d)+\lambda I` is kept for the last few points
+    :math:`d` (per :math:`\lambda`): eq. (13), the Newton step and the degrees of freedom (15)
+    at one point share one Cholesky factor.
+    """
+
+    #: how many factorisations are kept (a Newton step evaluates up to 1 + 4 points)
+    _n_cached = 6
 
     def __init__(self, K, s):
         self.K = np.ascontiguousarray(K, dtype=float)
@@ -596,12 +608,53 @@ class _KernelOps:
         self.m, self.n = self.K.shape[0], self.K.shape[1]
         self.n_products = 0
         self._aligned = None
-        self._flat = self.K.reshape(self.m * self.n, self.n)
+        self._factors = []  # (lam, d, lower Cholesky factor or None, solve), newest last
+        self._compressed = [entry for entry in map(self._distinct_rows, range(self.m))
+                            if entry is not None]
+        dense = np.ones(self.m, dtype=bool)
+        dense[[i for i, _, _ in self._compressed]] = False
+        self._dense = np.flatnonzero(dense)
+        kd = self.K if dense.all() else self.K[self._dense]
+        self._flat = kd.reshape(self._dense.size * self.n, self.n)
+
+    def _distinct_rows(self, i):
+        r"""``(i, G, inv)`` with :math:`\mathbf K_i = P G P^\top` exactly, or None.
+
+        A kernel on a feature with few distinct values (a single-feature kernel of a bank on
+        a discrete feature) has few distinct rows: with ``inv`` the row classes (:math:`P` their
+        indicator matrix) and ``G`` the Gram matrix of one representative per class,
+        :math:`\mathbf K_ic=G(P^\top c)` at the cost of :math:`u^2` instead of :math:`\ell^2`.
+        Kept only if it halves the cost, saves at least ``_MIN_SAVED`` products and ``G[inv][:, inv]`` reproduces ``K_i`` exactly.
+        """
+        Ki, n = self.K[i], self.n
+        if n * n < 2 * _MIN_SAVED:
+            return None
+        def too_many(classes):
+            return n * n - classes ** 2 < max(n * n / 2, _MIN_SAVED)
+
+        if too_many(np.unique(Ki[:, 0]).size):  # quick test: no fewer classes than entries
+            return None
+        # candidate classes: rows alike in a few entries (equal rows are alike in all)
+        probe = np.column_stack([Ki[:, [0, n // 3, (2 * n) // 3, n - 1]], np.diagonal(Ki)])
+        _, first, inv = np.unique(probe, axis=0, return_index=True, return_inverse=True)
+        if too_many(first.size):
+            return None
+        inv = inv.ravel()
+        G = np.ascontiguousarray(Ki[np.ix_(first, first)])
+        if not np.array_equal(G[np.ix_(inv, inv)], Ki):  # the classes must reproduce K_i
+            return None
+        return i, G, inv
 
     def V(self, c):
         """V = [s_i K_i c] of shape (n, m)."""
         self.n_products += 1
-        return ((self._flat @ c).reshape(self.m, self.n) * self.s[:, None]).T
+        if not self._compressed:
+            return ((self._flat @ c).reshape(self.m, self.n) * self.s[:, None]).T
+        out = np.empty((self.m, self.n))
+        out[self._dense] = (self._flat @ c).reshape(self._dense.size, self.n)
+        for i, G, inv in self._compressed:
+            out[i] = (G @ np.bincount(inv, weights=c, minlength=G.shape[0]))[inv]
+        return (out * self.s[:, None]).T
 
     def alignment(self, y):
         """a_i = s_i y'K_i y (Lemma 5); cached, a path asks for it at every lambda."""
@@ -610,16 +663,40 @@ class _KernelOps:
         return self._aligned[1]
 
     def _system(self, d, lam):
+        """K(d) + lam I, summed kernel by kernel (no copy of the selected kernels)."""
         idx = np.flatnonzero(d)
-        return _plus_lam(np.tensordot(d[idx] * self.s[idx], self.K[idx], axes=1), lam)
+        A = np.zeros((self.n, self.n))
+        flat = A.ravel()  # a view: daxpy updates A in place
+        for i, wi in zip(idx, d[idx] * self.s[idx]):
+            flat = blas.daxpy(self.K[i].ravel(), flat, a=wi)
+        return _plus_lam(A, lam)
+
+    def _factored(self, d, lam):
+        """(lower Cholesky factor or None, solve) of K(d) + lam I, from the cache if there."""
+        for entry in self._factors:
+            if entry[0] == lam and np.array_equal(entry[1], d):
+                return entry[2], entry[3]
+        A = self._system(d, lam)
+        try:
+            L = linalg.cholesky(A, lower=True, check_finite=False)
+
+            def solve(B, L=L):
+                return linalg.cho_solve((L, True), B, check_finite=False)
+        except linalg.LinAlgError:  # numerically indefinite kernel: symmetric LU
+            L, solve = None, _cho_solver(A)
+        self._factors = self._factors[1 - self._n_cached:] + [(lam, d.copy(), L, solve)]
+        return L, solve
 
     def factor(self, d, lam):
         """``solve(B) = (K(d) + lam I)^{-1} B`` (Cholesky); eq. (13) is ``solve(y)``."""
-        return _cho_solver(self._system(d, lam))
+        return self._factored(d, lam)[1]
 
     def chol(self, d, lam):
-        """Lower Cholesky factor of K(d) + lam I."""
-        return linalg.cholesky(self._system(d, lam), lower=True, check_finite=False)
+        """Lower Cholesky factor of K(d) + lam I (``LinAlgError`` if it is indefinite)."""
+        L = self._factored(d, lam)[0]
+        if L is None:
+            raise linalg.LinAlgError("K(d) + lam I is not positive definite")
+        return L
 
     def solve_cg(self, d, lam, y, c0):
         """Eq. (13) by conjugate gradient warm-started at ``c0`` (the toolbox's solver)."""
@@ -630,7 +707,12 @@ class _KernelOps:
 
     def df(self, d, lam):
         """Degrees of freedom, eq. (15) with K(d): l - lam tr((K(d) + lam I)^{-1})."""
-        return _dof(self._system(d, lam), lam)
+        L, solve = self._factored(d, lam)
+        if L is None:
+            return _dof(self._system(d, lam), lam)
+        # tr(A^{-1}) = ||L^{-1}||_F^2
+        Linv = linalg.solve_triangular(L, np.eye(self.n), lower=True, check_finite=False)
+        return self.n - lam * float(np.einsum("ij,ij->", Linv, Linv))
 
     def extras(self, d, c):
         return {}
