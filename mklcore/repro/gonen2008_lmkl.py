@@ -28,8 +28,8 @@ What each function reproduces:
   finite differences: :func:`gradient_check`.
 * Figures 1–2 (Gauss4, Sec. 4.1): :func:`fit_models` (the refits of the figures, in the
   worker processes, each model once), :func:`boundary_model`, :func:`grid_values`,
-  :func:`draw_panel`, :func:`boundary_figure`, :func:`figure1`, :func:`figure2`,
-  :func:`gauss4_rows`.
+  :func:`panel_grid`, :func:`draw_panel`, :func:`boundary_figure`, :func:`figure1`,
+  :func:`figure2`, :func:`gauss4_rows`.
 * Figure 3 (Banana, Sec. 4.2): :func:`figure3`, :func:`banana_f_tests`, :func:`banana_rows`,
   and the test-time cost of gate thresholding (Sec. 3.1): :func:`gate_variants`.
 * Table 1 (Sec. 4.2): :func:`pairs`, :func:`pair_tests`, :func:`table_view`, :func:`counts`,
@@ -69,8 +69,8 @@ __all__ = [
     "splits", "data_table", "prepare", "test_stacks", "fold_seed", "fit_method", "decide",
     "protocol_fold", "run_protocol", "select_C", "per_method", "fold_diffs", "f_test",
     "literal_grid", "convergence", "gradient_check", "fit_models", "boundary_model",
-    "grid_values", "draw_panel", "boundary_figure", "figure1", "figure2", "figure3", "value",
-    "gauss4_rows",
+    "grid_values", "panel_grid", "draw_panel", "boundary_figure", "figure1", "figure2",
+    "figure3", "value", "gauss4_rows",
     "banana_f_tests", "banana_rows", "gate_variants", "pairs", "pair_tests", "table_view",
     "counts", "counts_lines", "wilcoxon_table", "plot_sv_scatter", "table1_rows",
     "splice_rows", "paper_rows", "lmkl_fits", "gain_claim", "equivalence_claim",
@@ -822,14 +822,25 @@ def fit_models(protocol, requests, desc="refits"):
         grid = [dict(dataset=d, fold=f, method=m, C=C, n_iter=protocol.n_iter,
                      n_rep=protocol.n_rep, cap=protocol.caps.get(d)) for d, f, m, C in todo]
         fits = _in_workers(protocol, _model_cell, grid, desc)
-        protocol.models.update(zip(todo, fits.result))
+        protocol.models.update(zip(todo, (kept.result for kept in fits.result)))
     return [protocol.models[k] for k in keys]
+
+
+class _Kept:
+    """A fitted result passed through ``experiments.run`` as it is (uncached runs convert
+    only JSON-like values, and an ``MKLResult`` is a mapping)."""
+
+    __slots__ = ("result",)
+
+    def __init__(self, result):
+        self.result = result
 
 
 def _model_cell(*, dataset, fold, method, C, n_iter, n_rep, cap, repeat, seed):
     """One model of :func:`fit_models` (the fit of :func:`protocol_fold`)."""
     p = prepare(dataset, fold, n_rep=n_rep, cap=cap, seed=seed)
-    return {"result": fit_method(p, method, C, n_iter=n_iter, seed=fold_seed(seed, fold))}
+    return {"result": _Kept(fit_method(p, method, C, n_iter=n_iter,
+                                       seed=fold_seed(seed, fold)))}
 
 
 def boundary_model(protocol, dataset, method, C, *, fold=0, **lmkl_options):
@@ -892,18 +903,46 @@ def grid_values(p, method, res, xx, yy, chunk=4000):
     eta : ndarray of shape (n_grid, P) or None
         Gates :math:`\\eta_m` (LMKL only).
     """
+    return _grid_values(p, [(method, res)], xx, yy, chunk)[0]
+
+
+def _grid_values(p, models, xx, yy, chunk):
+    """:func:`grid_values` of several ``(method, res)`` models of one fold: the grid's kernel
+    stacks are computed once per block of points for all of them."""
     P = np.c_[xx.ravel(), yy.ravel()]
-    f, gates = np.empty(len(P)), []
+    fs = [np.empty(len(P)) for _ in models]
+    gates = [[] for _ in models]
     for s in range(0, len(P), chunk):
         Z = p["std"](P[s:s + chunk])
-        f[s:s + chunk] = decide(method, res, test_stacks(p, Z), Z)
-        if METHODS[method][0] == "lmkl":
-            gates.append(softmax_gating(Z, res.gating_coef))
-    eta = np.vstack(gates) if gates else None
-    return f.reshape(xx.shape), eta
+        stacks = test_stacks(p, Z)
+        for (method, res), f, g in zip(models, fs, gates):
+            f[s:s + chunk] = decide(method, res, stacks, Z)
+            if METHODS[method][0] == "lmkl":
+                g.append(softmax_gating(Z, res.gating_coef))
+    return [(f.reshape(xx.shape), np.vstack(g) if g else None) for f, g in zip(fs, gates)]
 
 
-def draw_panel(ax, p, method, res, title, bayes_variant=None, n_grid=150):
+def panel_grid(p, n_grid=150):
+    """The grid of raw input coordinates a panel of :func:`draw_panel` is drawn on.
+
+    Parameters
+    ----------
+    p : dict
+        The fold (:func:`prepare`); its data must be two-dimensional.
+    n_grid : int, default=150
+        Grid points per axis.
+
+    Returns
+    -------
+    xx, yy : ndarray of shape (n_grid, n_grid)
+        ``numpy.meshgrid`` of the data range widened by 0.5 on each side.
+    """
+    X = p["X"]
+    lo, hi = X.min(axis=0) - 0.5, X.max(axis=0) + 0.5
+    return np.meshgrid(np.linspace(lo[0], hi[0], n_grid), np.linspace(lo[1], hi[1], n_grid))
+
+
+def draw_panel(ax, p, method, res, title, bayes_variant=None, n_grid=150, values=None):
     """Draw a decision boundary, the dominant-kernel regions and the training points.
 
     Parameters
@@ -922,15 +961,17 @@ def draw_panel(ax, p, method, res, title, bayes_variant=None, n_grid=150):
         Gauss4 variant whose Bayes boundary is drawn (red, dashed).
     n_grid : int, default=150
         Grid points per axis.
+    values : tuple or None, default=None
+        ``(f, eta)`` of :func:`grid_values` on :func:`panel_grid` ``(p, n_grid)``, when
+        already computed.
 
     Returns
     -------
     ax : matplotlib.axes.Axes
     """
     X = p["X"]
-    lo, hi = X.min(axis=0) - 0.5, X.max(axis=0) + 0.5
-    xx, yy = np.meshgrid(np.linspace(lo[0], hi[0], n_grid), np.linspace(lo[1], hi[1], n_grid))
-    f, eta = grid_values(p, method, res, xx, yy)
+    xx, yy = panel_grid(p, n_grid)
+    f, eta = grid_values(p, method, res, xx, yy) if values is None else values
     if eta is not None:  # gating regions: the kernel with the largest gate
         region = eta.argmax(axis=1).reshape(xx.shape)
         ax.contourf(xx, yy, region, levels=np.arange(eta.shape[1] + 1) - 0.5,
@@ -973,17 +1014,18 @@ def boundary_figure(protocol, dataset, table, bayes_variant=None):
     """
     panels = [table[(table.dataset == dataset) & (table.method == base + sfx)].iloc[0]
               for sfx in ("", " [diag]") for base in FIG_METHODS]
-    fit_models(protocol, [(dataset, 0, row.method, row.C) for row in panels], desc=dataset)
+    models = fit_models(protocol, [(dataset, 0, row.method, row.C) for row in panels],
+                        desc=dataset)
+    p = prepare(dataset, 0, n_rep=protocol.n_rep, cap=protocol.caps.get(dataset),
+                seed=protocol.data_seed)
+    values = _grid_values(p, [(row.method, res) for row, res in zip(panels, models)],
+                          *panel_grid(p), chunk=4000)
     fig, axes = plt.subplots(2, len(FIG_METHODS), figsize=(3.6 * len(FIG_METHODS), 7.6))
-    for r, sfx in enumerate(("", " [diag]")):
-        for ax, base in zip(axes[r], FIG_METHODS):
-            method = base + sfx
-            row = table[(table.dataset == dataset) & (table.method == method)].iloc[0]
-            p, res = boundary_model(protocol, dataset, method, row.C)
-            what = "w" if METHODS[method][0] == "mkl" else "mean gate"
-            draw_panel(ax, p, method, res, f"{method}, C = {row.C:g}\n"
-                       f"acc {row.acc:.1f} %, SV {row.sv:.1f} %, "
-                       f"{what} {np.round(res.weights, 2).tolist()}", bayes_variant)
+    for ax, row, res, vals in zip(axes.ravel(), panels, models, values):
+        what = "w" if METHODS[row.method][0] == "mkl" else "mean gate"
+        draw_panel(ax, p, row.method, res, f"{row.method}, C = {row.C:g}\n"
+                   f"acc {row.acc:.1f} %, SV {row.sv:.1f} %, "
+                   f"{what} {np.round(res.weights, 2).tolist()}", bayes_variant, values=vals)
     axes[0, 0].legend(loc="lower left", fontsize=7)
     return fig
 
