@@ -266,3 +266,33 @@ def test_differences_text_is_computed_from_the_run():
     text = lmkl.differences(data, {"gauss4_equal": 0.95, "gauss4_recalled": 0.93}, literal,
                             conv, n_iter=20, quick=False)
     assert "at or above the paper's LMKL" in text and "Quick mode" not in text
+
+
+def test_fit_models_refits_the_protocol_fit_once():
+    proto = lmkl.Protocol(table1=[], n_rep=1, n_iter=3, caps={"gauss4_equal": 90})
+    req = ("gauss4_equal", 0, "LMKL K_L-K_P", 10.0)
+    res, again = lmkl.fit_models(proto, [req, req])
+    assert res is again and list(proto.models) == [req]
+    assert lmkl.fit_models(proto, [req])[0] is res          # cached: no second fit
+    # the fit of protocol_fold: same fold, seed and settings (svm_tol=1e-3 is the default;
+    # passing it makes boundary_model fit directly)
+    _, direct = lmkl.boundary_model(proto, "gauss4_equal", "LMKL K_L-K_P", 10.0, fold=0,
+                                    svm_tol=1e-3)
+    np.testing.assert_array_equal(res.dual_coef, direct.dual_coef)
+    np.testing.assert_array_equal(res.gating_coef, direct.gating_coef)
+    assert res.intercept == direct.intercept
+
+
+def test_grid_values_of_several_models_equal_one_at_a_time():
+    proto = lmkl.Protocol(table1=[], n_rep=1, n_iter=2, caps={"gauss4_equal": 90})
+    reqs = [("gauss4_equal", 0, m, 1.0) for m in ("SVM K_G", "MKL K_L-K_P", "LMKL K_L-K_P")]
+    models = lmkl.fit_models(proto, reqs)
+    p = lmkl.prepare("gauss4_equal", 0, n_rep=1, cap=90, seed=proto.data_seed)
+    xx, yy = lmkl.panel_grid(p, n_grid=12)
+    together = lmkl._grid_values(p, [(r[2], m) for r, m in zip(reqs, models)], xx, yy, 50)
+    for (_, _, method, _), res, (f, eta) in zip(reqs, models, together):
+        f1, eta1 = lmkl.grid_values(p, method, res, xx, yy, chunk=50)
+        np.testing.assert_array_equal(f, f1)
+        assert (eta is None) == (eta1 is None)
+        if eta is not None:
+            np.testing.assert_array_equal(eta, eta1)

@@ -18,16 +18,18 @@ What each function reproduces:
   unit-trace kernels; the grid is applied as :math:`C N` with :math:`N` the training-fold
   size, see :func:`prepare`): :class:`Protocol`, :func:`make_protocol`, :func:`load`,
   :func:`splits`, :func:`data_table`, :func:`prepare`, :func:`test_stacks`,
-  :func:`fit_method`, :func:`decide`, :func:`protocol_fold` (one fold, the cell function of
-  :func:`mklcore.repro.experiments.run`), :func:`run_protocol`, :func:`select_C`,
+  :func:`fold_seed`, :func:`fit_method`, :func:`decide`, :func:`protocol_fold` (one fold,
+  the cell function of :func:`mklcore.repro.experiments.run`), :func:`run_protocol`,
+  :func:`select_C`,
   :func:`per_method`, :func:`fold_diffs`, :func:`f_test` (5×2 cv paired F test, Alpaydın
   1999), :func:`literal_grid` (the paper's grid on unit-trace kernels without the factor N),
   :func:`convergence`.
 * Gradient of :math:`J(\eta)` with respect to the gating parameters (Sec. 2) checked against
   finite differences: :func:`gradient_check`.
-* Figures 1–2 (Gauss4, Sec. 4.1): :func:`boundary_model`, :func:`grid_values`,
-  :func:`draw_panel`, :func:`boundary_figure`, :func:`figure1`, :func:`figure2`,
-  :func:`gauss4_rows`.
+* Figures 1–2 (Gauss4, Sec. 4.1): :func:`fit_models` (the refits of the figures, in the
+  worker processes, each model once), :func:`boundary_model`, :func:`grid_values`,
+  :func:`panel_grid`, :func:`draw_panel`, :func:`boundary_figure`, :func:`figure1`,
+  :func:`figure2`, :func:`gauss4_rows`.
 * Figure 3 (Banana, Sec. 4.2): :func:`figure3`, :func:`banana_f_tests`, :func:`banana_rows`,
   and the test-time cost of gate thresholding (Sec. 3.1): :func:`gate_variants`.
 * Table 1 (Sec. 4.2): :func:`pairs`, :func:`pair_tests`, :func:`table_view`, :func:`counts`,
@@ -64,10 +66,11 @@ __all__ = [
     "BASE_METHODS", "METHODS", "NORM_SUFFIX", "NORM_NAME", "NORM_FILE", "FIG_METHODS",
     "T1_BASE", "G4_METHODS", "T1_METHODS", "BANANA_METHODS", "SV_TOL", "ALPHA", "EQUIV_MARGIN",
     "CRISP_GATE", "CACHE_VERSION", "CLAIM_SOURCE", "Protocol", "make_protocol", "load",
-    "splits", "data_table", "prepare", "test_stacks", "fit_method", "decide", "protocol_fold",
-    "run_protocol", "select_C", "per_method", "fold_diffs", "f_test", "literal_grid",
-    "convergence", "gradient_check", "boundary_model", "grid_values", "draw_panel",
-    "boundary_figure", "figure1", "figure2", "figure3", "value", "gauss4_rows",
+    "splits", "data_table", "prepare", "test_stacks", "fold_seed", "fit_method", "decide",
+    "protocol_fold", "run_protocol", "select_C", "per_method", "fold_diffs", "f_test",
+    "literal_grid", "convergence", "gradient_check", "fit_models", "boundary_model",
+    "grid_values", "panel_grid", "draw_panel", "boundary_figure", "figure1", "figure2",
+    "figure3", "value", "gauss4_rows",
     "banana_f_tests", "banana_rows", "gate_variants", "pairs", "pair_tests", "table_view",
     "counts", "counts_lines", "wilcoxon_table", "plot_sv_scatter", "table1_rows",
     "splice_rows", "paper_rows", "lmkl_fits", "gain_claim", "equivalence_claim",
@@ -160,6 +163,9 @@ class Protocol:
     folds : dict
         Counters ``{"cached": int, "computed": int}`` of protocol folds, updated by
         :func:`run_protocol`.
+    models : dict
+        Models refitted by :func:`fit_models` (for the figures), keyed by ``(dataset, fold,
+        method, C)``: each is fitted once per protocol and shared by the figures that draw it.
     """
 
     table1: list
@@ -171,6 +177,7 @@ class Protocol:
     C_grid: list = field(default_factory=lambda: list(C_GRID))
     cache_dir: object = None
     folds: dict = field(default_factory=lambda: {"cached": 0, "computed": 0})
+    models: dict = field(default_factory=dict, repr=False)
 
     @property
     def data_seed(self):
@@ -388,6 +395,23 @@ def lmkl_path(res, key):
     return np.concatenate([first, np.asarray(res.history[key]).reshape(-1, *first.shape[1:])])
 
 
+def fold_seed(seed, fold):
+    """Seed of the LMKL initial gating on one fold (the same for every method and C).
+
+    Parameters
+    ----------
+    seed : int
+        Data seed (:attr:`Protocol.data_seed`).
+    fold : int
+        Fold index of :func:`splits`.
+
+    Returns
+    -------
+    fit_seed : int
+    """
+    return int(np.random.SeedSequence([seed, fold]).generate_state(1)[0])
+
+
 def fit_method(p, method, C, *, n_iter, seed, **lmkl_options):
     """Train one method of :data:`METHODS` on the training fold.
 
@@ -487,7 +511,7 @@ def protocol_fold(*, dataset, fold, methods, Cs, lmkl_iter, n_rep, cap, version,
     """
     p = prepare(dataset, fold, n_rep=n_rep, cap=cap, seed=seed)
     y = p["y"]
-    fit_seed = int(np.random.SeedSequence([seed, fold]).generate_state(1)[0])
+    fit_seed = fold_seed(seed, fold)
     rows = []
     for method in methods:
         family = METHODS[method][0]
@@ -670,31 +694,43 @@ def literal_grid(protocol, summary, names=("gauss4_equal", "banana", "splice"),
         grid's selected C, test accuracy and SV% (fold 0), and the protocol's C, accuracy and
         SV%.
     """
+    grid = [dict(dataset=name, method=method, C_lit=C, n_iter=protocol.n_iter,
+                 n_rep=protocol.n_rep, cap=protocol.caps.get(name))
+            for name in names for method in methods for C in protocol.C_grid]
+    fits = _in_workers(protocol, _literal_cell, grid, "literal grid")
     rows = []
-    for name in names:
-        p = prepare(name, 0, n_rep=protocol.n_rep, cap=protocol.caps.get(name),
-                    seed=protocol.data_seed)
-        n_tr, y = len(p["tr"]), p["y"]
-        fit_seed = int(np.random.SeedSequence([protocol.data_seed, 0]).generate_state(1)[0])
-        majority = 100 * max(np.mean(y[p["te"]] > 0), np.mean(y[p["te"]] < 0))
-        for method in methods:
-            best = None
-            for C in protocol.C_grid:
-                res = fit_method(p, method, C / n_tr, n_iter=protocol.n_iter, seed=fit_seed)
-                val = 100 * np.mean(np.sign(decide(
-                    method, res, (p["Kva"], p["Kva_diag"]), p["Xva"])) == y[p["va"]])
-                if best is None or val > best[0]:
-                    test = 100 * np.mean(np.sign(decide(
-                        method, res, (p["Kte"], p["Kte_diag"]), p["Xte"])) == y[p["te"]])
-                    sv = 100 * np.mean(np.abs(res.dual_coef) > SV_TOL * C / n_tr)
-                    best = (val, C, test, sv)
-            rows.append({"dataset": name, "method": method, "majority (%)": majority,
-                         "literal C": best[1], "literal acc (fold 0)": best[2],
-                         "literal SV% (fold 0)": best[3],
-                         "C x N": value(summary, method, "C", name),
-                         "acc": value(summary, method, "acc", name),
-                         "SV%": value(summary, method, "sv", name)})
+    for (name, method), g in fits.groupby(["dataset", "method"], sort=False):
+        best = None
+        for r in g.itertuples():
+            if best is None or r.val > best[0]:
+                best = (r.val, r.C_lit, r.test, r.sv)
+        majority = g.majority.iloc[0]
+        rows.append({"dataset": name, "method": method, "majority (%)": majority,
+                     "literal C": best[1], "literal acc (fold 0)": best[2],
+                     "literal SV% (fold 0)": best[3],
+                     "C x N": value(summary, method, "C", name),
+                     "acc": value(summary, method, "acc", name),
+                     "SV%": value(summary, method, "sv", name)})
     return pd.DataFrame(rows)
+
+
+def _in_workers(protocol, func, grid, desc):
+    """Rows of ``func`` over ``grid`` (one cell each), computed in the protocol's worker
+    processes and not cached."""
+    return run(func, grid, n_repeats=1, seed=protocol.seed, n_jobs=protocol.n_jobs, desc=desc)
+
+
+def _literal_cell(*, dataset, method, C_lit, n_iter, n_rep, cap, repeat, seed):
+    """One fit of :func:`literal_grid`: ``method`` with ``C_lit / N`` on fold 0."""
+    p = prepare(dataset, 0, n_rep=n_rep, cap=cap, seed=seed)
+    n_tr, y = len(p["tr"]), p["y"]
+    res = fit_method(p, method, C_lit / n_tr, n_iter=n_iter, seed=fold_seed(seed, 0))
+    return {"val": 100 * np.mean(np.sign(decide(
+                method, res, (p["Kva"], p["Kva_diag"]), p["Xva"])) == y[p["va"]]),
+            "test": 100 * np.mean(np.sign(decide(
+                method, res, (p["Kte"], p["Kte_diag"]), p["Xte"])) == y[p["te"]]),
+            "sv": 100 * np.mean(np.abs(res.dual_coef) > SV_TOL * C_lit / n_tr),
+            "majority": 100 * max(np.mean(y[p["te"]] > 0), np.mean(y[p["te"]] < 0))}
 
 
 def convergence(raws):
@@ -781,8 +817,58 @@ def gradient_check(seed, *, n=60, C=10.0, h=1e-5, svm_tol=1e-12):
     return rel_err, bool(np.allclose(analytic.sum(axis=0), 0))
 
 
+def fit_models(protocol, requests, desc="refits"):
+    """Refit models of the protocol's folds, in its worker processes, each once per protocol.
+
+    A model is the one :func:`protocol_fold` fits (same fold, data, seed and settings); the
+    results are kept in ``protocol.models``, so a model drawn by two figures is fitted once.
+
+    Parameters
+    ----------
+    protocol : Protocol
+        The run's settings (``n_jobs`` worker processes).
+    requests : list of tuple
+        ``(dataset, fold, method, C)`` of each model.
+    desc : str, default="refits"
+        Progress-bar label.
+
+    Returns
+    -------
+    results : list of MKLResult
+        In the order of ``requests``.
+    """
+    keys = [(d, int(f), m, float(C)) for d, f, m, C in requests]
+    todo = [k for k in dict.fromkeys(keys) if k not in protocol.models]
+    if todo:
+        grid = [dict(dataset=d, fold=f, method=m, C=C, n_iter=protocol.n_iter,
+                     n_rep=protocol.n_rep, cap=protocol.caps.get(d)) for d, f, m, C in todo]
+        fits = _in_workers(protocol, _model_cell, grid, desc)
+        protocol.models.update(zip(todo, (kept.result for kept in fits.result)))
+    return [protocol.models[k] for k in keys]
+
+
+class _Kept:
+    """A fitted result passed through ``experiments.run`` as it is (uncached runs convert
+    only JSON-like values, and an ``MKLResult`` is a mapping)."""
+
+    __slots__ = ("result",)
+
+    def __init__(self, result):
+        self.result = result
+
+
+def _model_cell(*, dataset, fold, method, C, n_iter, n_rep, cap, repeat, seed):
+    """One model of :func:`fit_models` (the fit of :func:`protocol_fold`)."""
+    p = prepare(dataset, fold, n_rep=n_rep, cap=cap, seed=seed)
+    return {"result": _Kept(fit_method(p, method, C, n_iter=n_iter,
+                                       seed=fold_seed(seed, fold)))}
+
+
 def boundary_model(protocol, dataset, method, C, *, fold=0, **lmkl_options):
     """Refit the model of one fold of the protocol (for the figures).
+
+    Without ``lmkl_options`` the model comes from :func:`fit_models` (fitted once per
+    protocol).
 
     Parameters
     ----------
@@ -808,8 +894,10 @@ def boundary_model(protocol, dataset, method, C, *, fold=0, **lmkl_options):
     """
     seed = protocol.data_seed
     p = prepare(dataset, fold, n_rep=protocol.n_rep, cap=protocol.caps.get(dataset), seed=seed)
-    fit_seed = int(np.random.SeedSequence([seed, fold]).generate_state(1)[0])
-    res = fit_method(p, method, C, n_iter=protocol.n_iter, seed=fit_seed, **lmkl_options)
+    if not lmkl_options:
+        return p, fit_models(protocol, [(dataset, fold, method, C)])[0]
+    res = fit_method(p, method, C, n_iter=protocol.n_iter, seed=fold_seed(seed, fold),
+                     **lmkl_options)
     return p, res
 
 
@@ -836,18 +924,46 @@ def grid_values(p, method, res, xx, yy, chunk=4000):
     eta : ndarray of shape (n_grid, P) or None
         Gates :math:`\\eta_m` (LMKL only).
     """
+    return _grid_values(p, [(method, res)], xx, yy, chunk)[0]
+
+
+def _grid_values(p, models, xx, yy, chunk):
+    """:func:`grid_values` of several ``(method, res)`` models of one fold: the grid's kernel
+    stacks are computed once per block of points for all of them."""
     P = np.c_[xx.ravel(), yy.ravel()]
-    f, gates = np.empty(len(P)), []
+    fs = [np.empty(len(P)) for _ in models]
+    gates = [[] for _ in models]
     for s in range(0, len(P), chunk):
         Z = p["std"](P[s:s + chunk])
-        f[s:s + chunk] = decide(method, res, test_stacks(p, Z), Z)
-        if METHODS[method][0] == "lmkl":
-            gates.append(softmax_gating(Z, res.gating_coef))
-    eta = np.vstack(gates) if gates else None
-    return f.reshape(xx.shape), eta
+        stacks = test_stacks(p, Z)
+        for (method, res), f, g in zip(models, fs, gates):
+            f[s:s + chunk] = decide(method, res, stacks, Z)
+            if METHODS[method][0] == "lmkl":
+                g.append(softmax_gating(Z, res.gating_coef))
+    return [(f.reshape(xx.shape), np.vstack(g) if g else None) for f, g in zip(fs, gates)]
 
 
-def draw_panel(ax, p, method, res, title, bayes_variant=None, n_grid=150):
+def panel_grid(p, n_grid=150):
+    """The grid of raw input coordinates a panel of :func:`draw_panel` is drawn on.
+
+    Parameters
+    ----------
+    p : dict
+        The fold (:func:`prepare`); its data must be two-dimensional.
+    n_grid : int, default=150
+        Grid points per axis.
+
+    Returns
+    -------
+    xx, yy : ndarray of shape (n_grid, n_grid)
+        ``numpy.meshgrid`` of the data range widened by 0.5 on each side.
+    """
+    X = p["X"]
+    lo, hi = X.min(axis=0) - 0.5, X.max(axis=0) + 0.5
+    return np.meshgrid(np.linspace(lo[0], hi[0], n_grid), np.linspace(lo[1], hi[1], n_grid))
+
+
+def draw_panel(ax, p, method, res, title, bayes_variant=None, n_grid=150, values=None):
     """Draw a decision boundary, the dominant-kernel regions and the training points.
 
     Parameters
@@ -866,15 +982,17 @@ def draw_panel(ax, p, method, res, title, bayes_variant=None, n_grid=150):
         Gauss4 variant whose Bayes boundary is drawn (red, dashed).
     n_grid : int, default=150
         Grid points per axis.
+    values : tuple or None, default=None
+        ``(f, eta)`` of :func:`grid_values` on :func:`panel_grid` ``(p, n_grid)``, when
+        already computed.
 
     Returns
     -------
     ax : matplotlib.axes.Axes
     """
     X = p["X"]
-    lo, hi = X.min(axis=0) - 0.5, X.max(axis=0) + 0.5
-    xx, yy = np.meshgrid(np.linspace(lo[0], hi[0], n_grid), np.linspace(lo[1], hi[1], n_grid))
-    f, eta = grid_values(p, method, res, xx, yy)
+    xx, yy = panel_grid(p, n_grid)
+    f, eta = grid_values(p, method, res, xx, yy) if values is None else values
     if eta is not None:  # gating regions: the kernel with the largest gate
         region = eta.argmax(axis=1).reshape(xx.shape)
         ax.contourf(xx, yy, region, levels=np.arange(eta.shape[1] + 1) - 0.5,
@@ -915,16 +1033,20 @@ def boundary_figure(protocol, dataset, table, bayes_variant=None):
     fig : matplotlib.figure.Figure
         Row 0: unit-trace kernels with C x N (the paper); row 1: unit-diagonal kernels.
     """
+    panels = [table[(table.dataset == dataset) & (table.method == base + sfx)].iloc[0]
+              for sfx in ("", " [diag]") for base in FIG_METHODS]
+    models = fit_models(protocol, [(dataset, 0, row.method, row.C) for row in panels],
+                        desc=dataset)
+    p = prepare(dataset, 0, n_rep=protocol.n_rep, cap=protocol.caps.get(dataset),
+                seed=protocol.data_seed)
+    values = _grid_values(p, [(row.method, res) for row, res in zip(panels, models)],
+                          *panel_grid(p), chunk=4000)
     fig, axes = plt.subplots(2, len(FIG_METHODS), figsize=(3.6 * len(FIG_METHODS), 7.6))
-    for r, sfx in enumerate(("", " [diag]")):
-        for ax, base in zip(axes[r], FIG_METHODS):
-            method = base + sfx
-            row = table[(table.dataset == dataset) & (table.method == method)].iloc[0]
-            p, res = boundary_model(protocol, dataset, method, row.C)
-            what = "w" if METHODS[method][0] == "mkl" else "mean gate"
-            draw_panel(ax, p, method, res, f"{method}, C = {row.C:g}\n"
-                       f"acc {row.acc:.1f} %, SV {row.sv:.1f} %, "
-                       f"{what} {np.round(res.weights, 2).tolist()}", bayes_variant)
+    for ax, row, res, vals in zip(axes.ravel(), panels, models, values):
+        what = "w" if METHODS[row.method][0] == "mkl" else "mean gate"
+        draw_panel(ax, p, row.method, res, f"{row.method}, C = {row.C:g}\n"
+                   f"acc {row.acc:.1f} %, SV {row.sv:.1f} %, "
+                   f"{what} {np.round(res.weights, 2).tolist()}", bayes_variant, values=vals)
     axes[0, 0].legend(loc="lower left", fontsize=7)
     return fig
 
@@ -976,11 +1098,15 @@ def figure2(protocol, g4):
         Per (normalisation, iteration): share of entries of :math:`|K_\\eta|` below
         :math:`10^{-3}` of its maximum, mean maximal gate and :math:`J`.
     """
+    rows = [g4[(g4.dataset == "gauss4_equal") & (g4.method == "LMKL K_L-K_L-K_L" + sfx)].iloc[0]
+            for sfx in ("", " [diag]")]
+    fit_models(protocol, [("gauss4_equal", 0, row.method, row.C) for row in rows],
+               desc="gauss4_equal")
     fig, axes = plt.subplots(2, 5, figsize=(15.5, 6.6))
     sparsity = []
     for r, sfx in enumerate(("", " [diag]")):
         method = "LMKL K_L-K_L-K_L" + sfx
-        row2 = g4[(g4.dataset == "gauss4_equal") & (g4.method == method)].iloc[0]
+        row2 = rows[r]
         p2, res2 = boundary_model(protocol, "gauss4_equal", method, row2.C)
         V_hist = lmkl_path(res2, "gating_coef")
         gate_hist, J_hist = lmkl_path(res2, "max_gate"), lmkl_path(res2, "objective")
@@ -1192,27 +1318,32 @@ def gate_variants(protocol, ban):
     -------
     variants : pandas.DataFrame
     """
-    variants = []
-    p_ban = prepare("banana", 0, n_rep=protocol.n_rep, cap=protocol.caps.get("banana"),
-                    seed=protocol.data_seed)
+    grid = [dict(variant=(base, normalize, thr, float(ban[ban.method == base + sfx].C.iloc[0])),
+                 n_iter=protocol.n_iter, n_rep=protocol.n_rep, cap=protocol.caps.get("banana"),
+                 master_seed=protocol.seed)
+            for base in ["LMKL K_L-K_P", "LMKL K_L-K_L-K_L"]
+            for sfx, normalize in (("", "trace"), (" [diag]", "cosine"))
+            for thr in (0.0, 1e-3)]
+    rows = _in_workers(protocol, _gate_cell, grid, "gate variants")
+    return rows[["method", "normalize", "gate_threshold", "C", "test acc (%)", "SV (%)",
+                 "kernel evals kept", "mean max gate"]].reset_index(drop=True)
+
+
+def _gate_cell(*, variant, n_iter, n_rep, cap, master_seed, repeat, seed):
+    """One row of :func:`gate_variants`: ``variant = (method, normalize, threshold, C)``."""
+    base, normalize, thr, C = variant
+    p_ban = prepare("banana", 0, n_rep=n_rep, cap=cap, seed=seed)
     Xtr, ytr = p_ban["Xtr"], p_ban["y"][p_ban["tr"]]
     Xte, yte = p_ban["Xte"], p_ban["y"][p_ban["te"]]
-    for base in ["LMKL K_L-K_P", "LMKL K_L-K_L-K_L"]:
-        kernels = [p_ban["bank"][k] for k in METHODS[base][1]]
-        for sfx, normalize in (("", "trace"), (" [diag]", "cosine")):
-            C = float(ban[ban.method == base + sfx].C.iloc[0])
-            for thr in (0.0, 1e-3):
-                clf = LMKLClassifier(kernels=kernels, C=C, max_iter=protocol.n_iter,
-                                     normalize=normalize, gate_threshold=thr,
-                                     random_state=protocol.seed).fit(Xtr, ytr)
-                f, n_evals = clf.decision_function(Xte, return_n_evals=True)
-                n_full = len(kernels) * len(yte) * len(clf.support_)
-                variants.append({"method": base, "normalize": normalize, "gate_threshold": thr,
-                                 "C": C, "test acc (%)": 100 * np.mean(np.sign(f) == yte),
-                                 "SV (%)": clf.sv_percentage_,
-                                 "kernel evals kept": n_evals / n_full,
-                                 "mean max gate": lmkl_path(clf.result_, "max_gate")[-1]})
-    return pd.DataFrame(variants)
+    kernels = [p_ban["bank"][k] for k in METHODS[base][1]]
+    clf = LMKLClassifier(kernels=kernels, C=C, max_iter=n_iter, normalize=normalize,
+                         gate_threshold=thr, random_state=master_seed).fit(Xtr, ytr)
+    f, n_evals = clf.decision_function(Xte, return_n_evals=True)
+    n_full = len(kernels) * len(yte) * len(clf.support_)
+    return {"method": base, "normalize": normalize, "gate_threshold": thr, "C": C,
+            "test acc (%)": 100 * np.mean(np.sign(f) == yte), "SV (%)": clf.sv_percentage_,
+            "kernel evals kept": n_evals / n_full,
+            "mean max gate": lmkl_path(clf.result_, "max_gate")[-1]}
 
 
 def pairs(sfx):
