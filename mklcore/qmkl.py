@@ -72,7 +72,7 @@ _ROOT_MAX_ITER = 100
 #: coordinate-minimisation steps before Newton: Newton on W/beta moves a weight that is orders
 #: of magnitude too small by a factor of only ~1.5 per iteration (and one that is too large
 #: into the fraction-to-boundary rule); one exact coordinate minimisation fixes both
-_ROOT_CD_STEPS = 2
+_ROOT_CD_STEPS = 5
 
 BETA_STEP_METHODS = ("auto", "closed_form", "root", "socp", "sdp")
 
@@ -237,6 +237,9 @@ def _q_structure(Q):
     """
     scale = max(float(np.max(np.abs(Q))), np.finfo(float).tiny)
     tol = _STRUCTURE_RTOL * scale
+    row = Q[0]
+    if not np.all((np.abs(row) <= tol) | (np.abs(row - row[0]) <= tol)):
+        return "general", None  # both structures need a first row of zeros and Q[0, 0]
     off = Q - np.diag(np.diag(Q))
     d = np.diag(Q)
     if np.all(np.abs(off) <= tol):
@@ -246,12 +249,13 @@ def _q_structure(Q):
     c = float(d[0])
     if c > tol and np.all(np.abs(d - c) <= tol):
         nonzero = np.abs(Q) > tol
+        if not np.all(np.abs(Q[nonzero] - c) <= tol):  # cheap test first: entries 0 or c
+            return "general", None
         # blocks: kernels with the same row pattern, numbered in order of first appearance;
         # the pattern must be exactly "same block" (an equivalence relation)
         _, first, inverse = np.unique(nonzero, axis=0, return_index=True, return_inverse=True)
         labels = np.argsort(np.argsort(first))[inverse.ravel()]
-        if (np.all(np.abs(Q[nonzero] - c) <= tol)
-                and np.array_equal(nonzero, labels[:, None] == labels[None, :])):
+        if np.array_equal(nonzero, labels[:, None] == labels[None, :]):
             return "block", (labels, c)
     return "general", None
 
