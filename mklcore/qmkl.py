@@ -64,9 +64,11 @@ _W_FLOOR = 1e-30
 #: Clarabel tolerances of the SOCP/SDP beta steps (its defaults give ~1e-5 on beta)
 _CLARABEL = {"tol_gap_abs": 1e-9, "tol_gap_rel": 1e-9, "tol_feas": 1e-9, "tol_ktratio": 1e-7}
 #: the Newton root finder of (9) stops when the squared Newton decrement is below
-#: _ROOT_FTOL * phi (phi is then optimal to machine precision, beta to ~1e-8 relative); when
+#: _ROOT_FTOL * phi (phi is then optimal to machine precision) and the Newton step changes no
+#: weight by more than _ROOT_XTOL relative (also the tiny weights, which barely move phi); when
 #: round-off stops the line search it accepts a decrement below _ROOT_ACCEPT * phi
 _ROOT_FTOL = 1e-15
+_ROOT_XTOL = 1e-9
 _ROOT_ACCEPT = 1e-10
 _ROOT_MAX_ITER = 100
 #: coordinate-minimisation steps before Newton: Newton on W/beta moves a weight that is orders
@@ -595,7 +597,7 @@ class BetaStep:
             decrement = float(-g @ d)  # Newton decrement squared
             if not np.isfinite(decrement):
                 return None
-            if decrement <= _ROOT_FTOL * f:
+            if decrement <= _ROOT_FTOL * f and np.max(np.abs(d) / b) <= _ROOT_XTOL:
                 break
             t = 1.0
             shrink = d < 0
