@@ -288,6 +288,25 @@ def test_support_function_matches_cvxpy_and_differs_from_paper_formula():
     assert n_differs > 0  # the negative case occurs, so the distinction is tested
 
 
+def test_support_function_pivoting_matches_nnls_and_cvxpy(monkeypatch):
+    """Block principal pivoting (warm-started along a sequence of G, as in Algorithm 1) gives
+    the NNLS value to round-off and the cvxpy value; with no pivoting the NNLS path runs."""
+    M = 200
+    Q, rng = _laplacian_q(M, 3)
+    Gs = [rng.exponential(size=M) * np.exp(rng.normal(scale=2, size=M)) for _ in range(3)]
+    Gs.append(Gs[-1] * np.exp(0.05 * rng.normal(size=M)))  # close to the previous G
+    pivoting, nnls_only = BetaStep(Q), BetaStep(Q)
+    monkeypatch.setattr("mklcore.qmkl._PIVOT_MAX_ITER", 0)
+    reference = [nnls_only.support(G) for G in Gs]
+    monkeypatch.undo()
+    assert nnls_only._support_free is None and nnls_only._inv_chol_t is not None
+    for G, ref in zip(Gs, reference):
+        sigma = pivoting.support(G)
+        assert 0 < pivoting._support_free.sum() < M  # the constraint beta >= 0 is active
+        np.testing.assert_allclose(sigma, ref, rtol=1e-12)
+    np.testing.assert_allclose(sigma, _support_oracle(Gs[-1], Q), rtol=1e-6)
+
+
 @pytest.mark.parametrize("kind", ["ones", "identity", "block", "diag", "singular"])
 def test_support_function_special_cases(kind):
     rng = np.random.default_rng(7)
