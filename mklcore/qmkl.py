@@ -64,14 +64,14 @@ _W_FLOOR = 1e-30
 #: Clarabel tolerances of the SOCP/SDP beta steps (its defaults give ~1e-5 on beta)
 _CLARABEL = {"tol_gap_abs": 1e-9, "tol_gap_rel": 1e-9, "tol_feas": 1e-9, "tol_ktratio": 1e-7}
 #: the Newton root finder of (9) stops when the squared Newton decrement is below
-#: _ROOT_FTOL * phi (phi is then optimal to machine precision) and, after at most
-#: _ROOT_POLISH further steps, the Newton step changes no weight by more than _ROOT_XTOL
-#: relative (the tiny weights barely move phi; round-off can keep their steps above
-#: _ROOT_XTOL, hence the limit); when round-off stops the line search it accepts a decrement
-#: below _ROOT_ACCEPT * phi
+#: _ROOT_FTOL * phi (phi is then optimal to machine precision) and the Newton step changes no
+#: weight by more than _ROOT_XTOL relative (the tiny weights barely move phi), or that largest
+#: relative change stops falling tenfold per step (round-off floor), or after _ROOT_POLISH
+#: such extra steps; when round-off stops the line search it accepts a decrement below
+#: _ROOT_ACCEPT * phi
 _ROOT_FTOL = 1e-15
 _ROOT_XTOL = 1e-9
-_ROOT_POLISH = 2
+_ROOT_POLISH = 5
 _ROOT_ACCEPT = 1e-10
 _ROOT_MAX_ITER = 100
 #: coordinate-minimisation steps before Newton: Newton on W/beta moves a weight that is orders
@@ -590,7 +590,7 @@ class BetaStep:
             if trial is None:
                 break
             b, f = trial, f_trial
-        polish = 0
+        polish, rel_prev = 0, np.inf
         for _ in range(_ROOT_MAX_ITER):
             g = Q @ b - W / b ** 2  # residual of (9) with delta = 1
             H = Q + np.diag(2.0 * W / b ** 3)
@@ -602,13 +602,18 @@ class BetaStep:
             if not np.isfinite(decrement):
                 return None
             if decrement <= _ROOT_FTOL * f:
-                if polish == _ROOT_POLISH or np.max(np.abs(d) / b) <= _ROOT_XTOL:
+                rel = float(np.max(np.abs(d) / b))
+                if rel <= _ROOT_XTOL or rel > 0.1 * rel_prev or polish == _ROOT_POLISH:
                     break
-                polish += 1
+                rel_prev, polish = rel, polish + 1
             t = 1.0
             shrink = d < 0
             if np.any(shrink):  # stay inside beta > 0
                 t = min(1.0, 0.99 * float(np.min(-b[shrink] / d[shrink])))
+            if polish:  # phi is optimal to round-off, so Armijo cannot judge the step: take it
+                b = b + t * d
+                f = phi(b)
+                continue
             trial, f_trial = line_search(b, f, d, -decrement, t)
             if trial is None:  # no decrease left to find: accept if f is optimal to round-off
                 return b / np.sqrt(b @ Q @ b) if decrement <= _ROOT_ACCEPT * f else None
