@@ -331,7 +331,7 @@ def _nonneg_qp(Q, G, free):
     r"""Minimiser :math:`z\ge0` of :math:`\frac12z^\top Qz-G^\top z` for :math:`Q\succ0`, or
     ``None`` if not found within :data:`_PIVOT_MAX_ITER` iterations.
 
-    Block principal pivoting (Portugal, Júdice and Vicente 1994; Kim and Park 2011) on the
+    Block principal pivoting (Portugal, Judice and Vicente 1994; Kim and Park 2011) on the
     complementarity conditions :math:`z\ge0`, :math:`w=Qz-G\ge0`, :math:`z^\top w=0`: solve
     :math:`Q_{FF}z_F=G_F` on the free set :math:`F`, move every index with :math:`z_m<0` or
     :math:`w_m<0` across (Murty's single-index rule when the number of violations stops
@@ -456,7 +456,8 @@ class BetaStep:
     """Module 2 of Algorithm 1 of [1]_ for a fixed Q: ``step(W, beta_prev)`` and ``support(G)``.
 
     Keeps what depends only on Q (its structure, the factor of the support function, the
-    compiled cvxpy problem) across the outer iterations of Algorithm 1; :func:`qmkl_beta_step`
+    compiled cvxpy problem) and the free set of the last support-function problem (warm
+    start) across the outer iterations of Algorithm 1; :func:`qmkl_beta_step`
     and :func:`qmkl_support_function` are its one-shot forms.
 
     Parameters
@@ -736,7 +737,10 @@ def qmkl_beta_step(W, Q, *, method="auto", beta0=None):
     :math:`\phi(\beta)=\sum_mW_m/\beta_m+\frac12\beta^\top Q\beta`; its root, rescaled to
     :math:`\beta^\top Q\beta=1` (which is what (11) does), is the solution. mklcore finds it
     with Newton steps on (9) safeguarded by a line search on :math:`\phi`, which converges
-    from any positive start and needs no :math:`Q^{-1}`; MINPACK's hybrid method on the
+    from any positive start and needs no :math:`Q^{-1}`; a few Jacobi steps of exact
+    coordinate minimisation of :math:`\phi` first put weights that are orders of magnitude
+    off at the right scale (Newton alone would need tens of iterations, each a Cholesky
+    factorisation of :math:`Q+\mathrm{diag}(2W/\beta^3)`); MINPACK's hybrid method on the
     :math:`Q^{-1}` form stalled for the nearly singular :math:`Q=\mathrm{Cov}_\alpha`.
 
     Examples
