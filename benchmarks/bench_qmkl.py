@@ -18,16 +18,30 @@ six views, 72 kernels, one 10-fold training split of 108 points): Q-MKL with
 (relative duality gap 1e-3), SVM tolerance (1e-6) and C = 1. Kernel construction and Q are
 excluded from the times. Target: Q-MKL (root) within 3x of the lp-MKL Newton fit.
 
+Part 3, the UCI regime of the reproduction (issue 15): sonar, split 0 of
+``hinrichs2012_qmkl.uci_split`` with the notebook's settings (793 kernels, Q = normalised
+Laplacian of |Corr| + B + 1e-3 I from ``regulariser("Lap(Cov)+B", ...)``, C = 10, relative
+gap 1e-2, SVM tolerance 1e-5). Times, minimum of 3 runs, of the beta steps and support
+functions of one fit (the inputs of Algorithm 1's 12 iterations replayed) and of the whole
+fit, for this checkout against the Q-MKL code before the speed-up (git revision
+``BASELINE_REV``, loaded from git history; Newton from the warm start alone, NNLS support
+function). Target: the weight step (beta steps + support functions) >= 5x faster.
+
 BLAS is limited to one thread (threadpoolctl), so the numbers are single-core.
 
 Usage::
 
     python benchmarks/bench_qmkl.py            # 15 repeats, fits on 3 training folds
-    python benchmarks/bench_qmkl.py --quick    # 5 repeats, 1 fold (< 1 min)
+    python benchmarks/bench_qmkl.py --quick    # 5 repeats, 1 fold, 1 run of part 3
 """
 
 import argparse
+import importlib.util
+import pathlib
 import platform
+import subprocess
+import sys
+import tempfile
 import time
 import warnings
 
@@ -39,7 +53,12 @@ from mklcore.datasets import load_mfeat
 from mklcore.repro.experiments import kfold_splits, subsample
 from mklcore.lpnorm import lpmkl_solve
 from mklcore.qmkl import BetaStep, alpha_correlation, q_from_correlation, qmkl_solve
+from mklcore.repro import hinrichs2012_qmkl
+from mklcore.repro.experiments import spawn_seeds
 from mklcore.repro.hinrichs2012_qmkl import multiview_kernels
+
+#: the Q-MKL code before the coordinate steps and the pivoting support function
+BASELINE_REV = "208251c"
 
 
 def _median_time(fn, repeats):
@@ -109,6 +128,106 @@ def bench_fits(n_folds, repeats):
     return fits
 
 
+def _min_time(fn, repeats):
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return float(np.min(times))
+
+
+def baseline_module():
+    """``mklcore/qmkl.py`` of :data:`BASELINE_REV` imported as ``mklcore.qmkl_baseline``."""
+    root = pathlib.Path(__file__).resolve().parents[1]
+    source = subprocess.run(["git", "show", f"{BASELINE_REV}:mklcore/qmkl.py"], cwd=root,
+                            capture_output=True, text=True, check=True).stdout
+    path = pathlib.Path(tempfile.mkdtemp()) / "qmkl_baseline.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location("mklcore.qmkl_baseline", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+class _Captured(Exception):
+    pass
+
+
+def sonar_inputs():
+    """K, y and Q of the first Q-MKL fit of ``uci_split`` on sonar (split 0, notebook settings)."""
+    box = {}
+
+    def capture(method, K, y, C, corr, groups, tol, svm_tol):
+        box.update(K=K, y=y, Q=hinrichs2012_qmkl.regulariser("Lap(Cov)+B", corr, groups))
+        raise _Captured
+
+    fit_mkl = hinrichs2012_qmkl.fit_mkl
+    hinrichs2012_qmkl.fit_mkl = capture
+    try:
+        hinrichs2012_qmkl.uci_split(dataset="sonar", repeat=0, seed=spawn_seeds(2, 10)[0],
+                                    c_grid=[10.0], sigmas=(2.0 ** np.arange(-3, 7)).tolist(),
+                                    c_q=1.0, svm_tol=1e-5, mkl_tol_cv=1e-2)
+    except _Captured:
+        pass
+    finally:
+        hinrichs2012_qmkl.fit_mkl = fit_mkl
+    return box["K"], box["y"], box["Q"]
+
+
+def bench_sonar(repeats):
+    K, y, Q = sonar_inputs()
+    settings = {"C": 10.0, "tol": 1e-2, "svm_tol": 1e-5, "max_iter": 500, "check_input": False}
+
+    base = baseline_module()
+    rows = {}
+    for name, module in (("before", base), ("after", sys.modules["mklcore.qmkl"])):
+        step_cls = module.BetaStep
+        calls = {"step": [], "support": []}
+        step, support = step_cls.step, step_cls.support
+
+        def spy_step(self, W, beta_prev=None, _calls=calls, _step=step):
+            _calls["step"].append((np.array(W), None if beta_prev is None else
+                                   np.array(beta_prev)))
+            return _step(self, W, beta_prev)
+
+        def spy_support(self, G, _calls=calls, _support=support):
+            _calls["support"].append(np.array(G))
+            return _support(self, G)
+
+        step_cls.step, step_cls.support = spy_step, spy_support
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = module.qmkl_solve(K, y, Q, **settings)
+        step_cls.step, step_cls.support = step, support
+        rows[name] = {"calls": calls, "result": res, "module": module}
+    # replay the same inputs (those of the new code's fit) through both implementations
+    calls = rows["after"]["calls"]
+    for name, row in rows.items():
+        module = row["module"]
+
+        def replay_steps(module=module):
+            beta_step = module.BetaStep(Q, "auto")
+            for W, beta_prev in calls["step"]:
+                beta_step.step(W, beta_prev)
+
+        def replay_supports(module=module):
+            beta_step = module.BetaStep(Q, "auto")
+            for G in calls["support"]:
+                beta_step.support(G)
+
+        def fit(module=module):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                module.qmkl_solve(K, y, Q, **settings)
+
+        row["t_step"] = _min_time(replay_steps, repeats)
+        row["t_support"] = _min_time(replay_supports, repeats)
+        row["t_fit"] = _min_time(fit, repeats)
+    return K.shape[0], len(calls["step"]), rows
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="5 repeats, 1 fold (< 1 min)")
@@ -138,6 +257,24 @@ def main(argv=None):
     ratio = np.mean([t for t, _, _ in fits["qmkl Lap(Cov)+B root"]]) / base
     print(f"\nQ-MKL (Lap(Cov)+B, root) / lp-MKL Newton (p=2): {ratio:.2f}x "
           f"(target <= 3x: {'met' if ratio <= 3 else 'NOT met'})")
+
+    with threadpool_limits(1):
+        M, n_steps, rows = bench_sonar(1 if args.quick else 3)
+    before, after = rows["before"], rows["after"]
+    print(f"\nUCI sonar, {M} kernels, Q = L_sym(|Corr|) + B + 1e-3 I, C = 10, tol 1e-2: "
+          f"{n_steps} beta steps per fit (min of {1 if args.quick else 3} runs, seconds)")
+    print(f"{'':<28} {'before':>9} {'after':>9} {'ratio':>8}")
+    for key, label in (("t_step", "beta steps (Eq. 8)"), ("t_support", "support functions"),
+                       ("t_fit", "whole Q-MKL fit")):
+        print(f"{label:<28} {before[key]:>9.3f} {after[key]:>9.3f} "
+              f"{before[key] / after[key]:>7.1f}x")
+    weight = (before["t_step"] + before["t_support"]) / (after["t_step"] + after["t_support"])
+    rb, ra = before["result"], after["result"]
+    print(f"fit before: {rb.n_iter} iterations, J = {rb.objective:.12g}; after: {ra.n_iter} "
+          f"iterations, J = {ra.objective:.12g}; max |beta diff| / max beta = "
+          f"{np.max(np.abs(rb.weights - ra.weights)) / np.max(rb.weights):.1e}")
+    print(f"weight step (beta steps + support functions) before / after: {weight:.1f}x "
+          f"(target >= 5x: {'met' if weight >= 5 else 'NOT met'})")
 
 
 if __name__ == "__main__":

@@ -64,11 +64,25 @@ _W_FLOOR = 1e-30
 #: Clarabel tolerances of the SOCP/SDP beta steps (its defaults give ~1e-5 on beta)
 _CLARABEL = {"tol_gap_abs": 1e-9, "tol_gap_rel": 1e-9, "tol_feas": 1e-9, "tol_ktratio": 1e-7}
 #: the Newton root finder of (9) stops when the squared Newton decrement is below
-#: _ROOT_FTOL * phi (phi is then optimal to machine precision, beta to ~1e-8 relative); when
-#: round-off stops the line search it accepts a decrement below _ROOT_ACCEPT * phi
+#: _ROOT_FTOL * phi (phi is then optimal to machine precision) and the Newton step changes no
+#: weight by more than _ROOT_XTOL relative (the tiny weights barely move phi), or that largest
+#: relative change stops falling tenfold per step (round-off floor), or after _ROOT_POLISH
+#: such extra steps; when round-off stops the line search it accepts a decrement below
+#: _ROOT_ACCEPT * phi
 _ROOT_FTOL = 1e-15
+_ROOT_XTOL = 1e-9
+_ROOT_POLISH = 5
 _ROOT_ACCEPT = 1e-10
 _ROOT_MAX_ITER = 100
+#: coordinate-minimisation steps before Newton: Newton on W/beta moves a weight that is orders
+#: of magnitude too small by a factor of only ~1.5 per iteration (and one that is too large
+#: into the fraction-to-boundary rule); one exact coordinate minimisation fixes both
+_ROOT_CD_STEPS = 5
+
+#: the support function's pivoting method (:func:`_nonneg_qp`): iteration limit (then NNLS)
+#: and the relative size of a violated sign condition
+_PIVOT_MAX_ITER = 50
+_PIVOT_RTOL = 1e-12
 
 BETA_STEP_METHODS = ("auto", "closed_form", "root", "socp", "sdp")
 
@@ -233,6 +247,9 @@ def _q_structure(Q):
     """
     scale = max(float(np.max(np.abs(Q))), np.finfo(float).tiny)
     tol = _STRUCTURE_RTOL * scale
+    row = Q[0]
+    if not np.all((np.abs(row) <= tol) | (np.abs(row - row[0]) <= tol)):
+        return "general", None  # both structures need a first row of zeros and Q[0, 0]
     off = Q - np.diag(np.diag(Q))
     d = np.diag(Q)
     if np.all(np.abs(off) <= tol):
@@ -242,12 +259,13 @@ def _q_structure(Q):
     c = float(d[0])
     if c > tol and np.all(np.abs(d - c) <= tol):
         nonzero = np.abs(Q) > tol
+        if not np.all(np.abs(Q[nonzero] - c) <= tol):  # cheap test first: entries 0 or c
+            return "general", None
         # blocks: kernels with the same row pattern, numbered in order of first appearance;
         # the pattern must be exactly "same block" (an equivalence relation)
         _, first, inverse = np.unique(nonzero, axis=0, return_index=True, return_inverse=True)
         labels = np.argsort(np.argsort(first))[inverse.ravel()]
-        if (np.all(np.abs(Q[nonzero] - c) <= tol)
-                and np.array_equal(nonzero, labels[:, None] == labels[None, :])):
+        if np.array_equal(nonzero, labels[:, None] == labels[None, :]):
             return "block", (labels, c)
     return "general", None
 
@@ -270,6 +288,35 @@ def _closed_form(W, structure):
     return beta / np.sqrt(c)
 
 
+def _coordinate_step(Q, W, b):
+    r"""Jacobi coordinate-minimisation direction of :math:`\phi(\beta)=\sum_mW_m/\beta_m+
+    \frac12\beta^\top Q\beta` at ``b`` and its slope :math:`\nabla\phi^\top d`.
+
+    Each :math:`x_m` minimises :math:`\phi` over :math:`\beta_m` alone (the others fixed at
+    ``b``): the positive root of :math:`\psi(x)=q_mx+c_m-W_m/x^2`, :math:`q_m=Q_{mm}`,
+    :math:`c_m=(Qb)_m-q_mb_m`. :math:`\psi` is increasing and concave, so Newton's method
+    from a point left of the root converges monotonically; with :math:`a=(W_m/q_m)^{1/3}` the
+    root lies in :math:`[\min(a,\sqrt{W_m/c_m})/\sqrt2,\ \min(a,\sqrt{W_m/c_m})]` for
+    :math:`c_m>0` and in :math:`[\max(a,-c_m/q_m),\ a-c_m/q_m]` for :math:`c_m\le0`. Every
+    component of ``d = x - b`` has the sign of :math:`-\partial_m\phi`, so ``d`` is a
+    descent direction.
+    """
+    q = np.diag(Q)
+    Qb = Q @ b
+    c = Qb - q * b
+    a = np.cbrt(W / q)
+    with np.errstate(divide="ignore"):
+        x = np.where(c > 0, np.minimum(a, np.sqrt(W / np.where(c > 0, c, 1.0))) / np.sqrt(2.0),
+                     np.maximum(a, -c / q))
+    for _ in range(50):
+        step = (q * x + c - W / x ** 2) / (q + 2.0 * W / x ** 3)
+        x = x - step
+        if np.all(np.abs(step) <= 1e-14 * x):
+            break
+    d = x - b
+    return d, float((Qb - W / b ** 2) @ d)
+
+
 def _support_closed_form(G, structure):
     kind, data = structure
     if kind == "diag":
@@ -278,6 +325,60 @@ def _support_closed_form(G, structure):
     top = np.zeros(labels.max() + 1)
     np.maximum.at(top, labels, G)
     return float(np.linalg.norm(top) / np.sqrt(c))
+
+
+def _nonneg_qp(Q, G, free):
+    r"""Minimiser :math:`z\ge0` of :math:`\frac12z^\top Qz-G^\top z` for :math:`Q\succ0`, or
+    ``None`` if not found within :data:`_PIVOT_MAX_ITER` iterations.
+
+    Block principal pivoting (Portugal, Judice and Vicente 1994; Kim and Park 2011) on the
+    complementarity conditions :math:`z\ge0`, :math:`w=Qz-G\ge0`, :math:`z^\top w=0`: solve
+    :math:`Q_{FF}z_F=G_F` on the free set :math:`F`, move every index with :math:`z_m<0` or
+    :math:`w_m<0` across (Murty's single-index rule when the number of violations stops
+    falling), until no sign condition is violated; then :math:`z` is the exact minimiser. Started
+    from the previous free set, Algorithm 1 needs one to three solves per iteration.
+
+    Parameters
+    ----------
+    Q : ndarray of shape (M, M)
+        Symmetric positive definite.
+    G : ndarray of shape (M,)
+        Linear term.
+    free : ndarray of bool, shape (M,)
+        Initial guess of the support of the minimiser.
+
+    Returns
+    -------
+    z : ndarray of shape (M,) or None
+    """
+    M = G.shape[0]
+    best, chances = M + 1, 3
+    tol_w = _PIVOT_RTOL * max(float(np.max(np.abs(G))), np.finfo(float).tiny)
+    for _ in range(_PIVOT_MAX_ITER):
+        idx = np.flatnonzero(free)
+        z = np.zeros(M)
+        if idx.size:
+            try:
+                z[idx] = scipy.linalg.cho_solve(
+                    scipy.linalg.cho_factor(Q[np.ix_(idx, idx)]), G[idx])
+            except np.linalg.LinAlgError:
+                return None
+        w = Q[:, idx] @ z[idx] - G
+        tol_z = _PIVOT_RTOL * max(float(np.max(np.abs(z))), np.finfo(float).tiny)
+        bad = np.where(free, z < -tol_z, w < -tol_w)
+        n_bad = int(np.count_nonzero(bad))
+        if n_bad == 0:
+            return np.maximum(z, 0.0)
+        if n_bad < best:
+            best, chances = n_bad, 3
+        elif chances > 0:
+            chances -= 1
+        else:  # backup rule: move only the last violating index (finite termination)
+            last = np.flatnonzero(bad)[-1]
+            bad = np.zeros(M, dtype=bool)
+            bad[last] = True
+        free = free ^ bad
+    return None
 
 
 class _SOCP:
@@ -355,7 +456,8 @@ class BetaStep:
     """Module 2 of Algorithm 1 of [1]_ for a fixed Q: ``step(W, beta_prev)`` and ``support(G)``.
 
     Keeps what depends only on Q (its structure, the factor of the support function, the
-    compiled cvxpy problem) across the outer iterations of Algorithm 1; :func:`qmkl_beta_step`
+    compiled cvxpy problem) and the free set of the last support-function problem (warm
+    start) across the outer iterations of Algorithm 1; :func:`qmkl_beta_step`
     and :func:`qmkl_support_function` are its one-shot forms.
 
     Parameters
@@ -385,6 +487,7 @@ class BetaStep:
                 "or 'socp'.")
         self._sub = {}  # active mask (bytes) -> cached per-subproblem data
         self._inv_chol_t = None
+        self._support_free = None  # free set of the last support-function QP (warm start)
         self.counts = {"closed_form": 0, "root": 0, "socp": 0, "sdp": 0, "fallback": 0}
 
     # -- per active set -----------------------------------------------------
@@ -455,8 +558,9 @@ class BetaStep:
     def _root(self, W, data, beta0):
         r"""Solve the stationarity system (9) with :math:`\delta=1` by a globalised Newton
         method on :math:`\phi` (see the Notes of :func:`qmkl_beta_step`): Jacobian
-        :math:`Q+\mathrm{diag}(2W/\beta^3)`, a fraction-to-boundary rule and backtracking.
-        Returns ``None`` if it fails."""
+        :math:`Q+\mathrm{diag}(2W/\beta^3)`, a fraction-to-boundary rule and backtracking,
+        after :data:`_ROOT_CD_STEPS` coordinate-minimisation steps (:func:`_coordinate_step`)
+        that put every weight at the right order of magnitude. Returns ``None`` if it fails."""
         Q = data["Q"]
         if beta0 is None or not np.all(beta0 > 0) or not np.all(np.isfinite(beta0)):
             beta0 = np.cbrt(W / np.maximum(np.diag(Q), np.finfo(float).tiny))
@@ -467,7 +571,27 @@ class BetaStep:
         def phi(x):
             return float(np.sum(W / x) + 0.5 * x @ Q @ x)
 
+        def line_search(b, f, d, slope, t=1.0):
+            """Backtracking from ``t`` along the descent direction ``d`` (slope g'd < 0)."""
+            while True:
+                trial = b + t * d
+                f_trial = phi(trial)
+                if f_trial <= f + 1e-4 * t * slope:
+                    return trial, f_trial
+                t *= 0.5
+                if t < 1e-14:
+                    return None, f
+
         f = phi(b)
+        for _ in range(_ROOT_CD_STEPS):
+            d, slope = _coordinate_step(Q, W, b)
+            if not slope < 0:  # stationary (or not finite: Newton decides)
+                break
+            trial, f_trial = line_search(b, f, d, slope)
+            if trial is None:
+                break
+            b, f = trial, f_trial
+        polish, rel_prev = 0, np.inf
         for _ in range(_ROOT_MAX_ITER):
             g = Q @ b - W / b ** 2  # residual of (9) with delta = 1
             H = Q + np.diag(2.0 * W / b ** 3)
@@ -479,19 +603,21 @@ class BetaStep:
             if not np.isfinite(decrement):
                 return None
             if decrement <= _ROOT_FTOL * f:
-                break
+                rel = float(np.max(np.abs(d) / b))
+                if rel <= _ROOT_XTOL or rel > 0.1 * rel_prev or polish == _ROOT_POLISH:
+                    break
+                rel_prev, polish = rel, polish + 1
             t = 1.0
             shrink = d < 0
             if np.any(shrink):  # stay inside beta > 0
                 t = min(1.0, 0.99 * float(np.min(-b[shrink] / d[shrink])))
-            while True:
-                trial = b + t * d
-                f_trial = phi(trial)
-                if f_trial <= f - 1e-4 * t * decrement:
-                    break
-                t *= 0.5
-                if t < 1e-14:  # no decrease left to find: accept if f is optimal to round-off
-                    return b / np.sqrt(b @ Q @ b) if decrement <= _ROOT_ACCEPT * f else None
+            if polish:  # phi is optimal to round-off, so Armijo cannot judge the step: take it
+                b = b + t * d
+                f = phi(b)
+                continue
+            trial, f_trial = line_search(b, f, d, -decrement, t)
+            if trial is None:  # no decrease left to find: accept if f is optimal to round-off
+                return b / np.sqrt(b @ Q @ b) if decrement <= _ROOT_ACCEPT * f else None
             b, f = trial, f_trial
         else:
             return None
@@ -537,6 +663,16 @@ class BetaStep:
         if self.structure[0] != "general":
             return _support_closed_form(G, self.structure)
         if self.pd:
+            # with z = argmin_{z >= 0} z'Qz/2 - G'z, beta = z / ||z||_Q satisfies the KKT
+            # conditions of the support problem (same multipliers), so sigma = G'z / ||z||_Q
+            free = self._support_free
+            if free is None or free.shape != G.shape:
+                free = G > 0
+            z = _nonneg_qp(self.Q, G, free)
+            if z is not None:
+                self._support_free = z > 0
+                zQz = float(z @ self.Q @ z)
+                return float(G @ z) / np.sqrt(zQz) if zQz > 0 else 0.0
             if self._inv_chol_t is None:
                 # A = R^{-T} with Q = R^T R (Cholesky)
                 R = scipy.linalg.cholesky(self.Q, lower=False)
@@ -601,7 +737,10 @@ def qmkl_beta_step(W, Q, *, method="auto", beta0=None):
     :math:`\phi(\beta)=\sum_mW_m/\beta_m+\frac12\beta^\top Q\beta`; its root, rescaled to
     :math:`\beta^\top Q\beta=1` (which is what (11) does), is the solution. mklcore finds it
     with Newton steps on (9) safeguarded by a line search on :math:`\phi`, which converges
-    from any positive start and needs no :math:`Q^{-1}`; MINPACK's hybrid method on the
+    from any positive start and needs no :math:`Q^{-1}`; a few Jacobi steps of exact
+    coordinate minimisation of :math:`\phi` first put weights that are orders of magnitude
+    off at the right scale (Newton alone would need tens of iterations, each a Cholesky
+    factorisation of :math:`Q+\mathrm{diag}(2W/\beta^3)`); MINPACK's hybrid method on the
     :math:`Q^{-1}` form stalled for the nearly singular :math:`Q=\mathrm{Cov}_\alpha`.
 
     Examples
@@ -633,8 +772,10 @@ def qmkl_support_function(G, Q):
     theorem; the paper's :math:`G^\top Q^{-1}G` misses the square root and the non-negativity). For
     :math:`Q=R^\top R\succ0` it is the residual of the non-negative least-squares problem
     :math:`\min_{\mu\ge0}\|R^{-\top}(G+\mu)\|_2`, which equals :math:`\|G\|_{Q^{-1}}` only
-    when :math:`Q^{-1}G\ge0`; closed forms for ones, block-of-ones and diagonal :math:`Q`;
-    an SOCP for other singular :math:`Q`.
+    when :math:`Q^{-1}G\ge0`. Equivalently :math:`\sigma_B(G)=G^\top z/\|z\|_Q` with
+    :math:`z=\arg\min_{z\ge0}\frac12z^\top Qz-G^\top z`, which mklcore solves by block
+    principal pivoting (NNLS as the fallback); closed forms for ones, block-of-ones and
+    diagonal :math:`Q`; an SOCP for other singular :math:`Q`.
 
     Parameters
     ----------

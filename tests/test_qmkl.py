@@ -18,8 +18,9 @@ from mklcore.qmkl import (BetaStep, QMKLClassifier, QSVMClassifier, alpha_correl
                           block_diagonal_q, check_q, graph_laplacian, grid_laplacian,
                           q_from_alpha_covariance, q_from_correlation, q_sqrt_factor,
                           qmkl_beta_step, qmkl_solve, qmkl_support_function, qsvm_solve)
+from mklcore.qmkl import _coordinate_step
 from mklcore.repro.hinrichs2012_qmkl import (dirichlet_ratio, isolated_pockets,
-                                             multiview_kernels, theorem2_proxy)
+                                             multiview_kernels, regulariser, theorem2_proxy)
 from mklcore.reference import TOY_OPTIMA, qmkl_primal_cvx, solve_primal_cvx, toy_problem
 
 
@@ -182,6 +183,58 @@ def test_root_finder_ill_conditioned_cov():
     assert np.sum(W / beta) <= np.sum(W / ref) * (1 + 1e-6)
 
 
+def _laplacian_q(M, seed, group_size=13):
+    """Q of the UCI reproduction: normalised Laplacian of |Corr| + B + 1e-3 I, trace M."""
+    rng = np.random.default_rng(seed)
+    base = rng.normal(size=(150, 6))
+    alphas = base @ rng.normal(size=(6, M)) + rng.normal(size=(150, M))
+    return regulariser("Lap(Cov)+B", np.corrcoef(alphas.T), np.arange(M) // group_size), rng
+
+
+def test_coordinate_step_minimises_each_coordinate():
+    """Each x_m of the Jacobi step solves (9) in beta_m alone; d is a descent direction."""
+    Q, rng = _laplacian_q(50, 1)
+    W = np.exp(rng.uniform(-25, 0, size=50))
+    # far from the optimum, one large weight: c_m = Q_m0 b_0 + ... is positive inside its
+    # block (B) and negative outside it (the Laplacian), so both brackets are exercised
+    b = rng.uniform(1e-4, 1e-3, size=50)
+    b[0] = 1.0
+    d, slope = _coordinate_step(Q, W, b)
+    x = b + d
+    c = Q @ b - np.diag(Q) * b
+    assert np.any(c < 0) and np.any(c > 0)
+    np.testing.assert_allclose(np.diag(Q) * x + c, W / x ** 2, rtol=1e-12)
+    g = Q @ b - W / b ** 2
+    assert slope < 0 and np.all(g * d <= 0)
+
+
+def test_root_finder_normalised_laplacian_hundreds_of_kernels():
+    """The UCI regime: a few hundred kernels, Q = L_sym + B + 1e-3 I, W over 20 orders of
+    magnitude; cold and warm starts reach the optimum (SOCP path, stationarity) without
+    fallback."""
+    M = 250
+    Q, rng = _laplacian_q(M, 2)
+    W = np.exp(rng.uniform(-46, 0, size=M))
+    W2 = W * np.exp(0.2 * rng.normal(size=M))  # the next W of Algorithm 1
+    step = BetaStep(Q, "root")
+    beta = step.step(W)
+    warm = step.step(W2, beta)
+    assert step.counts["root"] == 2 and step.counts["fallback"] == 0
+    # the cold SOCP is inaccurate for W over 20 orders (absolute tolerances; its value is
+    # ~2e-6 above the root finder's); scaled by the previous beta, as in Algorithm 1, it agrees
+    cold = qmkl_beta_step(W, Q, method="socp")
+    assert np.sum(W / beta) <= np.sum(W / (cold / np.sqrt(cold @ Q @ cold))) * (1 + 1e-9)
+    np.testing.assert_allclose(warm, BetaStep(Q, "socp").step(W2, beta), atol=1e-5)
+    # stationarity (9), W_m / beta_m^2 = delta (Q beta)_m with delta = sum W / beta on
+    # beta'Q beta = 1, for every kernel (also the tiny weights), cold and warm, up to the
+    # round-off of (Q beta)_m
+    for b, w in ((beta, W), (warm, W2)):
+        np.testing.assert_allclose(b @ Q @ b, 1.0, rtol=1e-10)
+        delta = np.sum(w / b)
+        residual = np.abs(w / b ** 2 - delta * (Q @ b))
+        assert np.all(residual <= 1e-7 * w / b ** 2 + 1e-14 * delta * (np.abs(Q) @ b))
+
+
 def test_beta_step_invariances():
     """Invariances of Eq. (8): scaling W, scaling Q by s (beta / sqrt(s)), permuting kernels."""
     rng = np.random.default_rng(4)
@@ -233,6 +286,25 @@ def test_support_function_matches_cvxpy_and_differs_from_paper_formula():
             n_differs += 1
             assert paper > sigma + 1e-6
     assert n_differs > 0  # the negative case occurs, so the distinction is tested
+
+
+def test_support_function_pivoting_matches_nnls_and_cvxpy(monkeypatch):
+    """Block principal pivoting (warm-started along a sequence of G, as in Algorithm 1) gives
+    the NNLS value to round-off and the cvxpy value; with no pivoting the NNLS path runs."""
+    M = 200
+    Q, rng = _laplacian_q(M, 3)
+    Gs = [rng.exponential(size=M) * np.exp(rng.normal(scale=2, size=M)) for _ in range(3)]
+    Gs.append(Gs[-1] * np.exp(0.05 * rng.normal(size=M)))  # close to the previous G
+    pivoting, nnls_only = BetaStep(Q), BetaStep(Q)
+    monkeypatch.setattr("mklcore.qmkl._PIVOT_MAX_ITER", 0)
+    reference = [nnls_only.support(G) for G in Gs]
+    monkeypatch.undo()
+    assert nnls_only._support_free is None and nnls_only._inv_chol_t is not None
+    for G, ref in zip(Gs, reference):
+        sigma = pivoting.support(G)
+        assert 0 < pivoting._support_free.sum() < M  # the constraint beta >= 0 is active
+        np.testing.assert_allclose(sigma, ref, rtol=1e-12)
+    np.testing.assert_allclose(sigma, _support_oracle(Gs[-1], Q), rtol=1e-6)
 
 
 @pytest.mark.parametrize("kind", ["ones", "identity", "block", "diag", "singular"])
@@ -304,6 +376,25 @@ def test_special_q_reproduce_l1_and_l2_mkl(p):
                                 max_iter=1000)
     np.testing.assert_allclose(res.objective, lp.objective, rtol=1e-5)
     np.testing.assert_allclose(res.weights, lp.weights, atol=BETA_ATOL)
+
+
+def test_algorithm1_normalised_laplacian_many_kernels_no_fallback():
+    """The UCI regime in Algorithm 1: 120 correlated kernels (12 widths x 10 features),
+    Q = L_sym(|Corr_alpha|) + B + 1e-3 I; every beta step converges in the root finder and the
+    dual (pivoting) stays consistent: converged, gap below tol, rigorous gap >= 0."""
+    rng = np.random.default_rng(11)
+    n, d = 50, 10
+    X = rng.normal(size=(n, d))
+    y = np.where(X[:, 0] - X[:, 1] ** 2 + 0.5 + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
+    widths = 2.0 ** np.arange(-4, 8)
+    K = np.stack([_gauss(X[:, [j]], s) for j in range(d) for s in widths])
+    groups = np.repeat(np.arange(d), len(widths))
+    Q = regulariser("Lap(Cov)+B", alpha_correlation(K, y, C=1.0), groups)
+    res = qmkl_solve(K, y, Q, C=10.0, tol=1e-3, max_iter=300, check_input=False)
+    assert res.success and res.gap <= 1e-3
+    assert res.beta_step_counts["fallback"] == 0 and res.beta_step_counts["root"] == res.n_iter - 1
+    assert res.rigorous_gap >= -1e-9 * abs(res.objective)
+    np.testing.assert_allclose(res.weights @ Q @ res.weights, 1.0, rtol=1e-10)
 
 
 def test_qmkl_single_kernel_is_the_svm(tiny):
