@@ -105,12 +105,30 @@ def check_parameter_names(parser, notebooks, parameters):
             parser.error(f"{path}: has no QUICK parameter in a cell tagged 'parameters'")
 
 
+def merge_streams(outputs):
+    """Join consecutive stream outputs of the same name (stdout, stderr) into one.
+
+    The kernel flushes printed text in chunks whose boundaries depend on timing, so one
+    ``print`` can arrive as one output or as two; joined, a rerun gives the same notebook.
+    """
+    merged = []
+    for out in outputs:
+        if (merged and out.get("output_type") == "stream"
+                and merged[-1].get("output_type") == "stream"
+                and merged[-1].get("name") == out.get("name")):
+            merged[-1]["text"] = merged[-1]["text"] + out["text"]
+        else:
+            merged.append(out)
+    return merged
+
+
 def publish_executed(executed, folder):
     """Copy an executed full-run notebook, outputs and figures kept, into ``folder``.
 
     The copy is what a reader sees on the repository page beside ``REPORT.md``: papermill's
     timing metadata and the progress bars (widgets whose state holds elapsed times) are
-    dropped, since they change on every run; every other cell output stays.
+    dropped, since they change on every run, and consecutive chunks of printed text are
+    joined (:func:`merge_streams`); every other cell output stays.
 
     Parameters
     ----------
@@ -135,8 +153,8 @@ def publish_executed(executed, folder):
         if "injected-parameters" in cell.metadata.get("tags", []):
             cell.id = "injected-parameters"  # papermill draws a random id on every run
         if cell.cell_type == "code":
-            cell.outputs = [out for out in cell.outputs
-                            if PROGRESS_WIDGET not in out.get("data", {})]
+            cell.outputs = merge_streams([out for out in cell.outputs
+                                          if PROGRESS_WIDGET not in out.get("data", {})])
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / executed.name
     nbformat.write(nb, path)

@@ -501,6 +501,18 @@ def test_runner_resolves_values_like_papermill():
         True, False, None, 3, 0.5, "false", "x"]
 
 
+def test_runner_joins_printed_chunks():
+    runner = load_runner()
+    out = [nbformat.v4.new_output("stream", name="stdout", text="wrote REPORT.md"),
+           nbformat.v4.new_output("stream", name="stdout", text="\n"),
+           nbformat.v4.new_output("stream", name="stderr", text="warn\n"),
+           nbformat.v4.new_output("display_data", data={"text/plain": "x"}),
+           nbformat.v4.new_output("stream", name="stdout", text="after\n")]
+    merged = runner.merge_streams(out)
+    assert [o.get("name") for o in merged] == ["stdout", "stderr", None, "stdout"]
+    assert merged[0]["text"] == "wrote REPORT.md\n"
+
+
 def test_runner_table():
     runner = load_runner()
     table = runner.format_table([("notebooks/a.ipynb", "full", "ok", "1m02.0s")])
@@ -660,3 +672,25 @@ def test_no_control_characters(path):
     bad = [(i, repr(ch)) for i, cell in enumerate(nb.cells)
            for ch in "\t\x07\x08\x0b\x0c" if ch in cell.source]
     assert not bad, f"{path.name}: control characters in cells {bad}"
+
+
+@notebook_params
+def test_committed_summary_rows_state_tolerance_and_rule(path):
+    """Every row of ``figures/<id>/summary.csv`` says the tolerance and the rule that decided
+    its verdict; a row comparing different data or a number matched by construction is
+    ``n/a``; every claim has a rule, and no REPORT.md links the git-ignored runtime.json."""
+    import pandas as pd
+
+    from mklcore.repro.reporting import SUMMARY_COLUMNS, VERDICTS
+
+    folder = ROOT / "figures" / path.stem
+    table = pd.read_csv(folder / "summary.csv", keep_default_na=False, dtype=str)
+    assert list(table.columns) == SUMMARY_COLUMNS
+    assert set(table["verdict"]) <= set(VERDICTS)
+    blank = table[(table["tolerance"].str.strip() == "") | (table["rule"].str.strip() == "")]
+    assert blank.empty, f"rows without a tolerance or a rule: {blank['item'].tolist()}"
+    cross = table[table["item"].str.contains("different data|by construction", case=False)
+                  | table["rule"].str.contains("not compared", case=False)]
+    assert set(cross["verdict"]) <= {"n/a"}, cross[["item", "verdict"]].to_string()
+    report = (folder / "REPORT.md").read_text(encoding="utf-8")
+    assert "](runtime.json)" not in report
