@@ -10,6 +10,7 @@ import pytest
 from mklcore.repro.reporting import (
     DEFAULT_RTOL, Claim, claims_table, compare, environment_info, markdown_table, verdict,
     write_report, write_summary, summary_table, SUMMARY_COLUMNS, gain_verdict,
+    equivalence_verdict,
 )
 
 
@@ -254,3 +255,15 @@ def test_inconclusive_claims_reach_the_summary():
     assert summary["rule"].tolist() == ["gain test", "r"]
     with pytest.raises(ValueError, match="holds"):
         Claim("C3", "c", "maybe")
+
+
+def test_equivalence_verdict_needs_a_narrow_interval_and_a_noise_estimate():
+    assert equivalence_verdict([0.01, -0.01, 0.005, 0.0], 0.02).holds is True
+    assert equivalence_verdict([0.1, 0.12, 0.11], 0.02).holds is False
+    assert equivalence_verdict([0.05, -0.04, 0.0], 0.02).holds == "inconclusive"
+    # equal differences or one pair: no noise estimate, so no verdict either way
+    test = equivalence_verdict([0.0, 0.0], 0.02)
+    assert test.holds == "inconclusive" and test.lower == test.upper == 0.0
+    assert equivalence_verdict([0.0], 0.02).holds == "inconclusive"
+    with pytest.raises(ValueError, match="margin"):
+        equivalence_verdict([0.1, 0.2], 0.0)

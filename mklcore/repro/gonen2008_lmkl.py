@@ -57,7 +57,7 @@ from ..svm import svm_solve
 from .experiments import (cv52_f_test, kfold_splits, repeated_splits, run, spawn_seeds,
                           subsample, wilcoxon)
 from .plotting import method_palette
-from .reporting import Claim, gain_verdict
+from .reporting import Claim, equivalence_verdict, gain_verdict
 from .reporting import summary_table as summary_schema
 
 __all__ = [
@@ -1702,19 +1702,9 @@ def gain_claim(cid, text, diffs, *, context="", hard=True):
 
 def _equivalence(diffs):
     """(holds, evidence) of the "as accurate as" test of :func:`equivalence_claim`."""
-    from scipy import stats
-
-    d = np.asarray(diffs, dtype=float)
-    mean, se = float(d.mean()), float(d.std(ddof=1) / np.sqrt(d.size))
-    half = float(stats.t.ppf(1 - ALPHA, d.size - 1)) * se
-    lo, hi = mean - half, mean + half
-    if -EQUIV_MARGIN <= lo and hi <= EQUIV_MARGIN:
-        holds = True
-    elif lo > EQUIV_MARGIN or hi < -EQUIV_MARGIN:
-        holds = False
-    else:
-        holds = "inconclusive"
-    return holds, f"mean difference {mean:+.2f} points, 90% interval [{lo:+.2f}, {hi:+.2f}]"
+    test = equivalence_verdict(diffs, EQUIV_MARGIN, alpha=ALPHA)
+    return test.holds, (f"mean difference {test.mean:+.2f} points, 90% interval "
+                        f"[{test.lower:+.2f}, {test.upper:+.2f}]")
 
 
 #: the rule of :func:`equivalence_claim`

@@ -31,6 +31,7 @@ __all__ = [
     "DEFAULT_RTOL", "verdict", "compare", "Claim", "claims_table", "write_summary",
     "environment_info", "markdown_table", "write_report", "summary_table", "VERDICTS",
     "SUMMARY_COLUMNS", "RUNTIME_FILE", "VOLATILE_ENV_KEYS", "GainTest", "gain_verdict",
+    "EquivalenceTest", "equivalence_verdict",
     "tolerance_text", "SETTING_RULE",
 ]
 
@@ -409,6 +410,77 @@ def _constant_gain(d, alpha):
             f"hold if no pair gains; else inconclusive")
     evidence = f"every one of {n} pairs gains {value:+.4g}; one-sided sign-test p = {p_value:.3g}"
     return GainTest(holds, value, 0.0, n, p_value, rule, evidence)
+
+
+class EquivalenceTest(NamedTuple):
+    """Outcome of :func:`equivalence_verdict`.
+
+    Attributes
+    ----------
+    holds : bool or "inconclusive"
+        See :func:`equivalence_verdict`.
+    mean, lower, upper : float
+        Mean difference and the bounds of its ``1 - 2 alpha`` t-interval (equal to ``mean``
+        when there is no noise estimate).
+    n : int
+        Number of paired differences.
+    """
+
+    holds: object
+    mean: float
+    lower: float
+    upper: float
+    n: int
+
+
+def equivalence_verdict(diffs, margin, *, alpha=0.05):
+    """Test a claim of equal performance ("similar", "as accurate as") within ``margin``.
+
+    Two one-sided tests on paired differences: the ``1 - 2 alpha`` t-interval of the mean
+    difference must lie within ``[-margin, margin]``.
+
+    Parameters
+    ----------
+    diffs : array-like of shape (n,)
+        Paired differences (per split, fold or data set).
+    margin : float
+        Equivalence margin, > 0, in the units of ``diffs``.
+    alpha : float, default=0.05
+        One-sided level, in (0, 0.5).
+
+    Returns
+    -------
+    test : EquivalenceTest
+        ``holds`` is ``True`` when the interval lies within the margin, ``False`` when it
+        lies entirely outside, and ``"inconclusive"`` otherwise, and also with fewer than 2
+        pairs or equal differences (no noise estimate).
+
+    Examples
+    --------
+    >>> from mklcore.repro.reporting import equivalence_verdict
+    >>> equivalence_verdict([0.01, -0.01, 0.005, 0.0], 0.02).holds
+    True
+    """
+    from scipy import stats
+
+    if not (_is_number(margin) and margin > 0):
+        raise ValueError(f"The 'margin' parameter must be a float > 0. Got {margin!r} instead.")
+    if not (_is_number(alpha) and 0 < alpha < 0.5):
+        raise ValueError(f"The 'alpha' parameter must be a float in (0, 0.5). Got {alpha!r} "
+                         f"instead.")
+    d = np.asarray(diffs, dtype=float).ravel()
+    mean = float(d.mean())
+    if d.size < 2 or float(d.std(ddof=1)) == 0.0:
+        return EquivalenceTest(INCONCLUSIVE, mean, mean, mean, int(d.size))
+    half = float(stats.t.ppf(1 - alpha, d.size - 1)) * float(d.std(ddof=1) / np.sqrt(d.size))
+    lo, hi = mean - half, mean + half
+    if -margin <= lo and hi <= margin:
+        holds = True
+    elif lo > margin or hi < -margin:
+        holds = False
+    else:
+        holds = INCONCLUSIVE
+    return EquivalenceTest(holds, mean, lo, hi, int(d.size))
 
 
 #: the one verdict vocabulary of every table and ``summary.csv``: for a number, ``match``

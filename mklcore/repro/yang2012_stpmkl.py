@@ -52,7 +52,7 @@ from ..simplemkl import simplemkl_solve
 from ..stpmkl import (factorize_kernels, mipmkl_solve, rho_from_theory, stpmkl_decision,
                       stpmkl_grid, stpmkl_solve)
 from .experiments import accuracy, repeated_splits, summarize
-from .reporting import Claim, gain_verdict
+from .reporting import Claim, equivalence_verdict, gain_verdict
 
 __all__ = [
     "PAPER_ID", "DATASETS", "METHODS", "kernel_bank_xu", "load_set", "dataset_table",
@@ -784,24 +784,13 @@ def equivalence(diffs, margin=EQUIV_MARGIN, alpha=0.05):
         True, False or ``"inconclusive"``.
     evidence : str
     """
-    from scipy import stats
-
-    d = np.asarray(diffs, dtype=float).ravel()
-    mean = float(d.mean())
-    if d.size < 2 or float(d.std(ddof=1)) == 0.0:
-        return "inconclusive", (f"mean difference {mean:+.3f} from {d.size} pair(s) with no "
-                                f"variation: no noise estimate")
-    se = float(d.std(ddof=1) / np.sqrt(d.size))
-    half = float(stats.t.ppf(1 - alpha, d.size - 1)) * se
-    lo, hi = mean - half, mean + half
-    if -margin <= lo and hi <= margin:
-        holds = True
-    elif lo > margin or hi < -margin:
-        holds = False
-    else:
-        holds = "inconclusive"
-    return holds, (f"mean difference {mean:+.3f} over {d.size} pairs, "
-                   f"{100 * (1 - 2 * alpha):g}% interval [{lo:+.3f}, {hi:+.3f}]")
+    test = equivalence_verdict(diffs, margin, alpha=alpha)
+    if test.lower == test.upper:
+        return test.holds, (f"mean difference {test.mean:+.3f} from {test.n} pair(s) with no "
+                            f"variation: no noise estimate")
+    return test.holds, (f"mean difference {test.mean:+.3f} over {test.n} pairs, "
+                        f"{100 * (1 - 2 * alpha):g}% interval [{test.lower:+.3f}, "
+                        f"{test.upper:+.3f}]")
 
 
 def paper_claims(acc_df, noise, datasets_run, s1, conv, hist):
