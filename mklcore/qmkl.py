@@ -41,7 +41,7 @@ from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
 from ._result import Monitor
 from ._validation import (Interval, Options, as_float_array, check_binary_labels, check_finite,
                           check_kernel_stack, validate_params)
-from .svm import svm_solve
+from .svm import default_backend, svm_solve
 from .wrapper import NumericalFailure, WeightStep, run_wrapper
 
 __all__ = [
@@ -820,7 +820,7 @@ def _normalize_trace(Q):
 
 
 @_fill_doc
-def alpha_correlation(K, y, *, C=1.0, statistic="corr", svm_tol=1e-6):
+def alpha_correlation(K, y, *, C=1.0, statistic="corr", svm_tol=1e-6, svm_backend=None):
     r"""Correlation (or covariance) of the dual vectors of single-kernel SVMs.
 
     Trains one SVM per kernel (Module 1 of [1]_ on :math:`K_m` alone), collects the
@@ -835,6 +835,10 @@ def alpha_correlation(K, y, *, C=1.0, statistic="corr", svm_tol=1e-6):
     y : array-like of shape (n_samples,)
         Labels in {-1, +1}.
     {svm_params}
+    svm_backend : str, default=None
+        SVM backend of :func:`mklcore.svm.svm_solve`; ``None`` is
+        :func:`mklcore.svm.default_backend` (LIBSVM without scikit-learn's per-call checks,
+        the same solution as ``"libsvm"``).
 
     Returns
     -------
@@ -847,7 +851,9 @@ def alpha_correlation(K, y, *, C=1.0, statistic="corr", svm_tol=1e-6):
     K = np.asarray(K, dtype=float)
     if K.ndim != 3:
         raise ValueError(f"K must have shape (n_kernels, n_samples, n_samples); got {K.shape}.")
-    alphas = np.stack([svm_solve(K[m], y, C=C, tol=svm_tol).alpha for m in range(K.shape[0])])
+    backend = default_backend() if svm_backend is None else svm_backend
+    alphas = np.stack([svm_solve(K[m], y, C=C, tol=svm_tol, backend=backend).alpha
+                       for m in range(K.shape[0])])
     centred = alphas - alphas.mean(axis=1, keepdims=True)
     cov = centred @ centred.T / max(alphas.shape[1] - 1, 1)
     if statistic == "cov":
@@ -1125,7 +1131,7 @@ def _check_q_features(Q, d, owner):
     return lambda B: scipy.linalg.cho_solve(cho, B)
 
 
-def qsvm_solve(X, y, Q, *, C=1.0, svm_tol=1e-6, check_input=True):
+def qsvm_solve(X, y, Q, *, C=1.0, svm_tol=1e-6, svm_backend=None, check_input=True):
     r"""Train the Q-SVM of [1]_ (Sec. 3 and 5.1): the SVM with :math:`w^\top Qw` for
     :math:`\|w\|^2`.
 
@@ -1149,6 +1155,9 @@ def qsvm_solve(X, y, Q, *, C=1.0, svm_tol=1e-6, check_input=True):
         Misclassification penalty. Must be > 0.
     svm_tol : float, default=1e-6
         KKT tolerance of the SVM solver.
+    svm_backend : str, default=None
+        SVM backend of :func:`mklcore.svm.svm_solve`; ``None`` is
+        :func:`mklcore.svm.default_backend` (the same solution as ``"libsvm"``).
     check_input : bool, default=True
         Validate ``X`` and ``y``.
 
@@ -1188,7 +1197,8 @@ def qsvm_solve(X, y, Q, *, C=1.0, svm_tol=1e-6, check_input=True):
     Z = X.T if solve_q is None else solve_q(np.ascontiguousarray(X.T))  # Q^{-1} X^T
     K_Q = X @ Z
     K_Q = 0.5 * (K_Q + K_Q.T)
-    svm = svm_solve(K_Q, y, C=C, tol=svm_tol)
+    svm = svm_solve(K_Q, y, C=C, tol=svm_tol,
+                    backend=default_backend() if svm_backend is None else svm_backend)
     coef = Z @ svm.dual_coef  # w = Q^{-1} X^T (alpha * y)
     monitor.record(objective=svm.primal_objective, gap=svm.gap, weights=[1.0], criterion=0.0)
     return monitor.finish(weights=np.ones(1), dual_coef=svm.dual_coef, intercept=svm.intercept,
@@ -1315,7 +1325,7 @@ _QMKL_CONSTRAINTS["beta_step"] = [Options(*BETA_STEP_METHODS[:4])]
 
 @_fill_doc
 def qmkl_solve(K, y, Q, *, C=1.0, tol=1e-4, max_iter=200, beta_step="auto", svm_tol=1e-6,
-               callback=None, verbose=0, check_input=True):
+               svm_backend=None, callback=None, verbose=0, check_input=True):
     r"""Solve Q-MKL by Algorithm 1 of [1]_ (alternating SVM and kernel-weight steps).
 
     Solves the constrained form of problem (3) of [1]_ (the regulariser as the constraint
@@ -1345,6 +1355,10 @@ def qmkl_solve(K, y, Q, *, C=1.0, tol=1e-4, max_iter=200, beta_step="auto", svm_
     C : float, default=1.0
         Misclassification penalty of problem (3). Must be > 0.
     {qmkl_params}
+    svm_backend : str, default=None
+        SVM backend of Module 1, :func:`mklcore.svm.svm_solve`; ``None`` is
+        :func:`mklcore.svm.default_backend` (LIBSVM without scikit-learn's per-call checks,
+        the same solution as ``"libsvm"``).
     callback : callable, default=None
         ``callback(intermediate_result)`` after each outer iteration (its ``criterion`` is the
         Q-MKL relative gap); raising ``StopIteration`` stops with ``status=3``.
@@ -1398,6 +1412,7 @@ def qmkl_solve(K, y, Q, *, C=1.0, tol=1e-4, max_iter=200, beta_step="auto", svm_
     Q = check_q(Q, K.shape[0], owner="qmkl_solve")
     step = _QMKLStep(Q, beta_step)
     result = run_wrapper(K, y, step, C=C, tol=tol, max_iter=max_iter, svm_tol=svm_tol,
+                         svm_backend=default_backend() if svm_backend is None else svm_backend,
                          callback=callback, verbose=verbose, extras={"beta_step": beta_step})
     return result
 
