@@ -34,6 +34,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse
 import scipy.sparse.linalg
+from scipy.linalg.lapack import dpotrf, dpotrs
 from scipy.optimize import linprog, nnls
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -288,6 +289,45 @@ def _closed_form(W, structure):
     return beta / np.sqrt(c)
 
 
+def _chol_solve(A, b):
+    """``scipy.linalg.cho_solve(scipy.linalg.cho_factor(A), b)`` for float64 ``A`` and ``b``.
+
+    The same LAPACK calls (``dpotrf`` of the upper factor, then ``dpotrs``), hence the same
+    solution to the last bit, without scipy's per-call wrappers (which cost more than the
+    factorisation for the small systems of the beta step). ``A`` may be overwritten.
+
+    Parameters
+    ----------
+    A : ndarray of shape (M, M)
+        Symmetric positive definite, float64.
+    b : ndarray of shape (M,)
+        Right-hand side, float64.
+
+    Returns
+    -------
+    x : ndarray of shape (M,)
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        If ``A`` is not positive definite.
+    ValueError
+        If ``A`` or ``b`` is not finite.
+    """
+    if not (np.isfinite(A).all() and np.isfinite(b).all()):
+        raise ValueError("array must not contain infs or NaNs")
+    c, info = dpotrf(A, lower=0, overwrite_a=1, clean=0)
+    if info > 0:
+        raise np.linalg.LinAlgError(f"{info}-th leading minor of the array is not positive "
+                                    f"definite")
+    if info < 0:  # pragma: no cover - LAPACK argument error
+        raise ValueError(f"illegal value in argument {-info} of dpotrf")
+    x, info = dpotrs(c, b, lower=0)
+    if info != 0:  # pragma: no cover - LAPACK argument error
+        raise ValueError(f"illegal value in argument {-info} of dpotrs")
+    return x
+
+
 def _coordinate_step(Q, W, b):
     r"""Jacobi coordinate-minimisation direction of :math:`\phi(\beta)=\sum_mW_m/\beta_m+
     \frac12\beta^\top Q\beta` at ``b`` and its slope :math:`\nabla\phi^\top d`.
@@ -308,10 +348,17 @@ def _coordinate_step(Q, W, b):
     with np.errstate(divide="ignore"):
         x = np.where(c > 0, np.minimum(a, np.sqrt(W / np.where(c > 0, c, 1.0))) / np.sqrt(2.0),
                      np.maximum(a, -c / q))
+    W2 = 2.0 * W
     for _ in range(50):
-        step = (q * x + c - W / x ** 2) / (q + 2.0 * W / x ** 3)
-        x = x - step
-        if np.all(np.abs(step) <= 1e-14 * x):
+        # step = (q x + c - W / x^2) / (q + 2 W / x^3), evaluated in place (same operations)
+        num = q * x
+        num += c
+        num -= W / x ** 2
+        den = W2 / x ** 3
+        den += q
+        num /= den
+        x = x - num
+        if (np.abs(num) <= 1e-14 * x).all():
             break
     d = x - b
     return d, float((Qb - W / b ** 2) @ d)
@@ -359,8 +406,7 @@ def _nonneg_qp(Q, G, free):
         z = np.zeros(M)
         if idx.size:
             try:
-                z[idx] = scipy.linalg.cho_solve(
-                    scipy.linalg.cho_factor(Q[np.ix_(idx, idx)]), G[idx])
+                z[idx] = _chol_solve(Q[np.ix_(idx, idx)], G[idx])
             except np.linalg.LinAlgError:
                 return None
         w = Q[:, idx] @ z[idx] - G
@@ -596,7 +642,7 @@ class BetaStep:
             g = Q @ b - W / b ** 2  # residual of (9) with delta = 1
             H = Q + np.diag(2.0 * W / b ** 3)
             try:
-                d = -scipy.linalg.cho_solve(scipy.linalg.cho_factor(H), g)
+                d = -_chol_solve(H, g)
             except np.linalg.LinAlgError:
                 return None
             decrement = float(-g @ d)  # Newton decrement squared
