@@ -27,6 +27,14 @@ fit, for this checkout against the Q-MKL code before the speed-up (git revision
 ``BASELINE_REV``, loaded from git history; Newton from the warm start alone, NNLS support
 function). Target: the weight step (beta steps + support functions) >= 5x faster.
 
+Part 4, the notebook's full-mode cells (issue 15): CPU time (``time.process_time``, minimum
+of 3 runs) of one Table 1 fold (``table1_fold``, fold 0 of realisation 0, C grid
+{0.1, 1, 10} by inner 3-fold CV, 80 MKL fits) and of one Q-SVM fold (``qsvm_fold``, 87 Q-SVM
+fits), with this checkout's ``mklcore.qmkl`` against that of ``NOTEBOOK_BASELINE_REV``
+(before the lean LIBSVM backend and the direct LAPACK calls of the beta step) patched into
+the reproduction module; the rows of both must be identical. Target: the Table 1 fold
+>= 1.5x faster (the lp-MKL rows, about a third of the fold, run on the lp-norm engines).
+
 BLAS is limited to one thread (threadpoolctl), so the numbers are single-core.
 
 Usage::
@@ -59,6 +67,9 @@ from mklcore.repro.hinrichs2012_qmkl import multiview_kernels
 
 #: the Q-MKL code before the coordinate steps and the pivoting support function
 BASELINE_REV = "208251c"
+#: the Q-MKL code before the notebook speed-up of issue 15 (scikit-learn's SVC wrapper as
+#: the SVM of every Q-MKL fit, scipy's cho_factor/cho_solve in the beta step)
+NOTEBOOK_BASELINE_REV = "d4e6a57"
 
 
 def _median_time(fn, repeats):
@@ -137,14 +148,14 @@ def _min_time(fn, repeats):
     return float(np.min(times))
 
 
-def baseline_module():
-    """``mklcore/qmkl.py`` of :data:`BASELINE_REV` imported as ``mklcore.qmkl_baseline``."""
+def baseline_module(rev=BASELINE_REV, name="mklcore.qmkl_baseline"):
+    """``mklcore/qmkl.py`` of git revision ``rev`` imported as module ``name``."""
     root = pathlib.Path(__file__).resolve().parents[1]
-    source = subprocess.run(["git", "show", f"{BASELINE_REV}:mklcore/qmkl.py"], cwd=root,
+    source = subprocess.run(["git", "show", f"{rev}:mklcore/qmkl.py"], cwd=root,
                             capture_output=True, text=True, check=True).stdout
-    path = pathlib.Path(tempfile.mkdtemp()) / "qmkl_baseline.py"
+    path = pathlib.Path(tempfile.mkdtemp()) / f"{name.rsplit('.', 1)[-1]}.py"
     path.write_text(source)
-    spec = importlib.util.spec_from_file_location("mklcore.qmkl_baseline", path)
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
@@ -228,6 +239,43 @@ def bench_sonar(repeats):
     return K.shape[0], len(calls["step"]), rows
 
 
+def _min_cpu(fn, repeats):
+    times, out = [], None
+    for _ in range(repeats):
+        t0 = time.process_time()
+        out = fn()
+        times.append(time.process_time() - t0)
+    return float(np.min(times)), out
+
+
+def bench_notebook_cells(repeats):
+    """CPU seconds of one Table 1 fold and one Q-SVM fold, baseline vs this checkout."""
+    qm = hinrichs2012_qmkl
+    base = baseline_module(NOTEBOOK_BASELINE_REV, "mklcore.qmkl_notebook_baseline")
+    current = sys.modules["mklcore.qmkl"]
+    names = ("qmkl_solve", "alpha_correlation", "qsvm_solve")
+    cells = {
+        "Table 1 fold": lambda: qm.table1_fold(
+            fold=0, repeat=0, seed=spawn_seeds(0, 10)[0], c_grid=[0.1, 1.0, 10.0], c_q=1.0,
+            svm_tol=1e-5, mkl_tol=1e-3, mkl_tol_cv=1e-2),
+        "Q-SVM fold": lambda: qm.qsvm_fold(
+            fold=0, repeat=0, seed=spawn_seeds(1, 10)[0],
+            mus=[0.001, 0.01, 0.1, 1.0, 10.0, 100.0], c_grid=[0.01, 0.1, 1.0, 10.0],
+            mu_fixed=10.0, svm_tol=1e-5),
+    }
+    rows = {}
+    for label, module in (("before", base), ("after", current)):
+        saved = {n: getattr(qm, n) for n in names}
+        for n in names:
+            setattr(qm, n, getattr(module, n))
+        try:
+            rows[label] = {cell: _min_cpu(fn, repeats) for cell, fn in cells.items()}
+        finally:
+            for n, f in saved.items():
+                setattr(qm, n, f)
+    return rows
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="5 repeats, 1 fold (< 1 min)")
@@ -275,6 +323,18 @@ def main(argv=None):
           f"{np.max(np.abs(rb.weights - ra.weights)) / np.max(rb.weights):.1e}")
     print(f"weight step (beta steps + support functions) before / after: {weight:.1f}x "
           f"(target >= 5x: {'met' if weight >= 5 else 'NOT met'})")
+
+    with threadpool_limits(1):
+        cells = bench_notebook_cells(1 if args.quick else 3)
+    print(f"\nNotebook cells, full-mode settings, CPU seconds (min of {1 if args.quick else 3}"
+          f" runs): qmkl of {NOTEBOOK_BASELINE_REV} (before) vs this checkout (after)")
+    print(f"{'cell':<16} {'before':>9} {'after':>9} {'ratio':>8} {'rows identical':>15}")
+    for cell in cells["before"]:
+        (tb, rb), (ta, ra) = cells["before"][cell], cells["after"][cell]
+        print(f"{cell:<16} {tb:>9.3f} {ta:>9.3f} {tb / ta:>7.2f}x {str(rb == ra):>15}")
+    (tb, rb), (ta, ra) = cells["before"]["Table 1 fold"], cells["after"]["Table 1 fold"]
+    print(f"Table 1 fold before / after: {tb / ta:.2f}x (target >= 1.5x with identical rows: "
+          f"{'met' if tb / ta >= 1.5 and rb == ra else 'NOT met'})")
 
 
 if __name__ == "__main__":
