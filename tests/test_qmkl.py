@@ -11,6 +11,7 @@ import warnings
 import cvxpy as cp
 import numpy as np
 import pytest
+import scipy.linalg
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
@@ -18,7 +19,7 @@ from mklcore.qmkl import (BetaStep, QMKLClassifier, QSVMClassifier, alpha_correl
                           block_diagonal_q, check_q, graph_laplacian, grid_laplacian,
                           q_from_alpha_covariance, q_from_correlation, q_sqrt_factor,
                           qmkl_beta_step, qmkl_solve, qmkl_support_function, qsvm_solve)
-from mklcore.qmkl import _coordinate_step
+from mklcore.qmkl import _chol_solve, _coordinate_step
 from mklcore.repro.hinrichs2012_qmkl import (dirichlet_ratio, isolated_pockets,
                                              multiview_kernels, regulariser, theorem2_proxy)
 from mklcore.reference import TOY_OPTIMA, qmkl_primal_cvx, solve_primal_cvx, toy_problem
@@ -652,3 +653,34 @@ def test_qmkl_classifier():
         QMKLClassifier(kernels=kernels, Q="block").fit(X, y)
     with pytest.raises(ValueError, match="'Q' parameter of QMKLClassifier"):
         QMKLClassifier(kernels=kernels, Q="laplacian").fit(X, y)
+
+
+def test_default_svm_backend_gives_the_same_solution(tiny, digits38):
+    """The lean LIBSVM default and scikit-learn's SVC wrapper give the same numbers, bit for
+    bit, in every Q-MKL function that trains SVMs."""
+    K, y, Q = tiny
+    fits = [qmkl_solve(K, y, Q, C=1.0, tol=1e-6, svm_backend=b) for b in (None, "libsvm")]
+    assert fits[0].n_iter == fits[1].n_iter
+    np.testing.assert_array_equal(fits[0].weights, fits[1].weights)
+    np.testing.assert_array_equal(fits[0].dual_coef, fits[1].dual_coef)
+    assert fits[0].objective == fits[1].objective and fits[0].gap == fits[1].gap
+    np.testing.assert_array_equal(alpha_correlation(K, y, svm_backend="libsvm"),
+                                  alpha_correlation(K, y))
+    X, y38 = digits38
+    Q_grid = grid_laplacian(8, 8, mu=1.0)
+    a, b = (qsvm_solve(X, y38, Q_grid, svm_backend=s) for s in (None, "libsvm"))
+    np.testing.assert_array_equal(a.coef, b.coef)
+    assert a.intercept == b.intercept
+
+
+def test_chol_solve_is_scipy_cho_solve():
+    rng = np.random.default_rng(3)
+    A = rng.normal(size=(40, 40))
+    A = A @ A.T + 0.1 * np.eye(40)
+    b = rng.normal(size=40)
+    expected = scipy.linalg.cho_solve(scipy.linalg.cho_factor(A), b)
+    np.testing.assert_array_equal(_chol_solve(A.copy(), b), expected)
+    with pytest.raises(np.linalg.LinAlgError):
+        _chol_solve(-np.eye(3), np.ones(3))
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        _chol_solve(np.eye(3), np.array([1.0, np.nan, 0.0]))
