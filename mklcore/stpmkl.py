@@ -645,6 +645,30 @@ def _project_rows(Gh, U, rho):
     return X
 
 
+def _project_vec(g, U, rho):
+    """:func:`_project_rows` for one row ``g`` (n,) and a scalar budget ``rho``.
+
+    The same arithmetic without the batch machinery (the inner loop of
+    :func:`_box_budget_qp` projects one vector per iteration, mostly with the budget
+    inactive, where this is the clipping alone).
+    """
+    x = np.clip(g, 0.0, U)
+    if not (np.isfinite(rho) and x.sum() > rho):
+        return x
+    u = np.broadcast_to(U, g.shape)
+    b = np.concatenate([g, g - u])
+    s = np.concatenate([np.ones_like(g), -np.ones_like(g)])
+    order = np.argsort(-b, kind="stable")
+    bs = b[order]
+    c = np.cumsum(s[order])
+    h = np.zeros_like(bs)
+    h[1:] = np.cumsum(c[:-1] * (bs[:-1] - bs[1:]))
+    hit = h >= rho
+    k = max(int(np.argmax(hit)) if hit.any() else bs.size - 1, 1)
+    theta = max(bs[k - 1] - (rho - h[k - 1]) / max(c[k - 1], 1.0), 0.0)
+    return np.clip(g - theta, 0.0, u)
+
+
 def _shrink_rows(a, c):
     """Lemma 3 for each row of ``a`` (G, m) with thresholds ``c`` (G,): (shrink, S)."""
     G, m = a.shape
@@ -1100,7 +1124,7 @@ def _box_budget_qp(Kt, y, c, U, rho, gamma, rtol, max_iter):
     it = 0
     while it < max_iter:
         it += 1
-        x_new = _project_rows((z + step * grad(z))[None], U, rho_a)[0]
+        x_new = _project_vec(z + step * grad(z), U, rho)
         if (z - x_new) @ (x_new - x) > 0:          # restart the momentum
             z, t_k = x_new.copy(), 1.0
         else:
