@@ -41,6 +41,8 @@ iteration runs in factor space, :math:`w_j=R_j^\top A_j`, at :math:`O(n\sum_jr_j
 sharing the kernels (:func:`stpmkl_grid`) share each pass (a GEMM instead of G GEMVs).
 """
 
+import math
+
 import numpy as np
 
 from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
@@ -645,6 +647,30 @@ def _project_rows(Gh, U, rho):
     return X
 
 
+def _project_vec(g, U, rho):
+    """:func:`_project_rows` for one row ``g`` (n,) and a scalar budget ``rho``.
+
+    The same arithmetic without the batch machinery (the inner loop of
+    :func:`_box_budget_qp` projects one vector per iteration, mostly with the budget
+    inactive, where this is the clipping alone).
+    """
+    x = np.clip(g, 0.0, U)
+    if not (np.isfinite(rho) and x.sum() > rho):
+        return x
+    u = np.broadcast_to(U, g.shape)
+    b = np.concatenate([g, g - u])
+    s = np.concatenate([np.ones_like(g), -np.ones_like(g)])
+    order = np.argsort(-b, kind="stable")
+    bs = b[order]
+    c = np.cumsum(s[order])
+    h = np.zeros_like(bs)
+    h[1:] = np.cumsum(c[:-1] * (bs[:-1] - bs[1:]))
+    hit = h >= rho
+    k = max(int(np.argmax(hit)) if hit.any() else bs.size - 1, 1)
+    theta = max(bs[k - 1] - (rho - h[k - 1]) / max(c[k - 1], 1.0), 0.0)
+    return np.clip(g - theta, 0.0, u)
+
+
 def _shrink_rows(a, c):
     """Lemma 3 for each row of ``a`` (G, m) with thresholds ``c`` (G,): (shrink, S)."""
     G, m = a.shape
@@ -1091,21 +1117,28 @@ def _box_budget_qp(Kt, y, c, U, rho, gamma, rtol, max_iter):
     n = y.size
     rho_a = np.array([rho])
     step = c / max(_top_eig(Kt), _TINY)
+    gy, w, d1, d2 = np.empty(n), np.empty(n), np.empty(n), np.empty(n)  # work vectors
 
-    def grad(g):                      # gradient of D_theta
-        return 1.0 / n - y * (Kt @ (g * y)) / c
+    def grad(g):                      # gradient of D_theta, 1/n - y (K_theta (g y)) / c, in w
+        np.multiply(g, y, out=gy)
+        np.matmul(Kt, gy, out=w)
+        np.multiply(y, w, out=w)
+        np.divide(w, c, out=w)
+        return np.subtract(1.0 / n, w, out=w)
 
     x = gamma.copy()
     z, t_k = x.copy(), 1.0
     it = 0
     while it < max_iter:
         it += 1
-        x_new = _project_rows((z + step * grad(z))[None], U, rho_a)[0]
-        if (z - x_new) @ (x_new - x) > 0:          # restart the momentum
+        x_new = _project_vec(np.add(z, np.multiply(step, grad(z), out=w), out=w), U, rho)
+        np.subtract(z, x_new, out=d1)
+        np.subtract(x_new, x, out=d2)
+        if d1 @ d2 > 0:                             # restart the momentum
             z, t_k = x_new.copy(), 1.0
-        else:
-            t_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t_k * t_k))
-            z = x_new + ((t_k - 1.0) / t_next) * (x_new - x)
+        else:                                       # z <- x_new + (t_k - 1) / t_next (x_new - x)
+            t_next = 0.5 * (1.0 + math.sqrt(1.0 + 4.0 * t_k * t_k))
+            np.add(x_new, np.multiply((t_k - 1.0) / t_next, d2, out=z), out=z)
             t_k = t_next
         x = x_new
         if it % 10 == 0 or it == max_iter:
