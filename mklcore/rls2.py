@@ -86,6 +86,10 @@ _MAX_EXTRAPOLATIONS = 4
 #: a kernel with few distinct rows is multiplied in compressed form (``_KernelOps``) only if
 #: that saves at least this many multiplications per product (below, the overhead dominates)
 _MIN_SAVED = 10_000
+#: ``_KernelOps._system`` sums the selected kernels over blocks of about this many entries
+_SYSTEM_BLOCK = 65_536
+#: a stack is recognised for reuse (``check_input=False``) by every this-many-th entry
+_FINGERPRINT_STRIDE = 4099
 #: cache G = V'V in SMO when there are at most this many kernels (O(m^2) memory)
 _SMO_GRAM_MAX = 2000
 
@@ -602,13 +606,20 @@ class _KernelOps:
     #: how many factorisations are kept (a Newton step evaluates up to 1 + 4 points)
     _n_cached = 6
 
-    def __init__(self, K, s):
+    #: the analysis of the last stack built with ``reuse=True``: (K, fingerprint, analysis)
+    _last = None
+
+    def __init__(self, K, s, reuse=False):
         self.K = np.ascontiguousarray(K, dtype=float)
         self.s = np.asarray(s, dtype=float)
         self.m, self.n = self.K.shape[0], self.K.shape[1]
         self.n_products = 0
         self._aligned = None
         self._factors = []  # (lam, d, lower Cholesky factor or None, solve), newest last
+        last = _KernelOps._last
+        if reuse and last is not None and last[0] is K and last[1] == self._fingerprint():
+            self._compressed, self._dense, self._flat = last[2]
+            return
         self._compressed = [entry for entry in map(self._distinct_rows, range(self.m))
                             if entry is not None]
         dense = np.ones(self.m, dtype=bool)
@@ -616,6 +627,14 @@ class _KernelOps:
         self._dense = np.flatnonzero(dense)
         kd = self.K if dense.all() else self.K[self._dense]
         self._flat = kd.reshape(self._dense.size * self.n, self.n)
+        if reuse:
+            _KernelOps._last = (K, self._fingerprint(),
+                                (self._compressed, self._dense, self._flat))
+
+    def _fingerprint(self):
+        """Shape, address and a sample of the entries of the stack (reuse sanity check)."""
+        flat = self.K.reshape(-1)
+        return (self.K.shape, self.K.ctypes.data, flat[::_FINGERPRINT_STRIDE].tobytes())
 
     def _distinct_rows(self, i):
         r"""``(i, G, inv)`` with :math:`\mathbf K_i = P G P^\top` exactly, or None.
@@ -663,12 +682,23 @@ class _KernelOps:
         return self._aligned[1]
 
     def _system(self, d, lam):
-        """K(d) + lam I, summed kernel by kernel (no copy of the selected kernels)."""
+        """K(d) + lam I, summed kernel by kernel (no copy of the selected kernels).
+
+        The sum runs over blocks of rows small enough to stay in cache: every entry gets the
+        same sequence of ``daxpy`` updates as in one pass over whole matrices (blocks of a
+        multiple of 16 rows), so the result is the same to the last bit, with one pass over
+        ``A`` instead of one per selected kernel.
+        """
         idx = np.flatnonzero(d)
-        A = np.zeros((self.n, self.n))
-        flat = A.ravel()  # a view: daxpy updates A in place
-        for i, wi in zip(idx, d[idx] * self.s[idx]):
-            flat = blas.daxpy(self.K[i].ravel(), flat, a=wi)
+        w = d[idx] * self.s[idx]
+        n = self.n
+        A = np.empty((n, n))
+        rows = max(16, _SYSTEM_BLOCK // n // 16 * 16)
+        for r0 in range(0, n, rows):
+            flat = A[r0:r0 + rows].reshape(-1)  # a view: daxpy updates A in place
+            flat[:] = 0.0
+            for i, wi in zip(idx, w):
+                flat = blas.daxpy(self.K[i, r0:r0 + rows].reshape(-1), flat, a=wi)
         return _plus_lam(A, lam)
 
     def _factored(self, d, lam):
@@ -1018,7 +1048,7 @@ def _kernel_setup(K, y, scaling, transductive_K, intercept, check_input, owner):
     s = _resolve_scaling(owner, scaling, _KERNEL_RULES, K.shape[0], "n_kernels",
                          lambda rule: rls2_scaling(K, rule, transductive_K=transductive_K))
     b = _resolve_intercept(intercept, y, owner)
-    return _KernelOps(K, s), y - b, b
+    return _KernelOps(K, s, reuse=not check_input), y - b, b
 
 
 def _linear_setup(X, y, scaling, transductive_X, fisher_weighted, intercept, owner):
@@ -1112,6 +1142,9 @@ def rls2_solve(K, y, *, lam, scaling=None, tol=1e-6, warm_start=None, transducti
     {callback, verbose}
     check_input : bool, default=True
         Validate ``K`` (shape, finiteness, symmetry; no PSD check).
+        With ``False`` the array is trusted, and the exact compression of its kernels with few
+        distinct rows is kept for the next call on the same array object (e.g. a path after
+        :func:`rls2_lambda_max`); do not modify it in place between such calls.
 
     Returns
     -------
@@ -1181,6 +1214,9 @@ def rls2_path(K, y, *, lams, scaling=None, warm_start=True, transductive_K=None,
     {intercept, tol, residual_tol, max_iter, simplex_solver, linear_solver, accelerate, verbose}
     check_input : bool, default=True
         Validate ``K`` once.
+        With ``False`` the array is trusted, and the exact compression of its kernels with few
+        distinct rows is kept for the next call on the same array object (e.g. a path after
+        :func:`rls2_lambda_max`); do not modify it in place between such calls.
 
     Returns
     -------
@@ -1338,7 +1374,7 @@ def rls2_lambda_max(K, y, *, linear=False, scaling=None, intercept=0.0, rtol=0.0
     rtol : float, default=0.05
         Relative accuracy: the result is an upper bound of :math:`\lambda_1` within this factor.
     check_input : bool, default=True
-        Validate ``K``.
+        Validate ``K``. Kernel stacks only: as in :func:`rls2_path`.
 
     Returns
     -------

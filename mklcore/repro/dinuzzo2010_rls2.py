@@ -46,6 +46,7 @@ References
    arXiv:1001.2709, 2010.
 """
 
+import hashlib
 import time
 import warnings
 
@@ -1006,9 +1007,13 @@ def block(K, rows, cols):
     K_sub : ndarray of shape (m, len(rows), len(cols))
     """
     out = np.empty((K.shape[0], len(rows), len(cols)))
-    for i in range(K.shape[0]):
-        out[i] = K[i].take(rows, axis=0).take(cols, axis=1)
+    for i in range(K.shape[0]):  # the column gather writes straight into the output
+        K[i].take(rows, axis=0).take(cols, axis=1, out=out[i])
     return out
+
+
+#: The kernel stack of the last UCI data set used in this process (see UCIPaths.stack).
+_STACKS = {}
 
 
 class UCIPaths:
@@ -1031,12 +1036,13 @@ class UCIPaths:
     def __init__(self, uci, lams):
         self.uci = uci
         self.lams = lams
-        self._stacks = {}
 
     def stack(self, name):
         """Kernel stack on all examples of a data set and its transductive trace scaling.
 
-        Only the last data set's stack is kept in memory.
+        Only the last data set's stack is kept in memory, per process and keyed by the data
+        (not by this object, which parallel runs send to their workers afresh with every
+        cell): consecutive cells of one data set in a worker compute it once.
 
         Parameters
         ----------
@@ -1053,12 +1059,13 @@ class UCIPaths:
         from ..kernels import kernel_bank, kernel_stack
         from ..rls2 import rls2_scaling
 
-        if name not in self._stacks:
-            self._stacks.clear()
-            X = self.uci[name].data
+        X = np.ascontiguousarray(self.uci[name].data)
+        key = (name, X.dtype.str, X.shape, hashlib.sha256(X.tobytes()).hexdigest())
+        if key not in _STACKS:
+            _STACKS.clear()
             K = kernel_stack(kernel_bank("rls2_default", n_features=X.shape[1]), X)
-            self._stacks[name] = (K, rls2_scaling(K, "trace"))
-        return self._stacks[name]
+            _STACKS[key] = (K, rls2_scaling(K, "trace"))
+        return _STACKS[key]
 
     def __call__(self, data, ratio, version, repeat, seed):
         r"""One random split: the warm-started path and the test performance per :math:`\lambda`.
