@@ -720,10 +720,17 @@ def prostate_study(data, lams, fold_seeds, lam_table=0.088):
 
     X, y = data.X_train, data.y_train
     cv_lams, cv_mean, cv_se, lam_cv, lam_min = prostate_cv(X, y, lams, fold_seeds[0])
-    cv_picks = [prostate_cv(X, y, lams, s)[3] for s in fold_seeds]
-    res_cv, test_cv, se_cv = prostate_model(data, lam_cv)
-    res_tab, test_tab, se_tab = prostate_model(data, lam_table)
-    picks_5 = sum(np.count_nonzero(prostate_model(data, lam)[0].coef) == 5 for lam in cv_picks)
+    cv_picks = [lam_cv] + [prostate_cv(X, y, lams, s)[3] for s in fold_seeds[1:]]
+    models = {}  # the fold assignments often pick the same lambda: one fit per value
+
+    def model(lam):
+        if lam not in models:
+            models[lam] = prostate_model(data, lam)
+        return models[lam]
+
+    res_cv, test_cv, se_cv = model(lam_cv)
+    res_tab, test_tab, se_tab = model(lam_table)
+    picks_5 = sum(np.count_nonzero(model(lam)[0].coef) == 5 for lam in cv_picks)
     return Bunch(cv_lams=cv_lams, cv_mean=cv_mean, cv_se=cv_se, lam_cv=lam_cv, lam_min=lam_min,
                  cv_picks=cv_picks, picks_5=picks_5, res_cv=res_cv, test_cv=test_cv, se_cv=se_cv,
                  res_table=res_tab, test_table=test_tab, se_table=se_tab, lam_table=lam_table)
