@@ -35,6 +35,7 @@ References
 """
 
 import re
+import weakref
 
 import numpy as np
 from scipy import linalg
@@ -644,7 +645,8 @@ class _KernelOps:
     #: how many factorisations are kept (a Newton step evaluates up to 1 + 4 points)
     _n_cached = 6
 
-    #: the analysis of the last stack built with ``reuse=True``: (K, fingerprint, analysis)
+    #: the analysis of the last stack built with ``reuse=True``: (weak reference to K,
+    #: fingerprint, analysis)
     _last = None
 
     def __init__(self, K, s, reuse=False):
@@ -655,19 +657,30 @@ class _KernelOps:
         self._aligned = None
         self._factors = []  # (lam, d, lower Cholesky factor or None, solve), newest last
         last = _KernelOps._last
-        if reuse and last is not None and last[0] is K and last[1] == self._fingerprint():
-            self._compressed, self._dense, self._flat = last[2]
+        if reuse and last is not None and last[0]() is K and last[1] == self._fingerprint():
+            self._compressed, self._dense, flat = last[2]
+            self._flat = self._dense_rows() if flat is None else flat
             return
         self._compressed = [entry for entry in map(self._distinct_rows, range(self.m))
                             if entry is not None]
         dense = np.ones(self.m, dtype=bool)
         dense[[i for i, _, _ in self._compressed]] = False
         self._dense = np.flatnonzero(dense)
-        kd = self.K if dense.all() else self.K[self._dense]
-        self._flat = kd.reshape(self._dense.size * self.n, self.n)
-        if reuse:
-            _KernelOps._last = (K, self._fingerprint(),
-                                (self._compressed, self._dense, self._flat))
+        self._flat = self._dense_rows()
+        if reuse:  # kept while the caller keeps K (a weak reference; no view of K is kept)
+            copied = None if np.shares_memory(self._flat, self.K) else self._flat
+            _KernelOps._last = (weakref.ref(K, _KernelOps._forget), self._fingerprint(),
+                                (self._compressed, self._dense, copied))
+
+    def _dense_rows(self):
+        """The kernels multiplied in full, stacked as one (n_dense * n, n) matrix."""
+        kd = self.K if self._dense.size == self.m else self.K[self._dense]
+        return kd.reshape(self._dense.size * self.n, self.n)
+
+    @staticmethod
+    def _forget(ref):
+        if _KernelOps._last is not None and _KernelOps._last[0] is ref:
+            _KernelOps._last = None
 
     def _fingerprint(self):
         """Shape, address and a sample of the entries of the stack (reuse sanity check)."""
