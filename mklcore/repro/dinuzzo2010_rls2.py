@@ -1122,7 +1122,7 @@ class UCIPaths:
 
         def test_block(i):  # test-by-training block of kernel i, extracted once per split
             if i not in blocks:
-                blocks[i] = K[i][np.ix_(te, tr)]
+                blocks[i] = K[i].take(te, axis=0).take(tr, axis=1)
             return blocks[i]
 
         rows = []
