@@ -35,6 +35,7 @@ References
 """
 
 import re
+import weakref
 
 import numpy as np
 from scipy import linalg
@@ -86,6 +87,10 @@ _MAX_EXTRAPOLATIONS = 4
 #: a kernel with few distinct rows is multiplied in compressed form (``_KernelOps``) only if
 #: that saves at least this many multiplications per product (below, the overhead dominates)
 _MIN_SAVED = 10_000
+#: ``_KernelOps._system`` sums the selected kernels over blocks of about this many entries
+_SYSTEM_BLOCK = 65_536
+#: a stack is recognised for reuse (``check_input=False``) by every this-many-th entry
+_FINGERPRINT_STRIDE = 4099
 #: cache G = V'V in SMO when there are at most this many kernels (O(m^2) memory)
 _SMO_GRAM_MAX = 2000
 
@@ -569,11 +574,49 @@ def _simplex_lstsq(V, z, d0=None, *, method="active_set", tau=_SIMPLEX_TAU, max_
 
 
 # --- Kernel and linear problem operators (what Algorithm 1 needs) ---------------------
+# The LAPACK routines behind scipy.linalg.cholesky / cho_factor, cho_solve and
+# solve_triangular, called directly with the arguments those functions pass (same results to
+# the last bit, without their per-call validation, which dominates on small problems).
+_POTRF, _POTRS, _TRTRS = linalg.get_lapack_funcs(("potrf", "potrs", "trtrs"), (np.empty(1),))
+
+
+def _cholesky_lower(A, clean=True):
+    """Lower Cholesky factor of a float64 matrix (``LinAlgError`` if not positive definite)."""
+    L, info = _POTRF(A, lower=1, clean=int(clean))
+    if info > 0:
+        raise linalg.LinAlgError(f"{info}-th leading minor of the array is not positive "
+                                 f"definite")
+    if info < 0:  # pragma: no cover - argument error
+        raise ValueError(f"LAPACK reported an illegal value in argument {-info} of POTRF.")
+    return L
+
+
+def _cholesky_solve(L, B):
+    """``A^{-1} B`` from the lower Cholesky factor ``L`` of ``A``."""
+    x, info = _POTRS(L, B, lower=1)
+    if info != 0:  # pragma: no cover - argument error
+        raise ValueError(f"illegal value in argument {-info} of POTRS")
+    return x
+
+
+def _lower_solve(L, B):
+    """``L^{-1} B`` for a lower triangular ``L`` (as ``solve_triangular(L, B, lower=True)``)."""
+    if L.flags.f_contiguous:
+        x, info = _TRTRS(L, B, lower=1, trans=0, unitdiag=0)
+    else:  # the transposed system, as LAPACK expects Fortran order
+        x, info = _TRTRS(L.T, B, lower=0, trans=1, unitdiag=0)
+    if info > 0:  # pragma: no cover - a Cholesky factor has a positive diagonal
+        raise linalg.LinAlgError(f"singular matrix: resolution failed at diagonal {info - 1}")
+    if info < 0:  # pragma: no cover - argument error
+        raise ValueError(f"illegal value in argument {-info} of TRTRS")
+    return x
+
+
 def _cho_solver(A):
     """Return ``solve(B) = A^{-1} B`` for a symmetric positive definite ``A``."""
     try:
-        factor = linalg.cho_factor(A, lower=True, check_finite=False)
-        return lambda B: linalg.cho_solve(factor, B, check_finite=False)
+        L = _cholesky_lower(A, clean=False)  # as cho_factor(A, lower=True)
+        return lambda B: _cholesky_solve(L, B)
     except linalg.LinAlgError:  # numerically indefinite kernel: symmetric LU
         lu = linalg.lu_factor(A, check_finite=False)
         return lambda B: linalg.lu_solve(lu, B, check_finite=False)
@@ -602,20 +645,47 @@ class _KernelOps:
     #: how many factorisations are kept (a Newton step evaluates up to 1 + 4 points)
     _n_cached = 6
 
-    def __init__(self, K, s):
+    #: the analysis of the last stack built with ``reuse=True``: (weak reference to K,
+    #: fingerprint, analysis)
+    _last = None
+
+    def __init__(self, K, s, reuse=False):
         self.K = np.ascontiguousarray(K, dtype=float)
         self.s = np.asarray(s, dtype=float)
         self.m, self.n = self.K.shape[0], self.K.shape[1]
         self.n_products = 0
         self._aligned = None
         self._factors = []  # (lam, d, lower Cholesky factor or None, solve), newest last
+        last = _KernelOps._last
+        if reuse and last is not None and last[0]() is K and last[1] == self._fingerprint():
+            self._compressed, self._dense, flat = last[2]
+            self._flat = self._dense_rows() if flat is None else flat
+            return
         self._compressed = [entry for entry in map(self._distinct_rows, range(self.m))
                             if entry is not None]
         dense = np.ones(self.m, dtype=bool)
         dense[[i for i, _, _ in self._compressed]] = False
         self._dense = np.flatnonzero(dense)
-        kd = self.K if dense.all() else self.K[self._dense]
-        self._flat = kd.reshape(self._dense.size * self.n, self.n)
+        self._flat = self._dense_rows()
+        if reuse:  # kept while the caller keeps K (a weak reference; no view of K is kept)
+            copied = None if np.shares_memory(self._flat, self.K) else self._flat
+            _KernelOps._last = (weakref.ref(K, _KernelOps._forget), self._fingerprint(),
+                                (self._compressed, self._dense, copied))
+
+    def _dense_rows(self):
+        """The kernels multiplied in full, stacked as one (n_dense * n, n) matrix."""
+        kd = self.K if self._dense.size == self.m else self.K[self._dense]
+        return kd.reshape(self._dense.size * self.n, self.n)
+
+    @staticmethod
+    def _forget(ref):
+        if _KernelOps._last is not None and _KernelOps._last[0] is ref:
+            _KernelOps._last = None
+
+    def _fingerprint(self):
+        """Shape, address and a sample of the entries of the stack (reuse sanity check)."""
+        flat = self.K.reshape(-1)
+        return (self.K.shape, self.K.ctypes.data, flat[::_FINGERPRINT_STRIDE].tobytes())
 
     def _distinct_rows(self, i):
         r"""``(i, G, inv)`` with :math:`\mathbf K_i = P G P^\top` exactly, or None.
@@ -663,12 +733,23 @@ class _KernelOps:
         return self._aligned[1]
 
     def _system(self, d, lam):
-        """K(d) + lam I, summed kernel by kernel (no copy of the selected kernels)."""
+        """K(d) + lam I, summed kernel by kernel (no copy of the selected kernels).
+
+        The sum runs over blocks of rows small enough to stay in cache: every entry gets the
+        same sequence of ``daxpy`` updates as in one pass over whole matrices (blocks of a
+        multiple of 16 rows), so the result is the same to the last bit, with one pass over
+        ``A`` instead of one per selected kernel.
+        """
         idx = np.flatnonzero(d)
-        A = np.zeros((self.n, self.n))
-        flat = A.ravel()  # a view: daxpy updates A in place
-        for i, wi in zip(idx, d[idx] * self.s[idx]):
-            flat = blas.daxpy(self.K[i].ravel(), flat, a=wi)
+        w = d[idx] * self.s[idx]
+        n = self.n
+        A = np.empty((n, n))
+        rows = max(16, _SYSTEM_BLOCK // n // 16 * 16)
+        for r0 in range(0, n, rows):
+            flat = A[r0:r0 + rows].reshape(-1)  # a view: daxpy updates A in place
+            flat[:] = 0.0
+            for i, wi in zip(idx, w):
+                flat = blas.daxpy(self.K[i, r0:r0 + rows].reshape(-1), flat, a=wi)
         return _plus_lam(A, lam)
 
     def _factored(self, d, lam):
@@ -678,10 +759,10 @@ class _KernelOps:
                 return entry[2], entry[3]
         A = self._system(d, lam)
         try:
-            L = linalg.cholesky(A, lower=True, check_finite=False)
+            L = _cholesky_lower(A)
 
             def solve(B, L=L):
-                return linalg.cho_solve((L, True), B, check_finite=False)
+                return _cholesky_solve(L, B)
         except linalg.LinAlgError:  # numerically indefinite kernel: symmetric LU
             L, solve = None, _cho_solver(A)
         self._factors = self._factors[1 - self._n_cached:] + [(lam, d.copy(), L, solve)]
@@ -711,7 +792,7 @@ class _KernelOps:
         if L is None:
             return _dof(self._system(d, lam), lam)
         # tr(A^{-1}) = ||L^{-1}||_F^2
-        Linv = linalg.solve_triangular(L, np.eye(self.n), lower=True, check_finite=False)
+        Linv = _lower_solve(L, np.eye(self.n))
         return self.n - lam * float(np.einsum("ij,ij->", Linv, Linv))
 
     def extras(self, d, c):
@@ -754,7 +835,7 @@ class _LinearOps:
     def chol(self, d, lam):
         """Lower Cholesky factor of Xt Xt' + lam I (l x l)."""
         Xt = self._xtilde(d)
-        return linalg.cholesky(_plus_lam(Xt @ Xt.T, lam), lower=True, check_finite=False)
+        return _cholesky_lower(_plus_lam(Xt @ Xt.T, lam))
 
     def df(self, d, lam):
         """Eq. (15), with the smaller of the two trace formulas."""
@@ -841,7 +922,7 @@ def _newton_step(ops, state, y, lam, bound, linear_solver, simplex_solver):
     except linalg.LinAlgError:  # pragma: no cover - indefinite kernels
         return None, 0
     root = np.sqrt(lam)
-    W = root * linalg.solve_triangular(L, state.V, lower=True, check_finite=False)
+    W = root * _lower_solve(L, state.V)
     zw = W @ state.d + 0.5 * root * (L.T @ state.c)
     d_new, _ = _simplex_lstsq(W, zw, state.d, method=simplex_solver)
     if np.array_equal(d_new, state.d):
@@ -1018,7 +1099,7 @@ def _kernel_setup(K, y, scaling, transductive_K, intercept, check_input, owner):
     s = _resolve_scaling(owner, scaling, _KERNEL_RULES, K.shape[0], "n_kernels",
                          lambda rule: rls2_scaling(K, rule, transductive_K=transductive_K))
     b = _resolve_intercept(intercept, y, owner)
-    return _KernelOps(K, s), y - b, b
+    return _KernelOps(K, s, reuse=not check_input), y - b, b
 
 
 def _linear_setup(X, y, scaling, transductive_X, fisher_weighted, intercept, owner):
@@ -1112,6 +1193,9 @@ def rls2_solve(K, y, *, lam, scaling=None, tol=1e-6, warm_start=None, transducti
     {callback, verbose}
     check_input : bool, default=True
         Validate ``K`` (shape, finiteness, symmetry; no PSD check).
+        With ``False`` the array is trusted, and the exact compression of its kernels with few
+        distinct rows is kept for the next call on the same array object (e.g. a path after
+        :func:`rls2_lambda_max`); do not modify it in place between such calls.
 
     Returns
     -------
@@ -1181,6 +1265,9 @@ def rls2_path(K, y, *, lams, scaling=None, warm_start=True, transductive_K=None,
     {intercept, tol, residual_tol, max_iter, simplex_solver, linear_solver, accelerate, verbose}
     check_input : bool, default=True
         Validate ``K`` once.
+        With ``False`` the array is trusted, and the exact compression of its kernels with few
+        distinct rows is kept for the next call on the same array object (e.g. a path after
+        :func:`rls2_lambda_max`); do not modify it in place between such calls.
 
     Returns
     -------
@@ -1338,7 +1425,7 @@ def rls2_lambda_max(K, y, *, linear=False, scaling=None, intercept=0.0, rtol=0.0
     rtol : float, default=0.05
         Relative accuracy: the result is an upper bound of :math:`\lambda_1` within this factor.
     check_input : bool, default=True
-        Validate ``K``.
+        Validate ``K``. Kernel stacks only: as in :func:`rls2_path`.
 
     Returns
     -------

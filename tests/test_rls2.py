@@ -687,3 +687,51 @@ def test_benchmark_data_offline_stand_ins():
         assert wpbc.data.shape[1] == 30 and "wdbc" in wpbc.stand_in
     with pytest.raises(ValueError, match="Unknown data set 'iris'"):
         rls2_benchmark_data("iris")
+
+
+def test_unchecked_stack_reuses_its_analysis_and_gives_the_same_path():
+    """check_input=False keeps the kernel analysis for the same array (not a view of it)."""
+    import gc
+
+    from mklcore import rls2 as rls2_module
+
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, 12, 160).astype(float)  # a discrete feature: compressible kernels
+    X = rng.standard_normal((160, 3))
+    K = np.stack([np.exp(-0.3 * np.subtract.outer(x, x) ** 2), np.outer(x, x) / 100,
+                  X @ X.T, np.exp(-((X[:, None] - X[None]) ** 2).sum(-1))])
+    y = X[:, 0] + 0.1 * x
+    lams = np.logspace(-3, 1, 6)
+    checked = rls2_path(K, y, lams=lams, scaling="trace")
+    rls2_lambda_max(K, y, scaling="trace", check_input=False)
+    ref = rls2_module._KernelOps._last
+    assert ref is not None and ref[0]() is K and len(ref[2][0]) == 2  # two compressed kernels
+    unchecked = rls2_path(K, y, lams=lams, scaling="trace", check_input=False)
+    assert rls2_module._KernelOps._last is ref  # reused, not rebuilt
+    for a, b in zip(checked, unchecked):
+        assert np.array_equal(a.weights, b.weights) and np.array_equal(a.dual_coef, b.dual_coef)
+        assert a.n_iter == b.n_iter and a.gap == b.gap
+    del K, unchecked
+    gc.collect()
+    assert rls2_module._KernelOps._last is None  # freed with the stack
+
+
+def test_blocked_kernel_sum_is_bit_identical():
+    """K(d) + lam I summed over row blocks equals one daxpy pass per kernel, to the bit."""
+    from scipy.linalg import blas
+
+    from mklcore.rls2 import _KernelOps
+
+    rng = np.random.default_rng(4)
+    n = 301  # several row blocks, the last one short
+    A = rng.standard_normal((5, n, n))
+    K = np.einsum("kij,klj->kil", A, A) / n
+    d = np.array([0.2, 0.0, 0.5, 0.1, 0.2])
+    s = rng.uniform(0.5, 2.0, 5)
+    ops = _KernelOps(K, s)
+    expected = np.zeros((n, n))
+    flat = expected.ravel()
+    for i in np.flatnonzero(d):
+        flat = blas.daxpy(K[i].ravel(), flat, a=d[i] * s[i])
+    expected.flat[:: n + 1] += 0.3
+    assert np.array_equal(ops._system(d, 0.3).view(np.int64), expected.view(np.int64))

@@ -46,6 +46,7 @@ References
    arXiv:1001.2709, 2010.
 """
 
+import hashlib
 import time
 import warnings
 
@@ -719,10 +720,17 @@ def prostate_study(data, lams, fold_seeds, lam_table=0.088):
 
     X, y = data.X_train, data.y_train
     cv_lams, cv_mean, cv_se, lam_cv, lam_min = prostate_cv(X, y, lams, fold_seeds[0])
-    cv_picks = [prostate_cv(X, y, lams, s)[3] for s in fold_seeds]
-    res_cv, test_cv, se_cv = prostate_model(data, lam_cv)
-    res_tab, test_tab, se_tab = prostate_model(data, lam_table)
-    picks_5 = sum(np.count_nonzero(prostate_model(data, lam)[0].coef) == 5 for lam in cv_picks)
+    cv_picks = [lam_cv] + [prostate_cv(X, y, lams, s)[3] for s in fold_seeds[1:]]
+    models = {}  # the fold assignments often pick the same lambda: one fit per value
+
+    def model(lam):
+        if lam not in models:
+            models[lam] = prostate_model(data, lam)
+        return models[lam]
+
+    res_cv, test_cv, se_cv = model(lam_cv)
+    res_tab, test_tab, se_tab = model(lam_table)
+    picks_5 = sum(np.count_nonzero(model(lam)[0].coef) == 5 for lam in cv_picks)
     return Bunch(cv_lams=cv_lams, cv_mean=cv_mean, cv_se=cv_se, lam_cv=lam_cv, lam_min=lam_min,
                  cv_picks=cv_picks, picks_5=picks_5, res_cv=res_cv, test_cv=test_cv, se_cv=se_cv,
                  res_table=res_tab, test_table=test_tab, se_table=se_tab, lam_table=lam_table)
@@ -1006,9 +1014,13 @@ def block(K, rows, cols):
     K_sub : ndarray of shape (m, len(rows), len(cols))
     """
     out = np.empty((K.shape[0], len(rows), len(cols)))
-    for i in range(K.shape[0]):
-        out[i] = K[i].take(rows, axis=0).take(cols, axis=1)
+    for i in range(K.shape[0]):  # the column gather writes straight into the output
+        K[i].take(rows, axis=0).take(cols, axis=1, out=out[i])
     return out
+
+
+#: The kernel stack of the last UCI data set used in this process (see UCIPaths.stack).
+_STACKS = {}
 
 
 class UCIPaths:
@@ -1031,12 +1043,13 @@ class UCIPaths:
     def __init__(self, uci, lams):
         self.uci = uci
         self.lams = lams
-        self._stacks = {}
 
     def stack(self, name):
         """Kernel stack on all examples of a data set and its transductive trace scaling.
 
-        Only the last data set's stack is kept in memory.
+        Only the last data set's stack is kept in memory, per process and keyed by the data
+        (not by this object, which parallel runs send to their workers afresh with every
+        cell): consecutive cells of one data set in a worker compute it once.
 
         Parameters
         ----------
@@ -1053,12 +1066,13 @@ class UCIPaths:
         from ..kernels import kernel_bank, kernel_stack
         from ..rls2 import rls2_scaling
 
-        if name not in self._stacks:
-            self._stacks.clear()
-            X = self.uci[name].data
+        X = np.ascontiguousarray(self.uci[name].data)
+        key = (name, X.dtype.str, X.shape, hashlib.sha256(X.tobytes()).hexdigest())
+        if key not in _STACKS:
+            _STACKS.clear()
             K = kernel_stack(kernel_bank("rls2_default", n_features=X.shape[1]), X)
-            self._stacks[name] = (K, rls2_scaling(K, "trace"))
-        return self._stacks[name]
+            _STACKS[key] = (K, rls2_scaling(K, "trace"))
+        return _STACKS[key]
 
     def __call__(self, data, ratio, version, repeat, seed):
         r"""One random split: the warm-started path and the test performance per :math:`\lambda`.
@@ -1108,7 +1122,7 @@ class UCIPaths:
 
         def test_block(i):  # test-by-training block of kernel i, extracted once per split
             if i not in blocks:
-                blocks[i] = K[i][np.ix_(te, tr)]
+                blocks[i] = K[i].take(te, axis=0).take(tr, axis=1)
             return blocks[i]
 
         rows = []
