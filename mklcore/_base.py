@@ -249,6 +249,10 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
     _parameter_constraints = common_constraints(*WRAPPER_PARAMS, "svm_max_iter", "check_input")
     #: the ``*_solve`` function called by the default ``_solve`` (a staticmethod)
     _solver = None
+    #: fixed unit weights (the sum kernel): the bank is summed kernel by kernel
+    #: (:meth:`~mklcore.kernels.KernelBank.fit_transform_sum`), never stacked, and the solver
+    #: receives the one summed kernel
+    _sum_kernel = False
 
     def _solve(self, K, y):
         return self._solver(K, y, **self._solver_params(), check_input=False)
@@ -299,7 +303,10 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
         K : ndarray of shape (n_kernels, n_samples, n_samples)
         """
         self.kernel_bank_ = self._build_bank()
-        K = self.kernel_bank_.fit_transform(X)
+        if self._sum_kernel:
+            K = self.kernel_bank_.fit_transform_sum(X)[np.newaxis]
+        else:
+            K = self.kernel_bank_.fit_transform(X)
         if not getattr(self, "check_input", True):
             return K
         return check_kernel_stack(K, y, check_psd_=False, symmetric_tol=None)
@@ -329,6 +336,9 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def _set_fitted(self, result):
+        if self._sum_kernel:  # solved on the summed kernel: one unit weight per bank kernel
+            result = type(result)(result)
+            result.weights = np.ones(self.kernel_bank_.n_kernels_)
         self.result_ = result
         self.weights_ = np.asarray(result.weights, dtype=float)
         self.dual_coef_ = np.asarray(result.dual_coef, dtype=float)
@@ -353,6 +363,8 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype="numeric")
+        if self._sum_kernel:
+            return self.kernel_bank_.transform_sum(X) @ self.dual_coef_ + self.intercept_
         K_test = self.kernel_bank_.transform(X)
         return decision(self.result_, K_test)
 

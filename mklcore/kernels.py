@@ -1400,8 +1400,13 @@ def _sqdist(work, Xc, Yc, *, symmetric, have_gram):
         np.fill_diagonal(work, 0.0)
 
 
-def _stack(kernels, X, Y, dtype, max_bytes, check_psd_, owner):
-    """Compute the stack and return ``(stack, fitted kernels)``."""
+def _stack(kernels, X, Y, dtype, max_bytes, check_psd_, owner, sink=None):
+    """Compute the stack and return ``(stack, fitted kernels)``.
+
+    With ``sink``, no stack is kept (``stack`` is None): each kernel is computed in float64
+    into one scratch matrix and handed to ``sink(i, K_i)`` (after its checks), which may
+    change it in place; memory is then that of two Gram matrices, not of M.
+    """
     dtype = _check_dtype(dtype, owner)
     if check_psd_ not in ("auto", True, False):
         raise ValueError(f"The 'check_psd' parameter of {owner} must be 'auto', True or False. "
@@ -1429,8 +1434,8 @@ def _stack(kernels, X, Y, dtype, max_bytes, check_psd_, owner):
 
     # memory: the stack, plus a float64 workspace of one Gram matrix when the stack is float32
     # or when other temporaries are needed (medians, string and callable kernels)
-    stack_bytes = M * n_X * n_Y * dtype.itemsize
-    n_work = (int(bool(families & {"dot", "dist"}) and dtype != np.float64)
+    stack_bytes = (M * n_X * n_Y * dtype.itemsize if sink is None else n_X * n_Y * 8)
+    n_work = (int(bool(families & {"dot", "dist"}) and (dtype != np.float64 or sink is not None))
               + int(symmetric and any(not k.is_fitted for k in klist))
               + 2 * int(bool(families & {"string", "callable"})))
     work_bytes = n_work * n_X * n_Y * 8
@@ -1445,7 +1450,14 @@ def _stack(kernels, X, Y, dtype, max_bytes, check_psd_, owner):
             f"{_fmt_bytes(stack_bytes + work_bytes)} in all, but only {_fmt_bytes(limit)} are "
             f"available ({source}). Use dtype=np.float32 (halves the stack), fewer kernels or "
             f"fewer samples, or pass max_bytes= to change the limit.")
-    stack = np.empty((M, n_X, n_Y), dtype=dtype)
+    stack = np.empty((M, n_X, n_Y), dtype=dtype) if sink is None else None
+    scratch = np.empty((n_X, n_Y)) if sink is not None else None
+
+    def emit(i, Ki):
+        """Kernel ``i`` is in ``Ki``: checked and handed to the sink (sink mode only)."""
+        if symmetric and check_psd_ is not False:
+            _check_kernel(i, klist[i], Ki, M, check_psd_)
+        sink(i, Ki)
 
     # numeric kernels: one Gram / squared-distance matrix per column subset
     groups = {}
@@ -1458,7 +1470,7 @@ def _stack(kernels, X, Y, dtype, max_bytes, check_psd_, owner):
         Yc = Xc if symmetric else dY.cols(cols)
         dots = [i for i in idx if klist[i].family == "dot"]
         dists = [i for i in idx if klist[i].family == "dist"]
-        if dtype == np.float64:
+        if dtype == np.float64 and sink is None:
             # work in the slot of the group's last consumer, computed last (no extra memory)
             work_idx = dists[-1] if dists else dots[-1]
             work = stack[work_idx]
@@ -1470,7 +1482,10 @@ def _stack(kernels, X, Y, dtype, max_bytes, check_psd_, owner):
         if have_gram:
             _gram(Xc, Yc, work)
         for i in dots:
-            klist[i]._from_gram(work, work if i == work_idx else stack[i])
+            target = work if i == work_idx else (scratch if sink else stack[i])
+            klist[i]._from_gram(work, target)
+            if sink:
+                emit(i, target)
         if dists:
             _sqdist(work, Xc, Yc, symmetric=symmetric, have_gram=have_gram)
             stats = None
@@ -1479,24 +1494,36 @@ def _stack(kernels, X, Y, dtype, max_bytes, check_psd_, owner):
                     if stats is None:
                         stats = _DistStats(Xc, D=work)
                     klist[i] = klist[i]._fit_stats(stats)
-                klist[i]._from_sqdist(work, work if i == work_idx else stack[i])
+                target = work if i == work_idx else (scratch if sink else stack[i])
+                klist[i]._from_sqdist(work, target)
+                if sink:
+                    emit(i, target)
             del stats
 
     # string and callable kernels, one at a time
     for i, k in enumerate(klist):
         if k.family in ("string", "callable"):
-            stack[i] = k._gram(dX, dY, symmetric)
+            if sink:
+                scratch[...] = k._gram(dX, dY, symmetric)
+                emit(i, scratch)
+            else:
+                stack[i] = k._gram(dX, dY, symmetric)
 
-    if symmetric and check_psd_ is not False:
+    if symmetric and check_psd_ is not False and sink is None:
         for i, k in enumerate(klist):
-            if check_psd_ is True or not k.psd_by_construction:
-                Ki = stack[i]
-                asym, scale = _asymmetry(Ki)
-                if asym > 1e-8 * scale:
-                    raise ValueError(f"Kernel {i} of {M} ({k!r}) is not symmetric: max |K - K^T| "
-                                     f"= {asym:.2e}. A kernel must satisfy k(x, z) = k(z, x).")
-                check_psd(Ki, index=i, n_kernels=M, description=repr(k))
+            _check_kernel(i, k, stack[i], M, check_psd_)
     return stack, klist
+
+
+def _check_kernel(i, k, Ki, M, check_psd_):
+    """Symmetry and PSD checks of training kernel ``i`` of ``M`` (``check_psd`` of
+    :func:`kernel_stack`: every kernel if True, else those not PSD by construction)."""
+    if check_psd_ is True or not k.psd_by_construction:
+        asym, scale = _asymmetry(Ki)
+        if asym > 1e-8 * scale:
+            raise ValueError(f"Kernel {i} of {M} ({k!r}) is not symmetric: max |K - K^T| "
+                             f"= {asym:.2e}. A kernel must satisfy k(x, z) = k(z, x).")
+        check_psd(Ki, index=i, n_kernels=M, description=repr(k))
 
 
 def kernel_stack(kernels, X, Y=None, *, dtype=np.float64, max_bytes=None, check_psd="auto"):
@@ -1868,8 +1895,9 @@ class KernelBank(TransformerMixin, BaseEstimator):
         self.dtype = dtype
         self.check_psd = check_psd
 
-    def _fit(self, X, transform):
-        """Fit on ``X``; return the normalised training stack if ``transform``, else self."""
+    def _fit(self, X, transform, weights=None):
+        """Fit on ``X``; return the normalised training stack if ``transform`` (their weighted
+        sum if ``transform == "sum"``), else self."""
         validate_params("KernelBank", {"normalize": [Options("trace", "cosine"), None],
                                        "check_psd": [Options("auto", True, False)]},
                         {"normalize": self.normalize, "check_psd": self.check_psd})
@@ -1877,7 +1905,13 @@ class KernelBank(TransformerMixin, BaseEstimator):
         kernels = ([linear(), gaussian(gamma="scale")] if self.kernels is None
                    else _as_kernel_list(self.kernels))
         data = _Data(X, "X")
-        if transform:
+        if transform == "sum":
+            diags = {}
+            total, sink = self._sum_sink(data, weights, diags)
+            _, kernels = _stack(kernels, data, None, dtype, None, self.check_psd,
+                                "KernelBank", sink=sink)
+            diag = np.stack([diags[i] for i in range(len(kernels))])
+        elif transform:
             stack, kernels = _stack(kernels, data, None, dtype, None, self.check_psd,
                                     "KernelBank")
             diag = np.diagonal(stack, axis1=1, axis2=2).astype(np.float64)
@@ -1900,6 +1934,8 @@ class KernelBank(TransformerMixin, BaseEstimator):
         traces = diag.sum(axis=1)
         n = diag.shape[1]
         self.trace_factors_ = np.where(traces > 0, n / np.where(traces > 0, traces, 1.0), 1.0)
+        if transform == "sum":
+            return total["total"]
         return self._normalize(stack, None) if transform else self
 
     @_doc
@@ -1946,6 +1982,14 @@ class KernelBank(TransformerMixin, BaseEstimator):
             Test Gram stack, normalised with the training statistics.
         """
         check_is_fitted(self, "kernels_")
+        data = self._check_transform_data(X)
+        dtype = _check_dtype(self.dtype, "KernelBank")
+        stack, _ = _stack(self.kernels_, data, _Data(self.X_fit_, "X_fit_"), dtype, None,
+                          False, "KernelBank")
+        return self._normalize(stack, data)
+
+    def _check_transform_data(self, X):
+        """``X`` as data for a test stack, with its number of features checked."""
         data = _Data(X, "X")
         if hasattr(self, "n_features_in_") and any(k.family in ("dot", "dist")
                                                    for k in self.kernels_):
@@ -1953,10 +1997,88 @@ class KernelBank(TransformerMixin, BaseEstimator):
             if n_feat != self.n_features_in_:
                 raise ValueError(f"X has {n_feat} features, but KernelBank was fitted with "
                                  f"{self.n_features_in_} features.")
-        dtype = _check_dtype(self.dtype, "KernelBank")
-        stack, _ = _stack(self.kernels_, data, _Data(self.X_fit_, "X_fit_"), dtype, None,
-                          False, "KernelBank")
-        return self._normalize(stack, data)
+        return data
+
+    def fit_transform_sum(self, X, weights=None):
+        r"""Fit and return the weighted sum of the (normalised) training kernels.
+
+        :math:`\sum_m w_mK_m` without the stack: each kernel is computed, normalised and added
+        in turn, so memory is that of two Gram matrices instead of M and the kernels never
+        leave the cache (for many small kernels, several times faster than summing
+        :meth:`fit_transform`). Always float64. The fitted attributes are those of
+        :meth:`fit_transform`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or sequence of strings
+            Training data.
+        weights : array-like of shape (n_kernels,), default=None
+            Kernel weights :math:`w_m`; None sums with weight 1.
+
+        Returns
+        -------
+        K : ndarray of shape (n_samples, n_samples)
+            The weighted sum of the training kernels.
+        """
+        return self._fit(X, transform="sum", weights=weights)
+
+    def transform_sum(self, X, weights=None):
+        r"""The weighted sum of the (normalised) test kernels, without the stack.
+
+        :math:`\sum_m w_mK_m(X, X_{fit})`, as :meth:`fit_transform_sum` does for training data.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features) or sequence of strings
+            New data.
+        weights : array-like of shape (n_kernels,), default=None
+            Kernel weights :math:`w_m`; None sums with weight 1.
+
+        Returns
+        -------
+        K : ndarray of shape (n_samples, n_fit)
+            The weighted sum of the test kernels.
+        """
+        check_is_fitted(self, "kernels_")
+        data = self._check_transform_data(X)
+        total, sink = self._sum_sink(data, weights, None)
+        _stack(self.kernels_, data, _Data(self.X_fit_, "X_fit_"), np.float64, None, False,
+               "KernelBank", sink=sink)
+        return total["total"]
+
+    def _sum_sink(self, data, weights, diags):
+        """``(state, sink)``: a sink for :func:`_stack` that normalises each kernel and adds it,
+        weighted, into ``state["total"]`` (created by the first kernel); a training sink
+        (``diags`` a dict) records the diagonals."""
+        if weights is not None:
+            weights = np.asarray(weights, dtype=np.float64).ravel()
+        state = {}
+
+        def sink(i, Ki):
+            if weights is not None and i >= weights.size:
+                raise ValueError(f"KernelBank: got {weights.size} weights for more kernels "
+                                 f"(kernel {i} has none); give one weight per kernel.")
+            if diags is not None:  # training kernel
+                d = diags[i] = np.diagonal(Ki).astype(np.float64)
+                if self.normalize == "trace":
+                    trace = d.sum()
+                    Ki *= Ki.shape[0] / trace if trace > 0 else 1.0
+                elif self.normalize == "cosine":
+                    normalize_cosine(Ki, copy=False)
+            elif self.normalize == "trace":
+                Ki *= self.trace_factors_[i]
+            elif self.normalize == "cosine":
+                normalize_cosine(Ki, self.kernels_[i].diag(data), self.train_diag_[i],
+                                 copy=False)
+            w = 1.0 if weights is None else weights[i]
+            if "total" not in state:
+                state["total"] = np.multiply(Ki, w) if w != 1.0 else Ki.copy()
+            elif w == 1.0:
+                state["total"] += Ki
+            elif w != 0.0:
+                state["total"] += w * Ki
+
+        return state, sink
 
     def _normalize(self, stack, data):
         """Normalise a training (``data`` None) or test stack in place with training statistics."""

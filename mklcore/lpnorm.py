@@ -123,6 +123,7 @@ class SumKernelSVC(BaseMKLClassifier):
     _parameter_constraints = common_constraints("kernels", "C", "normalize", "svm_tol",
                                                 "svm_max_iter", "check_input")
     _solver = staticmethod(sum_kernel_svm_solve)
+    _sum_kernel = True
 
     def __init__(self, *, kernels=None, C=1.0, normalize=None, svm_tol=1e-3, svm_max_iter=None,
                  check_input=True):

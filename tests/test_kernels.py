@@ -643,3 +643,30 @@ def test_stack_bits_do_not_depend_on_the_blas_kernels(under_two_blas_kernels):
             "print(hashlib.sha256(K.tobytes() + Kt.tobytes()).hexdigest())\n")
     native, other = under_two_blas_kernels(code)
     assert native == other
+
+
+@pytest.mark.parametrize("normalize", [None, "trace", "cosine"])
+def test_kernel_bank_sum_equals_the_sum_of_its_stack(normalize):
+    """fit_transform_sum / transform_sum (kernel by kernel, no stack) give the (weighted) sum
+    of fit_transform / transform, and the same fitted statistics."""
+    rng = np.random.default_rng(3)
+    X, X_test = rng.normal(size=(40, 3)), rng.normal(size=(15, 3))
+    kernels = kernel_bank("simplemkl", n_features=3) + [polynomial(degree=2)]
+    stacked = KernelBank(kernels=kernels, normalize=normalize)
+    K, K_test = stacked.fit_transform(X), stacked.transform(X_test)
+    summed = KernelBank(kernels=kernels, normalize=normalize)
+    S = summed.fit_transform_sum(X)
+    np.testing.assert_allclose(S, K.sum(axis=0), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(summed.transform_sum(X_test), K_test.sum(axis=0), rtol=1e-12,
+                               atol=1e-12)
+    np.testing.assert_array_equal(summed.trace_factors_, stacked.trace_factors_)
+    np.testing.assert_array_equal(summed.train_diag_, stacked.train_diag_)
+    assert summed.descriptions_ == stacked.descriptions_
+    w = rng.random(K.shape[0])
+    np.testing.assert_allclose(KernelBank(kernels=kernels, normalize=normalize)
+                               .fit_transform_sum(X, weights=w), np.tensordot(w, K, 1),
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(summed.transform_sum(X_test, weights=w),
+                               np.tensordot(w, K_test, 1), rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="weights for more kernels"):
+        KernelBank(kernels=kernels).fit_transform_sum(X, weights=w[:2])

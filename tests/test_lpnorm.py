@@ -662,3 +662,33 @@ def test_estimator_uses_the_fast_default():
     clf = LpMKLClassifier(p=2.0).fit(X, y)
     assert clf.result_.mode == "interleaved" and clf.converged_
     assert clf.gap_ <= clf.tol
+
+
+def test_sum_kernel_svc_never_builds_the_stack(monkeypatch):
+    """SumKernelSVC sums the bank kernel by kernel (no M-kernel stack, for fit or predict) and
+    predicts as scikit-learn's SVC on the precomputed sum; weights_ and result_ keep one unit
+    weight per kernel, so decision() on the test stack gives the same values."""
+    from mklcore import SumKernelSVC, decision
+    from mklcore.kernels import KernelBank, kernel_bank, kernel_stack
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(70, 4))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 > 0.3, 1, -1)
+    X_tr, X_te, y_tr = X[:50], X[50:], y[:50]
+    bank = kernel_bank("simplemkl", n_features=4)
+
+    def no_stack(*args, **kwargs):
+        raise AssertionError("the stack was built")
+
+    with monkeypatch.context() as m:
+        m.setattr(KernelBank, "fit_transform", no_stack)
+        m.setattr(KernelBank, "transform", no_stack)
+        clf = SumKernelSVC(kernels=bank, C=2.0, normalize="trace").fit(X_tr, y_tr)
+        f = clf.decision_function(X_te)
+    ref_bank = KernelBank(kernels=bank, normalize="trace")
+    K, K_te = ref_bank.fit_transform(X_tr), ref_bank.transform(X_te)
+    svc = SVC(kernel="precomputed", C=2.0).fit(K.sum(axis=0), y_tr)
+    np.testing.assert_allclose(f, svc.decision_function(K_te.sum(axis=0)), atol=1e-6)
+    assert clf.weights_.tolist() == [1.0] * K.shape[0]
+    np.testing.assert_allclose(decision(clf.result_, K_te), f, atol=1e-10)
+    assert K.shape[0] == len(kernel_stack(bank, X_tr))
