@@ -593,13 +593,19 @@ def svm_solve(K, y, *, weights=None, C=1.0, tol=1e-3, alpha0=None, backend="libs
     >>> np.sign(X @ X.T @ res.dual_coef + res.intercept).tolist()
     [-1.0, -1.0, 1.0, 1.0]
     """
-    validate_params("svm_solve", _SVM_CONSTRAINTS, {"C": C, "tol": tol})
+    if not (isinstance(C, float) and isinstance(tol, float)
+            and 0.0 < C < np.inf and 0.0 < tol < np.inf):  # else the full check (and message)
+        validate_params("svm_solve", _SVM_CONSTRAINTS, {"C": C, "tol": tol})
     solver = _backend(backend)
     K = np.asarray(check_dense(K, "K"))
     if K.ndim == 2:
         K = K[None]
     y = np.asarray(check_dense(y, "y"))
-    if not np.all(np.isin(y, (-1, 1))):
+    if y.dtype.kind in "fiu":  # numbers: the test of np.isin(y, (-1, 1)), without its setup
+        pm_one = bool(np.all((y == 1) | (y == -1)))
+    else:
+        pm_one = bool(np.all(np.isin(y, (-1, 1))))
+    if not pm_one:
         y, _ = check_binary_labels(y, "svm_solve")
     y = y.astype(float)
     if weights is None:
