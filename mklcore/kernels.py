@@ -1439,9 +1439,12 @@ def _stack(kernels, X, Y, dtype, max_bytes, check_psd_, owner, sink=None):
               + int(symmetric and any(not k.is_fitted for k in klist))
               + 2 * int(bool(families & {"string", "callable"})))
     work_bytes = n_work * n_X * n_Y * 8
-    limit = max_bytes if max_bytes is not None else available_memory()
-    if max_bytes is None and stack_bytes + work_bytes <= MEMORY_CHECK_MIN_BYTES:
+    if max_bytes is not None:
+        limit = max_bytes
+    elif stack_bytes + work_bytes <= MEMORY_CHECK_MIN_BYTES:
         limit = None  # a reading of free memory is a snapshot: never refuse a small stack on it
+    else:
+        limit = available_memory()  # read only when it matters (it opens /proc/meminfo)
     if limit is not None and stack_bytes + work_bytes > limit:
         source = "max_bytes" if max_bytes is not None else "free memory"
         raise MemoryError(

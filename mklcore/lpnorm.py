@@ -22,13 +22,13 @@ kernel :math:`\sum_m K_m` (all weights 1, not 1/M; Kloft et al. 2009, Sec. 2), s
 import warnings
 
 import numpy as np
-from scipy.special import logsumexp
 
 from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier, common_constraints, fill_doc
 from ._validation import Interval, Options, check_solver_inputs, validate_params
 from .svm import default_backend
 from .wrapper import (THETA_FLOOR, FixedWeights, NumericalFailure, SIPWeightStep,
-                       WeightStep, dual_norm, lp_master, normalize_pnorm, run_wrapper)
+                       WeightStep, dual_norm, log_sum_exp, lp_master, normalize_pnorm,
+                       run_wrapper)
 
 __all__ = ["sum_kernel_svm_solve", "SumKernelSVC", "lpmkl_solve", "LpMKLClassifier"]
 
@@ -150,7 +150,7 @@ def _analytic_update(theta, S, p, *, theta_floor=THETA_FLOOR):
     if not np.any(np.isfinite(log_w)):
         return theta.copy()  # alpha = 0: no information, keep the weights
     z = (2.0 / (p + 1.0)) * log_w  # theta_m ~ ||w_m||^(2/(p+1)), normalised
-    new = np.exp(z - logsumexp(p * z) / p)
+    new = np.exp(z - log_sum_exp(p * z) / p)
     return normalize_pnorm(np.maximum(new, theta_floor), p)
 
 

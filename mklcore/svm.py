@@ -13,6 +13,8 @@ gradient caches, the engine of the interleaved MKL scheme) and :func:`libsvm_int
 (LIBSVM's bias rule). Importing the module registers nothing and loads no SVM library.
 """
 
+import warnings
+
 import numpy as np
 
 from ._result import MKLResult
@@ -66,7 +68,32 @@ def available_backends():
 
 
 def _libsvm(K, y, C, tol, alpha0, max_iter, cache_size=500):
-    """LIBSVM through scikit-learn (no warm start: ``alpha0`` is ignored)."""
+    """LIBSVM as ``SVC(kernel="precomputed").fit`` runs it (no warm start: ``alpha0`` is
+    ignored).
+
+    When the lean binding works and the inputs are ones ``SVC.fit`` accepts (a finite square
+    float64 ``K``, both classes in ``y``, an integer ``max_iter >= -1``, the default cache),
+    LIBSVM is called directly with the arguments ``SVC.fit`` passes, so the same solution, the
+    same ``ConvergenceWarning`` and the same error on a non-finite solution, without
+    scikit-learn's per-call input validation (which costs more than LIBSVM on small
+    problems). Anything else goes through ``SVC.fit`` itself, with its checks and errors.
+    """
+    if (cache_size == 500 and isinstance(max_iter, (int, np.integer))
+            and not isinstance(max_iter, bool) and max_iter >= -1 and K.ndim == 2
+            and K.shape == (y.shape[0], y.shape[0]) and K.dtype == np.float64
+            and K.flags.c_contiguous and np.any(y > 0) and np.any(y <= 0)
+            and np.isfinite(K).all() and lean_backend_available()):
+        alpha, intercept, n_iter, status, finite = _libsvm_lean_call(K, y, C, tol, max_iter)
+        if status == 1:
+            from sklearn.exceptions import ConvergenceWarning
+
+            warnings.warn(f"Solver terminated early (max_iter={max_iter}).  Consider "
+                          f"pre-processing your data with StandardScaler or MinMaxScaler.",
+                          ConvergenceWarning, stacklevel=2)
+        if not finite:
+            raise ValueError("The dual coefficients or intercepts are not finite. The input "
+                             "data may contain large values and need to be preprocessed.")
+        return alpha, intercept, n_iter
     from sklearn.svm import SVC
 
     svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=max_iter, cache_size=cache_size)
@@ -87,8 +114,12 @@ LEAN_BACKEND = "libsvm_lean"
 _LEAN_STATUS = {"available": None}
 
 
-def _libsvm_lean_fit(K, y, C, tol, max_iter):
-    """One call of scikit-learn's LIBSVM binding with the arguments ``SVC.fit`` passes."""
+def _libsvm_lean_call(K, y, C, tol, max_iter):
+    """One call of scikit-learn's LIBSVM binding with the arguments ``SVC.fit`` passes.
+
+    Returns ``(alpha, intercept, n_iter, fit_status, finite)``: ``fit_status`` 1 when LIBSVM
+    stopped at ``max_iter``, ``finite`` whether its coefficients and bias are finite.
+    """
     from sklearn.svm import _libsvm
 
     _libsvm.set_verbosity_wrap(0)  # as SVC(verbose=False) does before every fit
@@ -97,11 +128,17 @@ def _libsvm_lean_fit(K, y, C, tol, max_iter):
         K, y01, svm_type=0, sample_weight=np.empty(0), class_weight=np.ones(2),
         kernel="precomputed", C=C, nu=0.5, probability=0, degree=3, shrinking=1, tol=tol,
         cache_size=500, coef0=0.0, gamma=0.0, epsilon=0.1, max_iter=max_iter, random_seed=0)
-    support, sv_coef, intercept, n_iter = out[0], out[3], out[4], out[-1]
+    support, sv_coef, intercept, status, n_iter = out[0], out[3], out[4], out[7], out[-1]
+    finite = bool(np.isfinite(intercept).all() and np.isfinite(sv_coef).all())
     alpha = np.zeros(y.shape[0])
     alpha[support] = np.abs(sv_coef[0])  # SVC: dual_coef_ = -sv_coef = alpha * y
     np.clip(alpha, 0.0, C, out=alpha)
-    return alpha, float(-intercept[0]), int(np.sum(n_iter))
+    return alpha, float(-intercept[0]), int(np.sum(n_iter)), int(status), finite
+
+
+def _libsvm_lean_fit(K, y, C, tol, max_iter):
+    """One call of scikit-learn's LIBSVM binding: ``(alpha, intercept, n_iter)``."""
+    return _libsvm_lean_call(K, y, C, tol, max_iter)[:3]
 
 
 def lean_backend_available():
@@ -556,13 +593,19 @@ def svm_solve(K, y, *, weights=None, C=1.0, tol=1e-3, alpha0=None, backend="libs
     >>> np.sign(X @ X.T @ res.dual_coef + res.intercept).tolist()
     [-1.0, -1.0, 1.0, 1.0]
     """
-    validate_params("svm_solve", _SVM_CONSTRAINTS, {"C": C, "tol": tol})
+    if not (isinstance(C, float) and isinstance(tol, float)
+            and 0.0 < C < np.inf and 0.0 < tol < np.inf):  # else the full check (and message)
+        validate_params("svm_solve", _SVM_CONSTRAINTS, {"C": C, "tol": tol})
     solver = _backend(backend)
     K = np.asarray(check_dense(K, "K"))
     if K.ndim == 2:
         K = K[None]
     y = np.asarray(check_dense(y, "y"))
-    if not np.all(np.isin(y, (-1, 1))):
+    if y.dtype.kind in "fiu":  # numbers: the test of np.isin(y, (-1, 1)), without its setup
+        pm_one = bool(np.all((y == 1) | (y == -1)))
+    else:
+        pm_one = bool(np.all(np.isin(y, (-1, 1))))
+    if not pm_one:
         y, _ = check_binary_labels(y, "svm_solve")
     y = y.astype(float)
     if weights is None:

@@ -57,16 +57,16 @@ import time
 import warnings
 
 import numpy as np
-from scipy.special import logsumexp
 
 from ._result import Monitor
 from .svm import CachedSMO, combine_kernels, kernel_quadratic_terms, svm_solve
 
 __all__ = ["THETA_FLOOR", "SVM_GAP_LIMIT", "default_svm_max_iter", "SVMIterationLimit",
-           "conjugate_exponent", "dual_norm", "pnorm", "normalize_pnorm",
+           "conjugate_exponent", "dual_norm", "log_sum_exp", "pnorm", "normalize_pnorm",
            "uniform_weights", "WrapperState", "SVMOracle", "LinePoint", "LineOracle",
            "WeightStep", "SIPWeightStep",
-           "FixedWeights", "NumericalFailure", "Cuts", "lp_master", "run_wrapper"]
+           "FixedWeights", "NumericalFailure", "Cuts", "highs_lp", "lean_lp_available",
+           "lp_master", "run_wrapper"]
 
 #: floor applied to weights before logarithms in multiplicative updates (a weight that
 #: reaches 0 would stay 0)
@@ -140,6 +140,43 @@ def conjugate_exponent(p):
     return p / (p - 1.0)
 
 
+def log_sum_exp(a):
+    r""":math:`\log\sum_i e^{a_i}` of a 1-D float array, stably.
+
+    The computation of :func:`scipy.special.logsumexp` for real vectors, step for step, so
+    the same value to the last bit, without its per-call overhead (array-namespace dispatch
+    and broadcasting; the hot spot of the lp-norm weight updates, called several times per
+    iteration on vectors of a few dozen entries): with :math:`a^*=\max_i a_i` attained
+    :math:`k` times and :math:`s=\sum_{a_i<a^*}e^{a_i-a^*}`, the value is
+    :math:`\log(1+s/k)+\log k+a^*`; where that is not finite,
+    :math:`\log\sum_i e^{a_i}` directly.
+
+    Parameters
+    ----------
+    a : ndarray of shape (n,)
+        Float64 entries (``-inf`` allowed: a zero term), n >= 1.
+
+    Returns
+    -------
+    value : numpy.float64
+    """
+    a = np.asarray(a, dtype=float).reshape(-1)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        a_max = np.max(a, axis=0, keepdims=True)
+        at_max = a == a_max
+        m = np.sum(at_max, axis=0, keepdims=True, dtype=float)
+        rest = a.copy()
+        rest[at_max] = -np.inf
+        s = np.sum(np.exp(rest - a_max), axis=0, keepdims=True)
+        s = np.where(s == 0, s, s / m)
+        out = np.log1p(s) + np.log(m) + a_max
+        if np.sign(s + 1)[0] * np.sign(m)[0] < 0:  # pragma: no cover - real a: never
+            out[0] = np.nan
+        if not np.isfinite(out[0]):
+            out = np.log(np.sum(np.exp(a), axis=0, keepdims=True))
+    return out[0]
+
+
 def pnorm(theta, p):
     r""":math:`\|\theta\|_p` for non-negative ``theta``, computed in the log domain.
 
@@ -162,7 +199,7 @@ def pnorm(theta, p):
     if not np.any(a > 0):
         return 0.0
     with np.errstate(divide="ignore"):
-        return float(np.exp(logsumexp(p * np.log(a)) / p))
+        return float(np.exp(log_sum_exp(p * np.log(a)) / p))
 
 
 def dual_norm(S, p):
@@ -1074,6 +1111,139 @@ class Cuts:
             self.n_pruned += 1
 
 
+#: whether scipy's HiGHS binding can be called as ``linprog(method="highs")`` calls it
+#: (``None``: not checked yet; see :func:`lean_lp_available`)
+_LEAN_LP = {"available": None}
+
+
+def _highs_lean(c, A_ub, b_ub, A_eq, b_eq, lb, ub):
+    """The LP of :func:`highs_lp` handed to scipy's HiGHS binding as ``linprog`` hands it
+    (its ``_highs_wrapper``: same model, same options), without ``linprog``'s input checks,
+    option validation and bound-multiplier loop; ``None`` unless HiGHS reports an optimum
+    that passes ``linprog``'s own acceptance test."""
+    from scipy.optimize._highspy import _core as highs_core
+    from scipy.sparse import csc_array
+
+    inf = highs_core.kHighsInf
+    # as _linprog_highs: rows lhs <= A x <= rhs (-inf for the inequalities), inf -> kHighsInf
+    lhs = np.concatenate((np.full(b_ub.shape, -inf), b_eq))
+    rhs = np.concatenate((b_ub, b_eq))
+    lb, ub = lb.copy(), ub.copy()
+    for bound in (lb, ub):
+        infs = np.isinf(bound)
+        bound[infs] = np.sign(bound[infs]) * inf
+    A = csc_array(np.vstack((A_ub, A_eq)))
+    lp = highs_core.HighsLp()
+    lp.num_col_ = lp.a_matrix_.num_col_ = c.size
+    lp.num_row_ = lp.a_matrix_.num_row_ = rhs.size
+    lp.a_matrix_.format_ = highs_core.MatrixFormat.kColwise
+    lp.col_cost_, lp.col_lower_, lp.col_upper_ = c, lb, ub
+    lp.row_lower_, lp.row_upper_ = lhs, rhs
+    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = A.indptr, A.indices, A.data
+    options = highs_core.HighsOptions()
+    options.presolve = "on"
+    options.highs_debug_level = highs_core.HighsDebugLevel.kHighsDebugLevelNone
+    options.log_to_console = False
+    options.output_flag = False
+    options.simplex_strategy = highs_core.simplex_constants.SimplexStrategy.kSimplexStrategyDual
+    highs = highs_core._Highs()
+    error = highs_core.HighsStatus.kError
+    if (highs.passOptions(options) == error or highs.passModel(lp) == error
+            or highs.run() == error
+            or highs.getModelStatus() != highs_core.HighsModelStatus.kOptimal):
+        return None
+    solution = highs.getSolution()
+    x = np.array(solution.col_value)
+    fun = highs.getInfo().objective_function_value
+    slack = rhs - solution.row_value
+    n_ub = b_ub.size
+    # linprog's acceptance test of an optimal solution (_check_result at its tol = 1e-9)
+    tol = np.sqrt(1e-9) * 10
+    if (np.isnan(x).any() or np.isnan(fun) or np.isnan(slack).any()
+            or not np.all((x >= lb - tol) & (x <= ub + tol))
+            or (slack[:n_ub] < -tol).any() or (np.abs(slack[n_ub:]) > tol).any()):
+        return None
+    duals = np.array(solution.row_dual)
+    return {"x": x, "fun": fun, "ineqlin_marginals": np.array(duals[:n_ub]), "success": True,
+            "message": "Optimization terminated successfully. (HiGHS Status 7: Optimal)"}
+
+
+def _highs_linprog(c, A_ub, b_ub, A_eq, b_eq, lb, ub):
+    """The LP of :func:`highs_lp` through :func:`scipy.optimize.linprog` (HiGHS)."""
+    from scipy.optimize import linprog
+
+    bounds = [(None if np.isinf(lo) else lo, None if np.isinf(hi) else hi)
+              for lo, hi in zip(lb.tolist(), ub.tolist())]
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
+                  method="highs")
+    ok = res.status == 0 and res.x is not None
+    return {"x": res.x, "fun": res.fun, "success": ok, "message": res.message,
+            "ineqlin_marginals": res.ineqlin.marginals if ok else None}
+
+
+def lean_lp_available():
+    """Whether :func:`highs_lp` can hand its LPs to HiGHS without :func:`scipy.optimize.linprog`.
+
+    The first call solves a small LP both ways (scipy's private HiGHS binding driven as
+    ``linprog`` drives it, and ``linprog`` itself) and checks that the solutions agree bit
+    for bit; the answer is cached.
+
+    Returns
+    -------
+    available : bool
+    """
+    if _LEAN_LP["available"] is None:
+        try:
+            args = (np.array([0.0, 0.0, 0.0, 1.0]),
+                    np.array([[0.3, -1.2, 0.5, -1.0], [-0.7, 0.4, 0.1, -1.0]]), np.zeros(2),
+                    np.array([[1.0, 1.0, 1.0, 0.0]]), np.ones(1),
+                    np.array([0.0, 0.0, 0.0, -np.inf]), np.full(4, np.inf))
+            lean, ref = _highs_lean(*args), _highs_linprog(*args)
+            _LEAN_LP["available"] = bool(
+                lean is not None and ref["success"] and np.array_equal(lean["x"], ref["x"])
+                and lean["fun"] == ref["fun"]
+                and np.array_equal(lean["ineqlin_marginals"], ref["ineqlin_marginals"]))
+        except Exception:  # pragma: no cover - a future scipy changed its binding
+            _LEAN_LP["available"] = False
+    return _LEAN_LP["available"]
+
+
+def highs_lp(c, A_ub, b_ub, A_eq, b_eq, lb, ub):
+    r"""Solve :math:`\min c^\top x` s.t. :math:`A_{ub}x\le b_{ub}`, :math:`A_{eq}x=b_{eq}`,
+    :math:`lb\le x\le ub` with HiGHS, exactly as ``scipy.optimize.linprog(method="highs")``.
+
+    For the small master LPs that cutting-plane MKL solvers re-solve at every iteration,
+    where ``linprog``'s per-call overhead (input checks, option validation) costs more than
+    HiGHS itself: when :func:`lean_lp_available`, the same model with the same options goes
+    to HiGHS directly (the same solution, bit for bit); ``linprog`` itself is called for
+    non-finite data and whenever the direct call does not return an accepted optimum, so
+    failures and their messages are ``linprog``'s.
+
+    Parameters
+    ----------
+    c : ndarray of shape (n,)
+    A_ub : ndarray of shape (m_ub, n)
+    b_ub : ndarray of shape (m_ub,)
+    A_eq : ndarray of shape (m_eq, n)
+    b_eq : ndarray of shape (m_eq,)
+    lb, ub : ndarray of shape (n,)
+        Bounds (``-inf`` / ``inf`` for none).
+
+    Returns
+    -------
+    solution : dict
+        ``x`` (None on failure), ``fun`` (optimal value), ``ineqlin_marginals`` (the
+        multipliers of the inequality rows, ``linprog``'s ``res.ineqlin.marginals``),
+        ``success`` (``linprog``'s status 0) and ``message``.
+    """
+    args = tuple(np.asarray(a, dtype=float) for a in (c, A_ub, b_ub, A_eq, b_eq, lb, ub))
+    if lean_lp_available() and np.isfinite(args[1]).all() and np.isfinite(args[3]).all():
+        solution = _highs_lean(*args)
+        if solution is not None:
+            return solution
+    return _highs_linprog(*args)
+
+
 def lp_master(cuts):
     r"""Solve the restricted master LP of SILP (Sonnenburg et al. 2006, Algorithm 1).
 
@@ -1081,7 +1251,8 @@ def lp_master(cuts):
         \min_{\theta,\eta}\ \eta\quad\text{s.t.}\quad
         \sum_m\theta_m(L^r-S^r_m)-\eta\le0\ (r=1..R),\quad \sum_m\theta_m=1,\quad\theta\ge0,
 
-    shared by SILP and the lp-norm cutting plane at p = 1.
+    shared by SILP and the lp-norm cutting plane at p = 1, solved by :func:`highs_lp` (HiGHS,
+    as :func:`scipy.optimize.linprog` runs it).
 
     Parameters
     ----------
@@ -1100,22 +1271,21 @@ def lp_master(cuts):
     NumericalFailure
         If HiGHS does not solve the LP.
     """
-    from scipy.optimize import linprog
-
     R, M = cuts.S.shape
     c = np.zeros(M + 1)
     c[-1] = 1.0
     A_ub = np.hstack([cuts.L[:, None] - cuts.S, -np.ones((R, 1))])
     A_eq = np.zeros((1, M + 1))
     A_eq[0, :M] = 1.0
-    bounds = [(0.0, None)] * M + [(None, None)]
-    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(R), A_eq=A_eq, b_eq=[1.0], bounds=bounds,
-                  method="highs")
-    if res.status != 0 or res.x is None:
-        raise NumericalFailure(f"SILP master LP failed: {res.message}")
-    theta = np.maximum(res.x[:M], 0.0)
+    lb = np.append(np.zeros(M), -np.inf)
+    ub = np.full(M + 1, np.inf)
+    res = highs_lp(c, A_ub, np.zeros(R), A_eq, np.ones(1), lb, ub)
+    if not res["success"]:
+        raise NumericalFailure(f"SILP master LP failed: {res['message']}")
+    x = res["x"]
+    theta = np.maximum(x[:M], 0.0)
     theta /= theta.sum()
-    return theta, float(res.x[-1])
+    return theta, float(x[-1])
 
 
 # --------------------------------------------------------------------------------------

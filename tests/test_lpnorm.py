@@ -692,3 +692,52 @@ def test_sum_kernel_svc_never_builds_the_stack(monkeypatch):
     assert clf.weights_.tolist() == [1.0] * K.shape[0]
     np.testing.assert_allclose(decision(clf.result_, K_te), f, atol=1e-10)
     assert K.shape[0] == len(kernel_stack(bank, X_tr))
+
+
+def test_log_sum_exp_is_scipys_logsumexp_bit_for_bit():
+    from scipy.special import logsumexp
+
+    from mklcore.wrapper import log_sum_exp
+
+    rng = np.random.default_rng(0)
+    for trial in range(3000):
+        a = rng.normal(size=int(rng.integers(1, 40))) * rng.choice([1e-3, 1.0, 300.0])
+        if trial % 3 == 1:
+            a[rng.random(a.size) < 0.5] = -np.inf  # zero terms
+        if trial % 3 == 2:
+            a = np.round(a, 1)  # ties at the maximum
+        assert log_sum_exp(a) == logsumexp(a)
+    assert np.isnan(log_sum_exp(np.array([np.nan, 1.0])))
+    assert log_sum_exp(np.array([-np.inf, -np.inf])) == -np.inf
+
+
+def test_highs_lp_is_linprog_bit_for_bit():
+    from scipy.optimize import linprog
+
+    from mklcore.wrapper import highs_lp, lean_lp_available
+
+    assert lean_lp_available() in (True, False)
+    rng = np.random.default_rng(1)
+    for trial in range(200):
+        R, M = int(rng.integers(1, 30)), int(rng.integers(2, 15))
+        S = rng.random((R, M)) * rng.choice([1e-2, 1.0, 100.0])
+        L = rng.random(R) * S.max() * M
+        c = np.append(np.zeros(M), 1.0)
+        A_ub = np.hstack([L[:, None] - S, -np.ones((R, 1))])
+        A_eq = np.append(np.ones(M), 0.0)[None]
+        ref = linprog(c, A_ub=A_ub, b_ub=np.zeros(R), A_eq=A_eq, b_eq=[1.0],
+                      bounds=[(0.0, None)] * M + [(None, None)], method="highs")
+        res = highs_lp(c, A_ub, np.zeros(R), A_eq, np.ones(1), np.append(np.zeros(M), -np.inf),
+                       np.full(M + 1, np.inf))
+        assert res["success"] == (ref.status == 0)
+        np.testing.assert_array_equal(res["x"], ref.x)
+        np.testing.assert_array_equal(res["ineqlin_marginals"], ref.ineqlin.marginals)
+        assert res["fun"] == ref.fun
+    # non-finite data: linprog's own error
+    with pytest.raises(ValueError):
+        highs_lp(c, np.full_like(A_ub, np.nan), np.zeros(R), A_eq, np.ones(1),
+                 np.append(np.zeros(M), -np.inf), np.full(M + 1, np.inf))
+    # infeasible: not a success, linprog's message
+    res = highs_lp(np.ones(2), np.array([[1.0, 1.0]]), np.array([-1.0]), np.array([[1.0, 0.0]]),
+                   np.ones(1), np.zeros(2), np.full(2, np.inf))
+    assert not res["success"] and res["x"] is None and "infeasible" in res["message"].lower()

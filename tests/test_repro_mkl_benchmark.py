@@ -82,7 +82,7 @@ def test_cell_is_deterministic():
     assert first == second
 
 
-@pytest.mark.parametrize("method", ["SimpleMKL", "lp-MKL p=2", "RLS2"])
+@pytest.mark.parametrize("method", ["sum kernel", "SimpleMKL", "SILP", "lp-MKL p=2", "RLS2"])
 def test_cell_matches_grid_search_pipeline(method):
     # the cell's CV loop (shared Gram stacks, SimpleMKL on the lean LIBSVM backend) picks the
     # same parameter and gives the same model as GridSearchCV over a scaler + estimator pipeline

@@ -269,3 +269,54 @@ def test_cached_smo_recomputed_caches_match_row_updates(toy):
     assert n0 == n1 and b0 == b1
     np.testing.assert_allclose(H0, H1, atol=1e-12)
     np.testing.assert_allclose(H0, np.einsum("mij,j->mi", K, a0 * y), atol=1e-12)
+
+
+def _svc_solution(K, y, C, tol, max_iter):
+    """alpha, bias and iterations of SVC(kernel="precomputed").fit itself."""
+    import warnings as _w
+
+    svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=max_iter, cache_size=500)
+    with _w.catch_warnings(record=True) as caught:
+        _w.simplefilter("always")
+        svc.fit(K, y)
+    alpha = np.zeros(y.size)
+    alpha[svc.support_] = np.abs(svc.dual_coef_[0])
+    np.clip(alpha, 0.0, C, out=alpha)
+    return alpha, float(svc.intercept_[0]), int(np.sum(svc.n_iter_)), len(caught)
+
+
+def test_libsvm_backend_is_svc_fit_bit_for_bit():
+    """The "libsvm" backend (LIBSVM called with SVC.fit's arguments) gives SVC.fit's solution,
+    bias, iteration count and ConvergenceWarning exactly."""
+    import warnings as _w
+
+    from mklcore.svm import _libsvm
+
+    rng = np.random.default_rng(0)
+    for trial in range(60):
+        n = int(rng.integers(4, 60))
+        X = rng.normal(size=(n, 3))
+        y = np.where(X[:, 0] + rng.normal(size=n) > 0, 1.0, -1.0)
+        y[:2] = (-1.0, 1.0)
+        K = np.ascontiguousarray(X @ X.T if trial % 2 else
+                                 np.exp(-((X[:, None] - X[None]) ** 2).sum(-1)))
+        C = float(rng.choice([0.1, 1.0, 100.0]))
+        max_iter = int(rng.choice([-1, 5]))
+        with _w.catch_warnings(record=True) as caught:
+            _w.simplefilter("always")
+            alpha, b, n_iter = _libsvm(K, y, C, 1e-3, None, max_iter)
+        ref_alpha, ref_b, ref_iter, ref_warnings = _svc_solution(K, y, C, 1e-3, max_iter)
+        np.testing.assert_array_equal(alpha, ref_alpha)
+        assert (b, n_iter, len(caught)) == (ref_b, ref_iter, ref_warnings)
+
+
+def test_libsvm_backend_keeps_svc_errors():
+    """Inputs SVC.fit rejects still go to SVC.fit (one class, non-finite kernel)."""
+    from mklcore.svm import _libsvm
+
+    K = np.eye(4)
+    with pytest.raises(ValueError):
+        _libsvm(K, np.ones(4), 1.0, 1e-3, None, -1)
+    K[0, 1] = np.nan
+    with pytest.raises(ValueError):
+        _libsvm(K, np.array([1.0, -1.0, 1.0, -1.0]), 1.0, 1e-3, None, -1)

@@ -38,7 +38,7 @@ from .. import decision
 from ..datasets import add_label_noise, load_dataset
 from ..kernels import KernelBank, gaussian, linear
 from ..localized import LMKLClassifier
-from ..lpnorm import LpMKLClassifier, SumKernelSVC, lpmkl_solve
+from ..lpnorm import LpMKLClassifier, SumKernelSVC, lpmkl_solve, sum_kernel_svm_solve
 from ..qmkl import QMKLClassifier
 from ..rls2 import RLS2Classifier
 from ..silp import SILPMKLClassifier, silp_solve
@@ -249,10 +249,13 @@ def _grid(method, n_train):
 
 
 #: families fitted by calling their solver on Gram stacks built once per fold for the whole
-#: grid: family -> (solver, options added to the estimator's parameters). SimpleMKL's default
-#: SVM backend is ``"libsvm"`` (``SVC.fit``); :func:`mklcore.svm.default_backend` makes the
-#: same LIBSVM call without scikit-learn's per-call input checks, so the same solution
-STACK_SOLVERS = {"lp": (lpmkl_solve, {}), "silp": (silp_solve, {}),
+#: grid: family -> (solver, options added to the estimator's parameters); each solver is the
+#: one the estimator's ``fit`` calls (the sum kernel's is :func:`sum_kernel_svm_solve`).
+#: SimpleMKL's default SVM backend is ``"libsvm"`` (``SVC.fit``);
+#: :func:`mklcore.svm.default_backend` makes the same LIBSVM call without scikit-learn's
+#: per-call input checks, so the same solution
+STACK_SOLVERS = {"sum": (sum_kernel_svm_solve, {}), "lp": (lpmkl_solve, {}),
+                 "silp": (silp_solve, {}),
                  "simplemkl": (simplemkl_solve, {"svm_backend": default_backend})}
 
 
