@@ -1162,23 +1162,22 @@ def _cut_master(L, S):
     multipliers of the m constraints) and the common optimal value :math:`\eta`. Since
     :math:`S_{rj}` is convex in :math:`\gamma_r`, :math:`D(\sum_r\mu_r\gamma_r)\ge\eta`.
     """
-    from scipy.optimize import linprog
-
-    from .wrapper import NumericalFailure
+    from .wrapper import NumericalFailure, highs_lp
 
     R, m = S.shape
     c = np.concatenate([-L, [1.0]])
     A_ub = np.hstack([S.T, -np.ones((m, 1))])
     A_eq = np.concatenate([np.ones(R), [0.0]])[None]
-    res = linprog(c, A_ub=A_ub, b_ub=np.zeros(m), A_eq=A_eq, b_eq=[1.0],
-                  bounds=[(0.0, None)] * R + [(None, None)], method="highs")
-    if res.status != 0 or res.x is None:
-        raise NumericalFailure(f"master LP failed: {res.message}")
-    mu = np.maximum(res.x[:R], 0.0)
-    theta = np.maximum(-res.ineqlin.marginals, 0.0)
+    # HiGHS as linprog(method="highs") calls it, without linprog's per-call overhead
+    res = highs_lp(c, A_ub, np.zeros(m), A_eq, np.ones(1), np.append(np.zeros(R), -np.inf),
+                   np.full(R + 1, np.inf))
+    if not res["success"] or res["x"] is None:
+        raise NumericalFailure(f"master LP failed: {res['message']}")
+    mu = np.maximum(res["x"][:R], 0.0)
+    theta = np.maximum(-res["ineqlin_marginals"], 0.0)
     if theta.sum() <= 0:  # pragma: no cover - degenerate LP
         theta = np.ones(m)
-    return mu / mu.sum(), theta / theta.sum(), float(-res.fun)
+    return mu / mu.sum(), theta / theta.sum(), float(-res["fun"])
 
 
 def _better_dual(best, gamma, quad, c):
