@@ -36,7 +36,8 @@ from ._base import BaseMKLClassifier, common_constraints, fill_doc
 from ._result import MKLResult, Monitor
 from ._validation import (Interval, Options, as_float_array, check_dense, check_finite,
                           check_kernel_stack, validate_params)
-from .svm import available_backends, default_backend, libsvm_intercept, svm_solve
+from .svm import (LEAN_BACKEND, available_backends, default_backend, libsvm_intercept,
+                  svm_solve)
 
 __all__ = [
     "softmax_gating", "locally_combined_kernel", "kernel_row_max", "lmkl_gradient",
@@ -55,6 +56,14 @@ _COMBINE_SHARE = 0.01
 _COMBINE_RTOL_MAX = 1e-6
 #: the solver skips terms only for stacks of at least this many kernels
 _COMBINE_MIN_KERNELS = 16
+
+#: a line-search trial first runs LIBSVM for this share of the iterations of the reference
+#: solve (at least ``_PROBE_MIN_ITER``), enough to prove most rejected trials rejected
+_PROBE_SHARE = 0.1
+_PROBE_MIN_ITER = 64
+#: ... when the dual value of the stopped iterate exceeds the reference J by this relative
+#: margin (a guard against round-off; LIBSVM's iterates increase the dual value)
+_PROBE_MARGIN = 1e-9
 
 #: bytes of kernel entries combined per block of rows by :func:`locally_combined_kernel`
 _BLOCK_BYTES = 2 ** 23
@@ -422,12 +431,17 @@ def _dual_value(K_eta, alpha, y):
 
 
 class _State:
-    """Gating parameters with the SVM solution and objective for them."""
+    """Gating parameters with the SVM solution and objective for them.
 
-    __slots__ = ("coef", "eta", "svm", "J")
+    ``exact`` is False for a trial whose SVM solve was stopped early because it proved the
+    trial rejected (``J`` is then a lower bound of the objective, above the reference
+    value; such a state is only compared, never accepted).
+    """
 
-    def __init__(self, coef, eta, svm, J):
-        self.coef, self.eta, self.svm, self.J = coef, eta, svm, J
+    __slots__ = ("coef", "eta", "svm", "J", "exact")
+
+    def __init__(self, coef, eta, svm, J, exact=True):
+        self.coef, self.eta, self.svm, self.J, self.exact = coef, eta, svm, J, exact
 
 
 class _Problem:
@@ -465,14 +479,38 @@ class _Problem:
     def gates(self, coef):
         return softmax_gating(self.Z_aug[:, 1:], coef, gate_threshold=self.gate_threshold)
 
-    def evaluate(self, coef, alpha0=None):
+    def evaluate(self, coef, alpha0=None, reference=None):
+        """J at the gating parameters ``coef`` (a :class:`_State`).
+
+        With a ``reference`` state (a line-search trial that is accepted only if its J is
+        below ``reference.J``), LIBSVM is first stopped after a share
+        (``_PROBE_SHARE``) of the iterations of the reference's solve. LIBSVM's iterates
+        increase the dual value monotonically and a run stopped after ``k`` iterations is
+        the first ``k`` iterations of the full run, so the dual value of that iterate is a
+        lower bound of the J of the full solve: once it exceeds ``reference.J`` (by the
+        relative margin ``_PROBE_MARGIN``) the trial is rejected without finishing the solve
+        (an inexact state). Otherwise the solve is finished (run again in full), and a
+        probe that converged within its cap is the full solve itself, so every exact state,
+        and every comparison of the line search, is that of the full solve.
+        """
         eta = self.gates(coef)
         K_eta = self.combined(eta)
-        # canonical SVM dual (7) on the locally combined kernel; J = its optimal value
-        svm = svm_solve(K_eta, self.y, C=self.C, tol=self.svm_tol, alpha0=alpha0,
-                        backend=self.backend, K_combined=K_eta)
         self.n_svm_calls += 1
+        if reference is not None and self.backend == LEAN_BACKEND:
+            cap = max(_PROBE_MIN_ITER, int(_PROBE_SHARE * reference.svm.n_iter))
+            svm = self._svm(K_eta, alpha0, cap)
+            J = _dual_value(K_eta, svm.alpha, self.y)
+            if svm.n_iter < cap:  # converged before the cap: the full solve
+                return _State(coef, eta, svm, J)
+            if J >= reference.J + _PROBE_MARGIN * abs(reference.J):
+                return _State(coef, eta, svm, J, exact=False)
+        # canonical SVM dual (7) on the locally combined kernel; J = its optimal value
+        svm = self._svm(K_eta, alpha0, -1)
         return _State(coef, eta, svm, _dual_value(K_eta, svm.alpha, self.y))
+
+    def _svm(self, K_eta, alpha0, max_iter):
+        return svm_solve(K_eta, self.y, C=self.C, tol=self.svm_tol, alpha0=alpha0,
+                         backend=self.backend, K_combined=K_eta, max_iter=max_iter)
 
     def gradient(self, state):
         return lmkl_gradient(self.K, self.y, state.svm.alpha, state.eta, self.Z_aug)
@@ -495,8 +533,9 @@ def _line_search(problem, state, grad, grad_norm, rule, min_step, first=1.0):
     direction = grad / grad_norm
     alpha0 = state.svm.alpha
 
-    def trial(step):
-        return problem.evaluate(state.coef - step * direction, alpha0=alpha0)
+    def trial(step, reference=state):
+        return problem.evaluate(state.coef - step * direction, alpha0=alpha0,
+                                reference=reference)
 
     def accepted(new, step):
         if rule == "armijo":
@@ -509,7 +548,7 @@ def _line_search(problem, state, grad, grad_norm, rule, min_step, first=1.0):
         best, best_step = new, step
         for _ in range(_MAX_EXPANSIONS):
             step *= 2.0
-            new = trial(step)
+            new = trial(step, best)
             if not new.J < best.J:
                 break
             best, best_step = new, step
