@@ -26,7 +26,7 @@ References
 """
 
 import warnings
-from functools import partial
+from functools import lru_cache, partial
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -37,7 +37,7 @@ from ._result import MKLResult, Monitor
 from ._validation import (Interval, Options, as_float_array, check_dense, check_finite,
                           check_kernel_stack, validate_params)
 from .svm import (LEAN_BACKEND, available_backends, default_backend, libsvm_intercept,
-                  svm_solve)
+                  libsvm_lean, svm_solve)
 
 __all__ = [
     "softmax_gating", "locally_combined_kernel", "kernel_row_max", "lmkl_gradient",
@@ -269,8 +269,17 @@ def _dense_combination(K, active, eta, eta_cols, symmetric, out):
         if symmetric:  # below the diagonal by symmetry
             out[start + step:, rows] = out[rows, start + step:].T
             diag = out[rows, rows]
-            lower = np.tril_indices(diag.shape[0], -1)
+            lower = _strict_lower(diag.shape[0])
             diag[lower] = diag.T[lower]
+
+
+@lru_cache(maxsize=8)
+def _strict_lower(n):
+    """Indices below the diagonal of an (n, n) matrix (``numpy.tril_indices(n, -1)``, cached;
+    read-only)."""
+    rows, cols = np.tril_indices(n, -1)
+    rows.flags.writeable = cols.flags.writeable = False
+    return rows, cols
 
 
 def _sparse_combination(K, kernels, eta, out):
@@ -289,7 +298,7 @@ def _sparse_combination(K, kernels, eta, out):
         block *= gate[:, None]
         block *= gate
         out[rows, idx] += block
-    lower = np.tril_indices(out.shape[0], -1)
+    lower = _strict_lower(out.shape[0])
     out[lower] = out.T[lower]
 
 
@@ -489,28 +498,22 @@ class _Problem:
         the first ``k`` iterations of the full run, so the dual value of that iterate is a
         lower bound of the J of the full solve: once it exceeds ``reference.J`` (by the
         relative margin ``_PROBE_MARGIN``) the trial is rejected without finishing the solve
-        (an inexact state). Otherwise the solve is finished (run again in full), and a
-        probe that converged within its cap is the full solve itself, so every exact state,
-        and every comparison of the line search, is that of the full solve.
+        (an inexact state, without SVM result). Otherwise the solve is run in full, so every
+        exact state, and every comparison of the line search, is that of the full solve.
         """
         eta = self.gates(coef)
         K_eta = self.combined(eta)
         self.n_svm_calls += 1
         if reference is not None and self.backend == LEAN_BACKEND:
             cap = max(_PROBE_MIN_ITER, int(_PROBE_SHARE * reference.svm.n_iter))
-            svm = self._svm(K_eta, alpha0, cap)
-            J = _dual_value(K_eta, svm.alpha, self.y)
-            if svm.n_iter < cap:  # converged before the cap: the full solve
-                return _State(coef, eta, svm, J)
-            if J >= reference.J + _PROBE_MARGIN * abs(reference.J):
-                return _State(coef, eta, svm, J, exact=False)
+            alpha, _, n_iter = libsvm_lean(K_eta, self.y, self.C, self.svm_tol, None, cap)
+            J = _dual_value(K_eta, alpha, self.y)
+            if n_iter >= cap and J >= reference.J + _PROBE_MARGIN * abs(reference.J):
+                return _State(coef, eta, None, J, exact=False)
         # canonical SVM dual (7) on the locally combined kernel; J = its optimal value
-        svm = self._svm(K_eta, alpha0, -1)
+        svm = svm_solve(K_eta, self.y, C=self.C, tol=self.svm_tol, alpha0=alpha0,
+                        backend=self.backend, K_combined=K_eta)
         return _State(coef, eta, svm, _dual_value(K_eta, svm.alpha, self.y))
-
-    def _svm(self, K_eta, alpha0, max_iter):
-        return svm_solve(K_eta, self.y, C=self.C, tol=self.svm_tol, alpha0=alpha0,
-                         backend=self.backend, K_combined=K_eta, max_iter=max_iter)
 
     def gradient(self, state):
         return lmkl_gradient(self.K, self.y, state.svm.alpha, state.eta, self.Z_aug)
