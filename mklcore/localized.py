@@ -58,9 +58,11 @@ _COMBINE_RTOL_MAX = 1e-6
 _COMBINE_MIN_KERNELS = 16
 
 #: a line-search trial first runs LIBSVM for this share of the iterations of the reference
-#: solve (at least ``_PROBE_MIN_ITER``), enough to prove most rejected trials rejected
+#: solve, enough to prove most rejected trials rejected (:meth:`_Problem.evaluate`) ...
 _PROBE_SHARE = 0.1
-_PROBE_MIN_ITER = 64
+#: ... if the reference solve took at least this many iterations (a probe of a short solve
+#: costs about as much as the solve: LIBSVM's first iterations fill its kernel cache)
+_PROBE_MIN_REFERENCE = 3000
 #: ... when the dual value of the stopped iterate exceeds the reference J by this relative
 #: margin (a guard against round-off; LIBSVM's iterates increase the dual value)
 _PROBE_MARGIN = 1e-9
@@ -492,7 +494,8 @@ class _Problem:
         """J at the gating parameters ``coef`` (a :class:`_State`).
 
         With a ``reference`` state (a line-search trial that is accepted only if its J is
-        below ``reference.J``), LIBSVM is first stopped after a share
+        below ``reference.J``) whose solve took at least ``_PROBE_MIN_REFERENCE`` LIBSVM
+        iterations, LIBSVM is first stopped after a share
         (``_PROBE_SHARE``) of the iterations of the reference's solve. LIBSVM's iterates
         increase the dual value monotonically and a run stopped after ``k`` iterations is
         the first ``k`` iterations of the full run, so the dual value of that iterate is a
@@ -504,8 +507,9 @@ class _Problem:
         eta = self.gates(coef)
         K_eta = self.combined(eta)
         self.n_svm_calls += 1
-        if reference is not None and self.backend == LEAN_BACKEND:
-            cap = max(_PROBE_MIN_ITER, int(_PROBE_SHARE * reference.svm.n_iter))
+        if (reference is not None and self.backend == LEAN_BACKEND
+                and reference.svm.n_iter >= _PROBE_MIN_REFERENCE):
+            cap = int(_PROBE_SHARE * reference.svm.n_iter)
             alpha, _, n_iter = libsvm_lean(K_eta, self.y, self.C, self.svm_tol, None, cap)
             J = _dual_value(K_eta, alpha, self.y)
             if n_iter >= cap and J >= reference.J + _PROBE_MARGIN * abs(reference.J):
