@@ -36,8 +36,9 @@ from ._base import BaseMKLClassifier, common_constraints, fill_doc
 from ._result import MKLResult, Monitor
 from ._validation import (Interval, Options, as_float_array, check_dense, check_finite,
                           check_kernel_stack, validate_params)
-from .svm import (LEAN_BACKEND, available_backends, default_backend, libsvm_intercept,
-                  libsvm_lean, svm_solve)
+from .svm import (LEAN_BACKEND, available_backends, default_backend, kernel_quadratic_terms,
+                  libsvm_intercept, libsvm_lean, relative_gap, svm_dual_objective,
+                  svm_primal_objective, svm_solve)
 
 __all__ = [
     "softmax_gating", "locally_combined_kernel", "kernel_row_max", "lmkl_gradient",
@@ -444,15 +445,15 @@ def _dual_value(K_eta, alpha, y):
 class _State:
     """Gating parameters with the SVM solution and objective for them.
 
-    ``exact`` is False for a trial whose SVM solve was stopped early because it proved the
-    trial rejected (``J`` is then a lower bound of the objective, above the reference
-    value; such a state is only compared, never accepted).
+    ``svm`` is None for a line-search trial that is rejected (its ``J`` is then the
+    objective or a lower bound of it, not below the reference value); such a state is only
+    compared, never accepted.
     """
 
-    __slots__ = ("coef", "eta", "svm", "J", "exact")
+    __slots__ = ("coef", "eta", "svm", "J")
 
-    def __init__(self, coef, eta, svm, J, exact=True):
-        self.coef, self.eta, self.svm, self.J, self.exact = coef, eta, svm, J, exact
+    def __init__(self, coef, eta, svm, J):
+        self.coef, self.eta, self.svm, self.J = coef, eta, svm, J
 
 
 class _Problem:
@@ -493,31 +494,46 @@ class _Problem:
     def evaluate(self, coef, alpha0=None, reference=None):
         """J at the gating parameters ``coef`` (a :class:`_State`).
 
-        With a ``reference`` state (a line-search trial that is accepted only if its J is
-        below ``reference.J``) whose solve took at least ``_PROBE_MIN_REFERENCE`` LIBSVM
-        iterations, LIBSVM is first stopped after a share
-        (``_PROBE_SHARE``) of the iterations of the reference's solve. LIBSVM's iterates
-        increase the dual value monotonically and a run stopped after ``k`` iterations is
-        the first ``k`` iterations of the full run, so the dual value of that iterate is a
-        lower bound of the J of the full solve: once it exceeds ``reference.J`` (by the
-        relative margin ``_PROBE_MARGIN``) the trial is rejected without finishing the solve
-        (an inexact state, without SVM result). Otherwise the solve is run in full, so every
-        exact state, and every comparison of the line search, is that of the full solve.
+        A ``reference`` state makes the evaluation a line-search trial, accepted only if its
+        J is below ``reference.J`` (both step rules require it). With the lean LIBSVM
+        backend a trial then keeps no SVM result when it is rejected, and when the
+        reference's solve took at least ``_PROBE_MIN_REFERENCE`` LIBSVM iterations, LIBSVM
+        is first stopped after the share ``_PROBE_SHARE`` of them. LIBSVM's iterates
+        increase the dual value and a run stopped after ``k`` iterations is the first ``k``
+        iterations of the full run, so the dual value of that iterate is a lower bound of
+        the J of the full solve: once it exceeds ``reference.J`` (by the relative margin
+        ``_PROBE_MARGIN``) the trial is rejected without finishing the solve. Otherwise the
+        solve is run in full, so every accepted state, and every comparison of the line
+        search, is that of the full solve.
         """
         eta = self.gates(coef)
         K_eta = self.combined(eta)
         self.n_svm_calls += 1
-        if (reference is not None and self.backend == LEAN_BACKEND
-                and reference.svm.n_iter >= _PROBE_MIN_REFERENCE):
+        if reference is None or self.backend != LEAN_BACKEND:
+            # canonical SVM dual (7) on the locally combined kernel; J = its optimal value
+            svm = svm_solve(K_eta, self.y, C=self.C, tol=self.svm_tol, alpha0=alpha0,
+                            backend=self.backend, K_combined=K_eta)
+            return _State(coef, eta, svm, _dual_value(K_eta, svm.alpha, self.y))
+        if reference.svm.n_iter >= _PROBE_MIN_REFERENCE:
             cap = int(_PROBE_SHARE * reference.svm.n_iter)
             alpha, _, n_iter = libsvm_lean(K_eta, self.y, self.C, self.svm_tol, None, cap)
             J = _dual_value(K_eta, alpha, self.y)
             if n_iter >= cap and J >= reference.J + _PROBE_MARGIN * abs(reference.J):
-                return _State(coef, eta, None, J, exact=False)
-        # canonical SVM dual (7) on the locally combined kernel; J = its optimal value
-        svm = svm_solve(K_eta, self.y, C=self.C, tol=self.svm_tol, alpha0=alpha0,
-                        backend=self.backend, K_combined=K_eta)
-        return _State(coef, eta, svm, _dual_value(K_eta, svm.alpha, self.y))
+                return _State(coef, eta, None, J)
+        alpha, intercept, n_iter = libsvm_lean(K_eta, self.y, self.C, self.svm_tol, None, -1)
+        J = _dual_value(K_eta, alpha, self.y)
+        if not J < reference.J:
+            return _State(coef, eta, None, J)
+        return _State(coef, eta, self._svm_result(K_eta, alpha, intercept, n_iter), J)
+
+    def _svm_result(self, K_eta, alpha, intercept, n_iter):
+        """The parts of :func:`mklcore.svm.svm_solve`'s result that LMKL reads (the same
+        values: ``gap`` is the relative gap between the SVM's primal and dual values)."""
+        coef, weights = alpha * self.y, np.ones(1)
+        q = kernel_quadratic_terms(K_eta[None], coef)
+        primal = svm_primal_objective(q, weights, self.y, K_eta @ coef + intercept, self.C)
+        gap = relative_gap(primal, svm_dual_objective(alpha, q, weights))
+        return MKLResult(alpha=alpha, intercept=intercept, n_iter=n_iter, gap=gap)
 
     def gradient(self, state):
         return lmkl_gradient(self.K, self.y, state.svm.alpha, state.eta, self.Z_aug)
