@@ -850,6 +850,16 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=100, random_state=None, gating="
     :math:`10^{-5}` relative per update after 100 updates (status 1, :math:`J` 413.165
     against 413.182 after 50; a local optimum after 157 updates).
 
+    A trial step is accepted only if its :math:`J` is below the reference value (of the
+    current gating, or of the last accepted step of the expansion phase), so with the lean
+    LIBSVM backend (the default) a trial whose reference solve took at least 3000 LIBSVM
+    iterations first runs LIBSVM for a tenth of them: LIBSVM's iterates increase the dual
+    value, and a run stopped after :math:`k` iterations is the start of the full run, so
+    once the dual value of that iterate exceeds the reference value the trial is rejected
+    without finishing its solve (it still counts as one of ``n_svm_calls``). Otherwise the
+    solve runs in full; accepted steps and every comparison are those of full solves, and
+    the result is the same, bit for bit, as with full solves at every trial.
+
     On a stack of at least 16 kernels the solver skips, in :math:`K_\eta`, the terms of
     negligible gates (``rtol`` of :func:`locally_combined_kernel`), with ``rtol`` chosen per
     gating so that the skipped terms move every entry of the SVM's dual gradient
