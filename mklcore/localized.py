@@ -26,7 +26,7 @@ References
 """
 
 import warnings
-from functools import partial
+from functools import lru_cache, partial
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -36,7 +36,9 @@ from ._base import BaseMKLClassifier, common_constraints, fill_doc
 from ._result import MKLResult, Monitor
 from ._validation import (Interval, Options, as_float_array, check_dense, check_finite,
                           check_kernel_stack, validate_params)
-from .svm import available_backends, default_backend, libsvm_intercept, svm_solve
+from .svm import (LEAN_BACKEND, available_backends, default_backend, kernel_quadratic_terms,
+                  libsvm_intercept, libsvm_lean, relative_gap, svm_dual_objective,
+                  svm_primal_objective, svm_solve)
 
 __all__ = [
     "softmax_gating", "locally_combined_kernel", "kernel_row_max", "lmkl_gradient",
@@ -55,6 +57,16 @@ _COMBINE_SHARE = 0.01
 _COMBINE_RTOL_MAX = 1e-6
 #: the solver skips terms only for stacks of at least this many kernels
 _COMBINE_MIN_KERNELS = 16
+
+#: a line-search trial first runs LIBSVM for this share of the iterations of the reference
+#: solve, enough to prove most rejected trials rejected (:meth:`_Problem.evaluate`) ...
+_PROBE_SHARE = 0.1
+#: ... if the reference solve took at least this many iterations (a probe of a short solve
+#: costs about as much as the solve: LIBSVM's first iterations fill its kernel cache)
+_PROBE_MIN_REFERENCE = 3000
+#: ... when the dual value of the stopped iterate exceeds the reference J by this relative
+#: margin (a guard against round-off; LIBSVM's iterates increase the dual value)
+_PROBE_MARGIN = 1e-9
 
 #: bytes of kernel entries combined per block of rows by :func:`locally_combined_kernel`
 _BLOCK_BYTES = 2 ** 23
@@ -260,8 +272,17 @@ def _dense_combination(K, active, eta, eta_cols, symmetric, out):
         if symmetric:  # below the diagonal by symmetry
             out[start + step:, rows] = out[rows, start + step:].T
             diag = out[rows, rows]
-            lower = np.tril_indices(diag.shape[0], -1)
+            lower = _strict_lower(diag.shape[0])
             diag[lower] = diag.T[lower]
+
+
+@lru_cache(maxsize=8)
+def _strict_lower(n):
+    """Indices below the diagonal of an (n, n) matrix (``numpy.tril_indices(n, -1)``, cached;
+    read-only)."""
+    rows, cols = np.tril_indices(n, -1)
+    rows.flags.writeable = cols.flags.writeable = False
+    return rows, cols
 
 
 def _sparse_combination(K, kernels, eta, out):
@@ -280,7 +301,7 @@ def _sparse_combination(K, kernels, eta, out):
         block *= gate[:, None]
         block *= gate
         out[rows, idx] += block
-    lower = np.tril_indices(out.shape[0], -1)
+    lower = _strict_lower(out.shape[0])
     out[lower] = out.T[lower]
 
 
@@ -422,7 +443,12 @@ def _dual_value(K_eta, alpha, y):
 
 
 class _State:
-    """Gating parameters with the SVM solution and objective for them."""
+    """Gating parameters with the SVM solution and objective for them.
+
+    ``svm`` is None for a line-search trial that is rejected (its ``J`` is then the
+    objective or a lower bound of it, not below the reference value); such a state is only
+    compared, never accepted.
+    """
 
     __slots__ = ("coef", "eta", "svm", "J")
 
@@ -465,14 +491,49 @@ class _Problem:
     def gates(self, coef):
         return softmax_gating(self.Z_aug[:, 1:], coef, gate_threshold=self.gate_threshold)
 
-    def evaluate(self, coef, alpha0=None):
+    def evaluate(self, coef, alpha0=None, reference=None):
+        """J at the gating parameters ``coef`` (a :class:`_State`).
+
+        A ``reference`` state makes the evaluation a line-search trial, accepted only if its
+        J is below ``reference.J`` (both step rules require it). With the lean LIBSVM
+        backend a trial then keeps no SVM result when it is rejected, and when the
+        reference's solve took at least ``_PROBE_MIN_REFERENCE`` LIBSVM iterations, LIBSVM
+        is first stopped after the share ``_PROBE_SHARE`` of them. LIBSVM's iterates
+        increase the dual value and a run stopped after ``k`` iterations is the first ``k``
+        iterations of the full run, so the dual value of that iterate is a lower bound of
+        the J of the full solve: once it exceeds ``reference.J`` (by the relative margin
+        ``_PROBE_MARGIN``) the trial is rejected without finishing the solve. Otherwise the
+        solve is run in full, so every accepted state, and every comparison of the line
+        search, is that of the full solve.
+        """
         eta = self.gates(coef)
         K_eta = self.combined(eta)
-        # canonical SVM dual (7) on the locally combined kernel; J = its optimal value
-        svm = svm_solve(K_eta, self.y, C=self.C, tol=self.svm_tol, alpha0=alpha0,
-                        backend=self.backend, K_combined=K_eta)
         self.n_svm_calls += 1
-        return _State(coef, eta, svm, _dual_value(K_eta, svm.alpha, self.y))
+        if reference is None or self.backend != LEAN_BACKEND:
+            # canonical SVM dual (7) on the locally combined kernel; J = its optimal value
+            svm = svm_solve(K_eta, self.y, C=self.C, tol=self.svm_tol, alpha0=alpha0,
+                            backend=self.backend, K_combined=K_eta)
+            return _State(coef, eta, svm, _dual_value(K_eta, svm.alpha, self.y))
+        if reference.svm.n_iter >= _PROBE_MIN_REFERENCE:
+            cap = int(_PROBE_SHARE * reference.svm.n_iter)
+            alpha, _, n_iter = libsvm_lean(K_eta, self.y, self.C, self.svm_tol, None, cap)
+            J = _dual_value(K_eta, alpha, self.y)
+            if n_iter >= cap and J >= reference.J + _PROBE_MARGIN * abs(reference.J):
+                return _State(coef, eta, None, J)
+        alpha, intercept, n_iter = libsvm_lean(K_eta, self.y, self.C, self.svm_tol, None, -1)
+        J = _dual_value(K_eta, alpha, self.y)
+        if not J < reference.J:
+            return _State(coef, eta, None, J)
+        return _State(coef, eta, self._svm_result(K_eta, alpha, intercept, n_iter), J)
+
+    def _svm_result(self, K_eta, alpha, intercept, n_iter):
+        """The parts of :func:`mklcore.svm.svm_solve`'s result that LMKL reads (the same
+        values: ``gap`` is the relative gap between the SVM's primal and dual values)."""
+        coef, weights = alpha * self.y, np.ones(1)
+        q = kernel_quadratic_terms(K_eta[None], coef)
+        primal = svm_primal_objective(q, weights, self.y, K_eta @ coef + intercept, self.C)
+        gap = relative_gap(primal, svm_dual_objective(alpha, q, weights))
+        return MKLResult(alpha=alpha, intercept=intercept, n_iter=n_iter, gap=gap)
 
     def gradient(self, state):
         return lmkl_gradient(self.K, self.y, state.svm.alpha, state.eta, self.Z_aug)
@@ -495,8 +556,9 @@ def _line_search(problem, state, grad, grad_norm, rule, min_step, first=1.0):
     direction = grad / grad_norm
     alpha0 = state.svm.alpha
 
-    def trial(step):
-        return problem.evaluate(state.coef - step * direction, alpha0=alpha0)
+    def trial(step, reference=state):
+        return problem.evaluate(state.coef - step * direction, alpha0=alpha0,
+                                reference=reference)
 
     def accepted(new, step):
         if rule == "armijo":
@@ -509,7 +571,7 @@ def _line_search(problem, state, grad, grad_norm, rule, min_step, first=1.0):
         best, best_step = new, step
         for _ in range(_MAX_EXPANSIONS):
             step *= 2.0
-            new = trial(step)
+            new = trial(step, best)
             if not new.J < best.J:
                 break
             best, best_step = new, step
@@ -787,6 +849,16 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=100, random_state=None, gating="
     Gauss4 (``make_gauss4``, 1200 points) :math:`J` still decreases by :math:`10^{-7}` to
     :math:`10^{-5}` relative per update after 100 updates (status 1, :math:`J` 413.165
     against 413.182 after 50; a local optimum after 157 updates).
+
+    A trial step is accepted only if its :math:`J` is below the reference value (of the
+    current gating, or of the last accepted step of the expansion phase), so with the lean
+    LIBSVM backend (the default) a trial whose reference solve took at least 3000 LIBSVM
+    iterations first runs LIBSVM for a tenth of them: LIBSVM's iterates increase the dual
+    value, and a run stopped after :math:`k` iterations is the start of the full run, so
+    once the dual value of that iterate exceeds the reference value the trial is rejected
+    without finishing its solve (it still counts as one of ``n_svm_calls``). Otherwise the
+    solve runs in full; accepted steps and every comparison are those of full solves, and
+    the result is the same, bit for bit, as with full solves at every trial.
 
     On a stack of at least 16 kernels the solver skips, in :math:`K_\eta`, the terms of
     negligible gates (``rtol`` of :func:`locally_combined_kernel`), with ``rtol`` chosen per

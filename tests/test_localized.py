@@ -645,6 +645,38 @@ def test_lean_backend_matches_libsvm(three_kernels):
         lmkl_solve(K, y, X, svm_backend="nope")
 
 
+def test_early_stopped_trials_leave_the_fit_unchanged(monkeypatch):
+    """Trials proved rejected by a LIBSVM run stopped early (and rejected trials without SVM
+    post-processing) give bit for bit the fit of full SVM solves at every trial."""
+    import mklcore.localized as localized
+
+    rng = np.random.default_rng(0)
+    n = 150
+    X = rng.normal(size=(n, 5))
+    y = np.where(X[:, 0] * X[:, 1] + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
+    K = np.stack([X @ X.T] * 3)
+    K *= n / np.trace(K[0])
+    calls = []
+    lean = localized.libsvm_lean
+
+    def counting(*args):
+        calls.append(args[-1])  # max_iter: > 0 for a stopped run
+        return lean(*args)
+
+    monkeypatch.setattr(localized, "libsvm_lean", counting)
+    fast = lmkl_solve(K, y, X, C=100.0, max_iter=10, random_state=0)
+    full = lmkl_solve(K, y, X, C=100.0, max_iter=10, random_state=0, svm_backend="libsvm")
+    n_stopped = sum(cap > 0 for cap in calls)
+    # some trials were stopped early, and some of those were rejected without a full solve
+    assert n_stopped > 0 and len(calls) - n_stopped < fast.n_svm_calls - 1
+    for key in ("gating_coef", "dual_coef", "eta_train", "alpha"):
+        np.testing.assert_array_equal(fast[key], full[key])
+    assert (fast.intercept, fast.objective, fast.n_iter, fast.n_svm_calls, fast.status) == \
+        (full.intercept, full.objective, full.n_iter, full.n_svm_calls, full.status)
+    for key in ("objective", "svm_gap", "step", "n_svm_calls", "grad_norm"):
+        np.testing.assert_array_equal(fast.history[key], full.history[key])
+
+
 def test_estimator_default_normalisation_keeps_the_svm_scale_of_C():
     # with the default trace-n normalisation, C = 1 fits a usable model (the paper's unit
     # trace would need C of the order of n)
