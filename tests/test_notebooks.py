@@ -9,6 +9,7 @@ committed file is what ``make strip`` produces. The notebooks themselves are exe
 """
 
 import ast
+import json
 import os
 import importlib.util
 import re
@@ -573,10 +574,21 @@ def test_runner_interrupt_prints_one_message_and_exits_130(tmp_path):
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
         start_new_session=True, env={**os.environ, "TQDM_DISABLE": "1"})
     out_path = tmp_path / "out" / "sleepy.ipynb"
-    deadline = time.monotonic() + 60
-    while not out_path.is_file() and time.monotonic() < deadline:  # the kernel is running
+
+    def sleeping():
+        """Whether papermill has marked the sleep cell as running (a cold kernel can take
+        several seconds to start: an interrupt before that would test something else)."""
+        try:
+            cells = json.loads(out_path.read_text())["cells"]
+        except (OSError, ValueError, KeyError):  # not written yet, or being written
+            return False
+        return cells[-1].get("metadata", {}).get("papermill", {}).get("status") == "running"
+
+    deadline = time.monotonic() + 90
+    while not sleeping() and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.5)
-    time.sleep(3)
+    assert sleeping(), "the notebook never reached its sleep cell"
+    time.sleep(1)
     os.killpg(proc.pid, signal.SIGINT)
     out, _ = proc.communicate(timeout=60)
     lines = out.strip().splitlines()
