@@ -572,7 +572,10 @@ def test_runner_interrupt_prints_one_message_and_exits_130(tmp_path):
     proc = subprocess.Popen(
         [sys.executable, str(RUNNER), "--output-dir", str(tmp_path / "out"), str(path)],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
-        start_new_session=True, env={**os.environ, "TQDM_DISABLE": "1"})
+        start_new_session=True, env={**os.environ, "TQDM_DISABLE": "1"},
+        # as in a terminal: a shell starts background jobs with SIGINT ignored, and a child
+        # that inherits SIG_IGN never sees Ctrl-C (CI may run the tests that way)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     out_path = tmp_path / "out" / "sleepy.ipynb"
 
     def sleeping():
