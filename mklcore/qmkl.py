@@ -34,11 +34,11 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse
 import scipy.sparse.linalg
-from scipy.linalg.lapack import dpotrf, dpotrs
 from scipy.optimize import linprog, nnls
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
+from ._linalg import cholesky, cholesky_solve
 from ._result import Monitor
 from ._validation import (Interval, Options, as_float_array, check_binary_labels, check_finite,
                           check_kernel_stack, validate_params)
@@ -292,7 +292,8 @@ def _closed_form(W, structure):
 def _chol_solve(A, b):
     """``scipy.linalg.cho_solve(scipy.linalg.cho_factor(A), b)`` for float64 ``A`` and ``b``.
 
-    The same LAPACK calls (``dpotrf`` of the upper factor, then ``dpotrs``), hence the same
+    The same LAPACK calls (``dpotrf`` of the upper factor, then ``dpotrs``; see
+    :mod:`mklcore._linalg`), hence the same
     solution to the last bit, without scipy's per-call wrappers (which cost more than the
     factorisation for the small systems of the beta step). ``A`` may be overwritten.
 
@@ -316,16 +317,8 @@ def _chol_solve(A, b):
     """
     if not (np.isfinite(A).all() and np.isfinite(b).all()):
         raise ValueError("array must not contain infs or NaNs")
-    c, info = dpotrf(A, lower=0, overwrite_a=1, clean=0)
-    if info > 0:
-        raise np.linalg.LinAlgError(f"{info}-th leading minor of the array is not positive "
-                                    f"definite")
-    if info < 0:  # pragma: no cover - LAPACK argument error
-        raise ValueError(f"illegal value in argument {-info} of dpotrf")
-    x, info = dpotrs(c, b, lower=0)
-    if info != 0:  # pragma: no cover - LAPACK argument error
-        raise ValueError(f"illegal value in argument {-info} of dpotrs")
-    return x
+    return cholesky_solve(cholesky(A, lower=False, clean=False, overwrite_a=True), b,
+                          lower=False)
 
 
 def _coordinate_step(Q, W, b):

@@ -45,6 +45,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import KernelBankMixin, store_params
+from ._linalg import cholesky, cholesky_solve, lower_triangular_solve
 from ._result import Monitor
 from ._validation import (Interval, Options, as_float_array, check_dense, check_finite,
                           check_kernel_stack, validate_params)
@@ -574,49 +575,11 @@ def _simplex_lstsq(V, z, d0=None, *, method="active_set", tau=_SIMPLEX_TAU, max_
 
 
 # --- Kernel and linear problem operators (what Algorithm 1 needs) ---------------------
-# The LAPACK routines behind scipy.linalg.cholesky / cho_factor, cho_solve and
-# solve_triangular, called directly with the arguments those functions pass (same results to
-# the last bit, without their per-call validation, which dominates on small problems).
-_POTRF, _POTRS, _TRTRS = linalg.get_lapack_funcs(("potrf", "potrs", "trtrs"), (np.empty(1),))
-
-
-def _cholesky_lower(A, clean=True):
-    """Lower Cholesky factor of a float64 matrix (``LinAlgError`` if not positive definite)."""
-    L, info = _POTRF(A, lower=1, clean=int(clean))
-    if info > 0:
-        raise linalg.LinAlgError(f"{info}-th leading minor of the array is not positive "
-                                 f"definite")
-    if info < 0:  # pragma: no cover - argument error
-        raise ValueError(f"LAPACK reported an illegal value in argument {-info} of POTRF.")
-    return L
-
-
-def _cholesky_solve(L, B):
-    """``A^{-1} B`` from the lower Cholesky factor ``L`` of ``A``."""
-    x, info = _POTRS(L, B, lower=1)
-    if info != 0:  # pragma: no cover - argument error
-        raise ValueError(f"illegal value in argument {-info} of POTRS")
-    return x
-
-
-def _lower_solve(L, B):
-    """``L^{-1} B`` for a lower triangular ``L`` (as ``solve_triangular(L, B, lower=True)``)."""
-    if L.flags.f_contiguous:
-        x, info = _TRTRS(L, B, lower=1, trans=0, unitdiag=0)
-    else:  # the transposed system, as LAPACK expects Fortran order
-        x, info = _TRTRS(L.T, B, lower=0, trans=1, unitdiag=0)
-    if info > 0:  # pragma: no cover - a Cholesky factor has a positive diagonal
-        raise linalg.LinAlgError(f"singular matrix: resolution failed at diagonal {info - 1}")
-    if info < 0:  # pragma: no cover - argument error
-        raise ValueError(f"illegal value in argument {-info} of TRTRS")
-    return x
-
-
 def _cho_solver(A):
     """Return ``solve(B) = A^{-1} B`` for a symmetric positive definite ``A``."""
     try:
-        L = _cholesky_lower(A, clean=False)  # as cho_factor(A, lower=True)
-        return lambda B: _cholesky_solve(L, B)
+        L = cholesky(A, lower=True, clean=False)  # as cho_factor(A, lower=True)
+        return lambda B: cholesky_solve(L, B, lower=True)
     except linalg.LinAlgError:  # numerically indefinite kernel: symmetric LU
         lu = linalg.lu_factor(A, check_finite=False)
         return lambda B: linalg.lu_solve(lu, B, check_finite=False)
@@ -759,10 +722,10 @@ class _KernelOps:
                 return entry[2], entry[3]
         A = self._system(d, lam)
         try:
-            L = _cholesky_lower(A)
+            L = cholesky(A, lower=True)
 
             def solve(B, L=L):
-                return _cholesky_solve(L, B)
+                return cholesky_solve(L, B, lower=True)
         except linalg.LinAlgError:  # numerically indefinite kernel: symmetric LU
             L, solve = None, _cho_solver(A)
         self._factors = self._factors[1 - self._n_cached:] + [(lam, d.copy(), L, solve)]
@@ -792,7 +755,7 @@ class _KernelOps:
         if L is None:
             return _dof(self._system(d, lam), lam)
         # tr(A^{-1}) = ||L^{-1}||_F^2
-        Linv = _lower_solve(L, np.eye(self.n))
+        Linv = lower_triangular_solve(L, np.eye(self.n))
         return self.n - lam * float(np.einsum("ij,ij->", Linv, Linv))
 
     def extras(self, d, c):
@@ -835,7 +798,7 @@ class _LinearOps:
     def chol(self, d, lam):
         """Lower Cholesky factor of Xt Xt' + lam I (l x l)."""
         Xt = self._xtilde(d)
-        return _cholesky_lower(_plus_lam(Xt @ Xt.T, lam))
+        return cholesky(_plus_lam(Xt @ Xt.T, lam), lower=True)
 
     def df(self, d, lam):
         """Eq. (15), with the smaller of the two trace formulas."""
@@ -922,7 +885,7 @@ def _newton_step(ops, state, y, lam, bound, linear_solver, simplex_solver):
     except linalg.LinAlgError:  # pragma: no cover - indefinite kernels
         return None, 0
     root = np.sqrt(lam)
-    W = root * _lower_solve(L, state.V)
+    W = root * lower_triangular_solve(L, state.V)
     zw = W @ state.d + 0.5 * root * (L.T @ state.c)
     d_new, _ = _simplex_lstsq(W, zw, state.d, method=simplex_solver)
     if np.array_equal(d_new, state.d):
