@@ -65,6 +65,8 @@ from mklcore.datasets import load_ionosphere
 from mklcore.kernels import (KernelBank, available_memory, fit_kernels, kernel_bank,
                              kernel_stack)
 
+from machine import machine_line  # benchmarks/machine.py: what the ratios depend on
+
 #: the widths and degrees of the "simplemkl" bank, for the plain numpy build
 _SIGMAS = (0.5, 1.0, 2.0, 5.0, 7.0, 10.0, 12.0, 15.0, 17.0, 20.0)
 _DEGREES = (1, 2, 3)
@@ -219,6 +221,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     sizes = args.n or ([500, 1000] if args.quick else [1000, 2000, 4000])
     M = args.n_kernels
+    print(machine_line())
     bank_benchmark()
 
     print(f"mklcore kernel_stack benchmark: M={M} Gaussian kernels (kloft_median bank), "

@@ -55,6 +55,8 @@ from mklcore.simplemkl import simplemkl_solve
 from mklcore.stpmkl import stpmkl_solve
 from mklcore.svm import CachedSMO
 
+from machine import machine_line  # benchmarks/machine.py: what the ratios depend on
+
 #: MKLpy's GRAM on the ionosphere bank, as recorded in issue 15 (not measured here)
 MKLPY_GRAM_RECORDED_S = 259.0
 BASELINE = "SVC on the sum (sum + fit)"
@@ -239,6 +241,7 @@ def main(argv=None):
     args.sizes = args.sizes or ([300, 600] if args.quick else [1000, 2000])
     args.repeats = args.repeats or (1 if args.quick else 3)
     t0 = time.perf_counter()
+    print(machine_line())
     if importlib.util.find_spec("MKLpy") is None:
         print("# MKLpy is not installed: its rows are skipped (it is optional, not a "
               "dependency)")
