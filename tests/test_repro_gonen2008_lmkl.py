@@ -296,3 +296,65 @@ def test_grid_values_of_several_models_equal_one_at_a_time():
         assert (eta is None) == (eta1 is None)
         if eta is not None:
             np.testing.assert_array_equal(eta, eta1)
+
+
+def test_perturb_kernels_moves_entries_by_at_most_one_ulp_and_keeps_symmetry():
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((2, 30, 5))
+    K = A @ np.swapaxes(A, 1, 2)
+    P = lmkl.perturb_kernels(K, seed=3)
+    np.testing.assert_array_equal(P, np.swapaxes(P, 1, 2))
+    moved = P != K
+    one_up, one_down = np.nextafter(K, np.inf), np.nextafter(K, -np.inf)
+    assert np.all((P == K) | (P == one_up) | (P == one_down))      # at most one ulp
+    assert 0.5 < moved.mean() < 0.8                                  # about 2/3 of the entries
+    np.testing.assert_array_equal(lmkl.perturb_kernels(K, seed=3), P)      # seeded
+    np.testing.assert_array_equal(lmkl.perturb_kernels(K, seed=3, ulps=0), K)
+
+
+def _g4_protocol_rows(proto, methods):
+    raw = lmkl.run_protocol(proto, ["gauss4_equal"], methods, "test")
+    return lmkl.select_C(raw)
+
+
+def test_roundoff_check_without_perturbation_reproduces_the_protocol_fits(monkeypatch):
+    proto = lmkl.Protocol(table1=[], n_rep=1, n_iter=3, caps={"gauss4_equal": 90},
+                          C_grid=[1.0, 10.0])
+    sel = _g4_protocol_rows(proto, ["LMKL K_L-K_P", "LMKL K_L-K_L-K_L"])
+    monkeypatch.setattr(lmkl, "ROUNDOFF_ULPS", 0)
+    table = lmkl.roundoff_check(proto, sel, "")
+    assert len(table) == 4                                   # 2 methods x 2 folds
+    np.testing.assert_array_equal(table.test_acc_pert, table.test_acc)
+    np.testing.assert_array_equal(table.sv_pct_pert, table.sv_pct)
+    np.testing.assert_array_equal(table.max_gate_last_pert, table.max_gate_last)
+    summ = lmkl.roundoff_summary(table)
+    assert summ["fits with acc changed"].tolist() == [0] and summ["max |d gate|"].tolist() == [0]
+    assert lmkl.roundoff_text(None) == ""
+    assert "4 LMKL fits" in lmkl.roundoff_text(table) and "0 changed" in lmkl.roundoff_text(table)
+
+
+def test_c3d_is_inconclusive_when_the_roundoff_rerun_crosses_the_threshold():
+    rows = [{"dataset": "gauss4_equal", "method": method, "C": 1.0, "fold": fold,
+             "test_acc": 90.0, "sv_pct": 20.0, "max_gate_first": 0.5, "max_gate_last": gate}
+            for method in ("LMKL K_L-K_P", "LMKL K_L-K_L-K_L", "MKL K_L-K_P")
+            for fold, gate in enumerate((0.9, 0.92))]
+    g4_sel = pd.DataFrame(rows)
+    lmkl_rows = g4_sel[g4_sel.method.str.startswith("LMKL")]
+
+    def pert(gate):
+        return lmkl_rows.assign(test_acc_pert=90.0, sv_pct_pert=20.0, max_gate_last_pert=gate)
+
+    claim = lmkl.crisp_claim(g4_sel, "gauss4_equal", "", 0.92, roundoff=pert(0.95))
+    assert claim.id == "C3d" and claim.hard and "Bayes 92.00 %" in claim.text
+    assert claim.holds is True and "0.91 over 4 fits" in claim.evidence
+    assert "0.95 when the same fits are rerun" in claim.evidence
+    claim = lmkl.crisp_claim(g4_sel, "gauss4_equal", "", 0.92, roundoff=pert(0.85))
+    assert claim.holds == "inconclusive" and "inconclusive if the two disagree" in claim.rule
+    claim = lmkl.crisp_claim(g4_sel, "gauss4_equal", "", 0.92, roundoff=None)
+    assert claim.holds is True and "rerun" not in claim.evidence
+    low = g4_sel.assign(max_gate_last=0.8)
+    claim = lmkl.crisp_claim(low, "gauss4_equal", "", 0.92, roundoff=pert(0.85))
+    assert claim.holds is False
+    # a round-off table of the other normalisation does not apply
+    claim = lmkl.crisp_claim(g4_sel, "gauss4_equal", " [diag]", 0.92, roundoff=pert(0.85))
+    assert "rerun" not in claim.evidence
