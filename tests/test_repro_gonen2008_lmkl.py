@@ -327,10 +327,13 @@ def test_roundoff_check_without_perturbation_reproduces_the_protocol_fits(monkey
     np.testing.assert_array_equal(table.test_acc_pert, table.test_acc)
     np.testing.assert_array_equal(table.sv_pct_pert, table.sv_pct)
     np.testing.assert_array_equal(table.max_gate_last_pert, table.max_gate_last)
+    np.testing.assert_array_equal(table.C_pert, table.C)
     summ = lmkl.roundoff_summary(table)
     assert summ["fits with acc changed"].tolist() == [0] and summ["max |d gate|"].tolist() == [0]
+    assert summ["folds with another C"].tolist() == [0]
     assert lmkl.roundoff_text(None) == ""
-    assert "4 LMKL fits" in lmkl.roundoff_text(table) and "0 changed" in lmkl.roundoff_text(table)
+    text = lmkl.roundoff_text(table)
+    assert "4 LMKL fits" in text and "0 folds selected another C, 0 fits changed" in text
 
 
 def test_c3d_is_inconclusive_when_the_roundoff_rerun_crosses_the_threshold():
@@ -342,7 +345,8 @@ def test_c3d_is_inconclusive_when_the_roundoff_rerun_crosses_the_threshold():
     lmkl_rows = g4_sel[g4_sel.method.str.startswith("LMKL")]
 
     def pert(gate):
-        return lmkl_rows.assign(test_acc_pert=90.0, sv_pct_pert=20.0, max_gate_last_pert=gate)
+        return lmkl_rows.assign(C_pert=1.0, test_acc_pert=90.0, sv_pct_pert=20.0,
+                                max_gate_last_pert=gate)
 
     claim = lmkl.crisp_claim(g4_sel, "gauss4_equal", "", 0.92, roundoff=pert(0.95))
     assert claim.id == "C3d" and claim.hard and "Bayes 92.00 %" in claim.text
