@@ -351,7 +351,7 @@ def test_c3d_is_inconclusive_when_the_roundoff_rerun_crosses_the_threshold():
     claim = lmkl.crisp_claim(g4_sel, "gauss4_equal", "", 0.92, roundoff=pert(0.95))
     assert claim.id == "C3d" and claim.hard and "Bayes 92.00 %" in claim.text
     assert claim.holds is True and "0.91 over 4 fits" in claim.evidence
-    assert "0.95 when the same fits are rerun" in claim.evidence
+    assert "0.95 when the protocol (C selection included) is rerun" in claim.evidence
     claim = lmkl.crisp_claim(g4_sel, "gauss4_equal", "", 0.92, roundoff=pert(0.85))
     assert claim.holds == "inconclusive" and "inconclusive if the two disagree" in claim.rule
     claim = lmkl.crisp_claim(g4_sel, "gauss4_equal", "", 0.92, roundoff=None)

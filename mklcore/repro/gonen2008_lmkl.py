@@ -1948,8 +1948,8 @@ def crisp_claim(g4_sel, name, sfx, bayes_acc, roundoff=None):
         last_pert = pert.max_gate_last_pert.mean()
         if bool(last_pert >= CRISP_GATE) != holds:
             holds = INCONCLUSIVE
-        evidence += (f"; {last_pert:.2f} when the same fits are rerun on kernels moved by one "
-                     "unit in the last place (round-off)")
+        evidence += (f"; {last_pert:.2f} when the protocol (C selection included) is rerun on "
+                     "kernels moved by one unit in the last place (round-off)")
         rule += (", both as run and with the training kernels moved by one unit in the last "
                  "place; inconclusive if the two disagree")
     pre = f"Gauss4 ({v}; Bayes {100 * bayes_acc:.2f} %): "
