@@ -39,7 +39,6 @@ import weakref
 
 import numpy as np
 from scipy import linalg
-from scipy.linalg import blas
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -88,7 +87,7 @@ _MAX_EXTRAPOLATIONS = 4
 #: a kernel with few distinct rows is multiplied in compressed form (``_KernelOps``) only if
 #: that saves at least this many multiplications per product (below, the overhead dominates)
 _MIN_SAVED = 10_000
-#: ``_KernelOps._system`` sums the selected kernels over blocks of about this many entries
+#: ``_KernelOps._system`` sums the selected kernels over blocks of this many entries
 _SYSTEM_BLOCK = 65_536
 #: a stack is recognised for reuse (``check_input=False``) by every this-many-th entry
 _FINGERPRINT_STRIDE = 4099
@@ -698,21 +697,30 @@ class _KernelOps:
     def _system(self, d, lam):
         """K(d) + lam I, summed kernel by kernel (no copy of the selected kernels).
 
-        The sum runs over blocks of rows small enough to stay in cache: every entry gets the
-        same sequence of ``daxpy`` updates as in one pass over whole matrices (blocks of a
-        multiple of 16 rows), so the result is the same to the last bit, with one pass over
-        ``A`` instead of one per selected kernel.
+        The sum runs over blocks of entries small enough to stay in cache, one pass over
+        ``K``, with NumPy's elementwise product and sum (``w_1K_1``, then ``+ w_iK_i`` in
+        the order of ``d``): both are correctly rounded IEEE operations, never fused or
+        threaded, so ``K(d)`` is the same to the last bit on every processor, BLAS and
+        thread count (a BLAS ``daxpy`` is not: it fuses multiply and add on some processors
+        and splits long vectors between threads).
         """
         idx = np.flatnonzero(d)
         w = d[idx] * self.s[idx]
         n = self.n
         A = np.empty((n, n))
-        rows = max(16, _SYSTEM_BLOCK // n // 16 * 16)
-        for r0 in range(0, n, rows):
-            flat = A[r0:r0 + rows].reshape(-1)  # a view: daxpy updates A in place
+        flat = A.reshape(-1)
+        if idx.size == 0:
             flat[:] = 0.0
-            for i, wi in zip(idx, w):
-                flat = blas.daxpy(self.K[i, r0:r0 + rows].reshape(-1), flat, a=wi)
+            return _plus_lam(A, lam)
+        Kf = self.K.reshape(self.m, n * n)
+        tmp = np.empty(min(_SYSTEM_BLOCK, n * n))
+        for b0 in range(0, n * n, _SYSTEM_BLOCK):
+            out = flat[b0:b0 + _SYSTEM_BLOCK]
+            t = tmp[:out.size]
+            np.multiply(Kf[idx[0], b0:b0 + _SYSTEM_BLOCK], w[0], out=out)
+            for i, wi in zip(idx[1:], w[1:]):
+                np.multiply(Kf[i, b0:b0 + _SYSTEM_BLOCK], wi, out=t)
+                out += t
         return _plus_lam(A, lam)
 
     def _factored(self, d, lam):
