@@ -491,6 +491,24 @@ def _sdp_step(W, Q):
     return np.maximum(np.asarray(beta.value, dtype=float), 0.0)
 
 
+def _backtrack(phi, b, f, d, slope, t=1.0):
+    """Armijo backtracking for ``phi`` from ``b`` (``f = phi(b)``) along the descent direction
+    ``d`` (slope ``g'd < 0``), from step ``t``: ``(trial, phi(trial))``, or ``(None, f)`` when
+    no step of at least 1e-14 decreases ``phi`` enough, or when a step no longer moves ``b``
+    (near the optimum Armijo's term ``1e-4 t g'd`` can fall below the last bit of ``f``, and
+    ``b + t d == b`` would pass the test without being a step)."""
+    while True:
+        trial = b + t * d
+        if np.array_equal(trial, b):
+            return None, f
+        f_trial = phi(trial)
+        if f_trial <= f + 1e-4 * t * slope:
+            return trial, f_trial
+        t *= 0.5
+        if t < 1e-14:
+            return None, f
+
+
 class BetaStep:
     """Module 2 of Algorithm 1 of [1]_ for a fixed Q: ``step(W, beta_prev)`` and ``support(G)``.
 
@@ -610,23 +628,12 @@ class BetaStep:
         def phi(x):
             return float(np.sum(W / x) + 0.5 * x @ Q @ x)
 
-        def line_search(b, f, d, slope, t=1.0):
-            """Backtracking from ``t`` along the descent direction ``d`` (slope g'd < 0)."""
-            while True:
-                trial = b + t * d
-                f_trial = phi(trial)
-                if f_trial <= f + 1e-4 * t * slope:
-                    return trial, f_trial
-                t *= 0.5
-                if t < 1e-14:
-                    return None, f
-
         f = phi(b)
         for _ in range(_ROOT_CD_STEPS):
             d, slope = _coordinate_step(Q, W, b)
             if not slope < 0:  # stationary (or not finite: Newton decides)
                 break
-            trial, f_trial = line_search(b, f, d, slope)
+            trial, f_trial = _backtrack(phi, b, f, d, slope)
             if trial is None:
                 break
             b, f = trial, f_trial
@@ -654,7 +661,7 @@ class BetaStep:
                 b = b + t * d
                 f = phi(b)
                 continue
-            trial, f_trial = line_search(b, f, d, -decrement, t)
+            trial, f_trial = _backtrack(phi, b, f, d, -decrement, t)
             if trial is None:  # no decrease left to find: accept if f is optimal to round-off
                 return b / np.sqrt(b @ Q @ b) if decrement <= _ROOT_ACCEPT * f else None
             b, f = trial, f_trial

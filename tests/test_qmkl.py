@@ -184,6 +184,28 @@ def test_root_finder_ill_conditioned_cov():
     assert np.sum(W / beta) <= np.sum(W / ref) * (1 + 1e-6)
 
 
+def test_backtracking_never_accepts_a_step_that_does_not_move():
+    """Near the optimum Armijo's term 1e-4 t g'd falls below the last bit of phi, so
+    b + t d == b passes 'phi(trial) <= phi(b) + 1e-4 t g'd': the root finder then 'accepted'
+    the same point until its budget ended and fell back to the SOCP (seen with OpenBLAS's
+    Haswell/Zen kernels in test_root_finder_ill_conditioned_cov). No such step is accepted."""
+    from mklcore.qmkl import _backtrack
+
+    W, Q = np.array([1.0, 2.0]), np.eye(2)
+
+    def phi(x):
+        return float(np.sum(W / x) + 0.5 * x @ Q @ x)
+
+    b = np.array([1.0, 1.2])
+    f = phi(b)
+    d = np.array([1e-300, 1e-300])  # a descent direction too short to move b
+    assert np.array_equal(b + d, b)
+    assert _backtrack(phi, b, f, d, slope=-1e-300) == (None, f)
+    g = Q @ b - W / b ** 2  # a real Newton-sized step is still taken
+    trial, f_trial = _backtrack(phi, b, f, -0.1 * g, slope=-0.1 * float(g @ g))
+    assert trial is not None and f_trial < f
+
+
 def _laplacian_q(M, seed, group_size=13):
     """Q of the UCI reproduction: normalised Laplacian of |Corr| + B + 1e-3 I, trace M."""
     rng = np.random.default_rng(seed)
