@@ -35,7 +35,7 @@ SOLVE_EXTRA = {
     "stpmkl_exact": {"noise_level": 0.0, "lam": 1e-2},
     "stpmkl_amp": {"noise_level": 0.0, "lam": 1e-2},
     "stpmkl_vi": {"noise_level": 0.0, "lam": 1e-2},
-    "mipmkl": {"noise_level": 0.1, "lam": 1e-2, "max_alt": 3},
+    "mipmkl": {"noise_level": 0.1, "lam": 1e-2, "max_alt": 3, "max_iter": 100},
     "rls2": {"lam": 0.5},
     "linear_rls2": {"lam": 0.5},
     "lmkl": {"random_state": 0, "max_iter": 3},
@@ -74,8 +74,8 @@ class Api:
         base = {"kernels": BANK} if "kernels" in est.get_params() else {}
         if "max_iter" in est.get_params() and isinstance(est, mklcore.LMKLClassifier):
             base.update(max_iter=3, random_state=0)
-        if "max_alt" in est.get_params():
-            base["max_alt"] = 3
+        if "max_alt" in est.get_params():  # MiPMKL: 3 alternations of inner solves of at
+            base.update(max_alt=3, max_iter=100)  # most 100 iterations (tol=0 runs them all)
         return est.set_params(**{**base, **params})
 
     def call(self, K_=None, X_=None, y_=None, **kwargs):

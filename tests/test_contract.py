@@ -27,7 +27,7 @@ EXTRA = {
     "stpmkl_exact": {"noise_level": 0.0, "lam": 1e-2},
     "stpmkl_amp": {"noise_level": 0.0, "lam": 1e-2},
     "stpmkl_vi": {"noise_level": 0.0, "lam": 1e-2},
-    "mipmkl": {"noise_level": 0.1, "lam": 1e-2},
+    "mipmkl": {"noise_level": 0.1, "lam": 1e-2, "max_iter": 100},  # inner budget (tol=None)
     "rls2": {"lam": 0.5},
     "linear_rls2": {"lam": 0.5},
     "lmkl": {"random_state": 0},
