@@ -48,6 +48,7 @@ from ._linalg import cholesky, cholesky_solve, lower_triangular_solve
 from ._result import Monitor
 from ._validation import (Interval, Options, as_float_array, check_dense, check_finite,
                           check_kernel_stack, validate_params)
+from .svm import combine_kernels
 
 __all__ = [
     "rls2_solve", "rls2_path", "rls2_linear_solve", "rls2_linear_path", "rls2_scaling",
@@ -87,8 +88,6 @@ _MAX_EXTRAPOLATIONS = 4
 #: a kernel with few distinct rows is multiplied in compressed form (``_KernelOps``) only if
 #: that saves at least this many multiplications per product (below, the overhead dominates)
 _MIN_SAVED = 10_000
-#: ``_KernelOps._system`` sums the selected kernels over blocks of this many entries
-_SYSTEM_BLOCK = 65_536
 #: a stack is recognised for reuse (``check_input=False``) by every this-many-th entry
 _FINGERPRINT_STRIDE = 4099
 #: cache G = V'V in SMO when there are at most this many kernels (O(m^2) memory)
@@ -695,33 +694,11 @@ class _KernelOps:
         return self._aligned[1]
 
     def _system(self, d, lam):
-        """K(d) + lam I, summed kernel by kernel (no copy of the selected kernels).
-
-        The sum runs over blocks of entries small enough to stay in cache, one pass over
-        ``K``, with NumPy's elementwise product and sum (``w_1K_1``, then ``+ w_iK_i`` in
-        the order of ``d``): both are correctly rounded IEEE operations, never fused or
-        threaded, so ``K(d)`` is the same to the last bit on every processor, BLAS and
-        thread count (a BLAS ``daxpy`` is not: it fuses multiply and add on some processors
-        and splits long vectors between threads).
-        """
-        idx = np.flatnonzero(d)
-        w = d[idx] * self.s[idx]
-        n = self.n
-        A = np.empty((n, n))
-        flat = A.reshape(-1)
-        if idx.size == 0:
-            flat[:] = 0.0
-            return _plus_lam(A, lam)
-        Kf = self.K.reshape(self.m, n * n)
-        tmp = np.empty(min(_SYSTEM_BLOCK, n * n))
-        for b0 in range(0, n * n, _SYSTEM_BLOCK):
-            out = flat[b0:b0 + _SYSTEM_BLOCK]
-            t = tmp[:out.size]
-            np.multiply(Kf[idx[0], b0:b0 + _SYSTEM_BLOCK], w[0], out=out)
-            for i, wi in zip(idx[1:], w[1:]):
-                np.multiply(Kf[i, b0:b0 + _SYSTEM_BLOCK], wi, out=t)
-                out += t
-        return _plus_lam(A, lam)
+        """K(d) + lam I, without a copy of the selected kernels: NumPy's correctly rounded
+        products and sums (:func:`~mklcore.svm.combine_kernels` with ``portable=True``), so
+        ``K(d)`` has the same bits on every processor, BLAS and thread count."""
+        return _plus_lam(combine_kernels(self.K, d * self.s, out=np.empty((self.n, self.n)),
+                                         portable=True), lam)
 
     def _factored(self, d, lam):
         """(lower Cholesky factor or None, solve) of K(d) + lam I, from the cache if there."""

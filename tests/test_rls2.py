@@ -716,30 +716,20 @@ def test_unchecked_stack_reuses_its_analysis_and_gives_the_same_path():
     assert rls2_module._KernelOps._last is None  # freed with the stack
 
 
-@pytest.mark.parametrize("blas_threads", [1, 2])
-def test_blocked_kernel_sum_is_bit_identical(blas_threads):
-    """K(d) + lam I summed over blocks of entries equals w_1 K_1 + w_2 K_2 + ... on whole
-    matrices, to the bit, whatever the BLAS and its thread count (no daxpy: it fuses
-    multiply and add on some processors and splits long vectors between threads)."""
-    from threadpoolctl import threadpool_limits
-
-    import mklcore.rls2 as rls2_module
+def test_system_is_the_portable_kernel_sum_plus_lam():
+    """K(d) + lam I is combine_kernels(K, d s, portable=True) + lam I, to the bit (the same
+    bits on every processor), with every weight non-zero too, and lam I alone at d = 0."""
     from mklcore.rls2 import _KernelOps
+    from mklcore.svm import combine_kernels
 
     rng = np.random.default_rng(4)
-    n = 401  # three blocks, the last one short, block edges inside rows
-    assert n * n > 2 * rls2_module._SYSTEM_BLOCK and n * n % rls2_module._SYSTEM_BLOCK
-    A = rng.standard_normal((5, n, n))
+    n = 150
+    A = rng.standard_normal((3, n, n))
     K = np.einsum("kij,klj->kil", A, A) / n
-    d = np.array([0.2, 0.0, 0.5, 0.1, 0.2])
-    s = rng.uniform(0.5, 2.0, 5)
+    s = rng.uniform(0.5, 2.0, 3)
     ops = _KernelOps(K, s)
-    idx = np.flatnonzero(d)
-    expected = (d[idx[0]] * s[idx[0]]) * K[idx[0]]
-    for i in idx[1:]:
-        expected = expected + (d[i] * s[i]) * K[i]
-    expected.flat[:: n + 1] += 0.3
-    with threadpool_limits(blas_threads):
-        got = ops._system(d, 0.3)
-    assert np.array_equal(got.view(np.int64), expected.view(np.int64))
-    assert np.array_equal(ops._system(np.zeros(5), 0.3), 0.3 * np.eye(n))
+    for d in (np.array([0.2, 0.0, 0.8]), np.array([0.2, 0.3, 0.5])):
+        expected = combine_kernels(K, d * s, portable=True)
+        expected.flat[:: n + 1] += 0.3
+        assert np.array_equal(ops._system(d, 0.3).view(np.int64), expected.view(np.int64))
+    assert np.array_equal(ops._system(np.zeros(3), 0.3), 0.3 * np.eye(n))
