@@ -14,9 +14,7 @@ included) and, where there is a test set, its test accuracy:
 * the scaling table on ``timing_stack(n, 50)`` of :mod:`mklcore.repro.kloft2009_lpmkl`
   (MNIST odd vs even, 50 Gaussian kernels), n in {1000, 2000}: the SVC on the sum,
   ``lpmkl_solve(p=2)`` with its default engine and in each mode, SILP (default and wrapper)
-  and SimpleMKL; the default p = 2 runs twice, as shipped ("after") and with the caches of
-  :class:`~mklcore.svm.CachedSMO` updated row by row only (``recompute_fraction=inf``, the
-  engine before the one-pass recomputation: "before"), and one line per n prints both ratios.
+  and SimpleMKL (the targets of the compiled engine are printed by ``bench_engine.py``).
 
 MKLpy is optional (never a dependency): when it is not installed its rows are skipped with one
 line. The MKLpy GRAM time on the ionosphere bank, 259 s, is the time RECORDED in issue 15, not
@@ -53,7 +51,6 @@ from mklcore.repro.kloft2009_lpmkl import timing_stack
 from mklcore.silp import silp_solve
 from mklcore.simplemkl import simplemkl_solve
 from mklcore.stpmkl import stpmkl_solve
-from mklcore.svm import CachedSMO
 
 from machine import machine_line  # benchmarks/machine.py: what the ratios depend on
 
@@ -91,18 +88,6 @@ def print_row(name, seconds, base, accuracy=None, result=None):
     if result is not None and hasattr(result, "get"):
         cert = f"  status {result.get('status', '-')}  gap {float(result.get('gap', np.nan)):.1e}"
     print(f"  {name:44s} {seconds:8.3f}s  x{seconds / base:7.2f}{acc}{cert}", flush=True)
-
-
-def row_by_row_caches(fit):
-    """``fit`` run with the per-kernel caches of the SMO updated row by row only (before)."""
-    def run():
-        saved = CachedSMO.recompute_fraction
-        CachedSMO.recompute_fraction = np.inf
-        try:
-            return fit()
-        finally:
-            CachedSMO.recompute_fraction = saved
-    return run
 
 
 def ionosphere_table(args):
@@ -175,8 +160,8 @@ def simplemkl_vs_silp(label, times, gaps):
 
 
 def scaling_table(args):
-    """The n = 1000 / 2000, M = 50 table; returns ``{n: (before, after)}``, the ratios of the
-    default p = 2 to the SVC on the sum."""
+    """The n = 1000 / 2000, M = 50 table; returns ``{n: ratio}``, the ratio of the default
+    p = 2 to the SVC on the sum."""
     ratios = {}
     for n in args.sizes:
         K, y = timing_stack(n, args.kernels, 0)
@@ -191,7 +176,6 @@ def scaling_table(args):
 
         runs = {
             "lpmkl p=2 (default: newton, interleaved)": default,
-            "lpmkl p=2 default, before (row-by-row H)": row_by_row_caches(default),
             "lpmkl p=2 newton, mode=wrapper": lambda: lpmkl_solve(K, y, mode="wrapper",
                                                                   **quiet),
             "lpmkl p=2 analytic (default)": lambda: lpmkl_solve(K, y, solver="analytic",
@@ -207,7 +191,7 @@ def scaling_table(args):
         }
         if not args.no_simplemkl:
             runs["simplemkl_solve"] = lambda: simplemkl_solve(K, y, **quiet)
-        after = before = np.nan
+        after = np.nan
         times, gaps = {}, {}
         for name, fit in runs.items():
             sec, res = cpu_time(fit, args.repeats)
@@ -217,12 +201,9 @@ def scaling_table(args):
                 times[key], gaps[key] = sec, float(res.gap)
             if name.startswith("lpmkl p=2 (default"):
                 after = sec / base
-            elif name.startswith("lpmkl p=2 default, before"):
-                before = sec / base
-        ratios[n] = (before, after)
+        ratios[n] = after
         simplemkl_vs_silp(f"n={n}, M={args.kernels}", times, gaps)
-        print(f"  p=2 default / {BASELINE}, n={n}: before x{before:.2f} -> after x{after:.2f}",
-              flush=True)
+        print(f"  p=2 default / {BASELINE}, n={n}: x{after:.2f}", flush=True)
         del K
     return ratios
 
@@ -250,12 +231,11 @@ def main(argv=None):
     times = ionosphere_table(args)
     ratios = scaling_table(args)
     print()
-    for n, (before, after) in ratios.items():
-        print(f"default lpmkl_solve p=2 / {BASELINE}, n={n}: before x{before:.2f} -> after "
-              f"x{after:.2f}")
+    for n, after in ratios.items():
+        print(f"default lpmkl_solve p=2 / {BASELINE}, n={n}: x{after:.2f}")
     n_max = max(args.sizes)
     note = "" if n_max == TARGET_N else f" [target at n={TARGET_N}; here n={n_max}: indicative]"
-    ratio = ratios[n_max][1]
+    ratio = ratios[n_max]
     print(f"default lpmkl_solve p=2 within {TARGET_RATIO}x of the sum-kernel SVC: "
           f"{'MET' if ratio <= TARGET_RATIO else 'MISSED'} ({ratio:.2f}x){note}")
     print(f"against MKLpy GRAM, {MKLPY_GRAM_RECORDED_S:g} s on the ionosphere bank (RECORDED in "

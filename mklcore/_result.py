@@ -296,11 +296,16 @@ class Monitor:
         ``gap`` is ``nan``: the sanity gate then does not ask for a finite gap).
     advice : str, default="Increase max_iter or loosen tol."
         What to try when ``max_iter`` is reached.
+    input_check : callable, default=None
+        Run by :meth:`finish` when the sanity gate finds a non-finite output, before the
+        result is built: the full input check that the solver's sampled checks deferred
+        (:func:`mklcore._validation.check_kernel_stack`), which raises a ``ValueError`` naming
+        the input when it holds NaN or infinity.
     """
 
     def __init__(self, method, *, tol, max_iter, callback=None, verbose=0, label=None,
                  criterion_name="relative duality gap", certified=True,
-                 advice="Increase max_iter or loosen tol."):
+                 advice="Increase max_iter or loosen tol.", input_check=None):
         self.method = method
         self.label = label or method
         self.tol = None if tol is None else float(tol)
@@ -310,6 +315,7 @@ class Monitor:
         self.criterion_name = criterion_name
         self.certified = bool(certified)
         self.advice = advice
+        self.input_check = input_check
         self.history = History()
         self.n_iter = 0
         self.status = None
@@ -463,6 +469,8 @@ class Monitor:
         if self.status is None:  # a loop that ended without its last record
             self.status = 1
         problem = self._gate(weights, dual_coef, intercept, objective, gap, empty_ok)
+        if problem is not None and problem.startswith("non-finite") and self.input_check:
+            self.input_check()
         if problem is not None and self.status in (0, 1, 3):
             self.status, self.detail = 2, problem
         message = self._message()

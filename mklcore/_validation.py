@@ -296,9 +296,26 @@ def check_psd(K, *, index=None, n_kernels=None, description=None, tol=PSD_TOL):
             f"make MKL problems non-convex; change their parameters or drop them.")
 
 
+#: the sampled checks of :func:`check_kernel_stack` (``thorough=False``) look at the principal
+#: block of this many evenly spaced points of every kernel (all of it for smaller kernels)
+CHECK_SAMPLE = 64
+
+
 def check_kernel_stack(K, y=None, *, check_psd_=True, psd_tol=PSD_TOL, square=True,
-                       symmetric_tol=1e-8, descriptions=None, dtype=(np.float64, np.float32)):
+                       symmetric_tol=1e-8, descriptions=None, dtype=(np.float64, np.float32),
+                       thorough=True):
     """Validate a stack of Gram matrices and return it as an ndarray.
+
+    The checks, in one place: shape, dtype, ``y``'s length, finiteness, symmetry (relative to
+    each kernel's own largest entry) and positive semidefiniteness (a shifted Cholesky
+    factorisation per kernel). ``thorough=False`` (what the solve functions of the SVM-based
+    solvers run) makes the last three cost :math:`O(Ms^3)` instead of :math:`O(Mn^3)`: the
+    diagonals must be finite and the principal block of :data:`CHECK_SAMPLE` evenly spaced
+    points of each kernel must be finite, symmetric and PSD (a principal block of a PSD matrix
+    is PSD, so a failure is always real; for n <= :data:`CHECK_SAMPLE` the block is the whole
+    kernel). A non-finite entry outside the block that a solver reads makes its solution
+    non-finite; the solvers then run :func:`check_finite` on the whole stack, so the error
+    still names ``K`` (see :class:`mklcore._result.Monitor`).
 
     Parameters
     ----------
@@ -316,6 +333,11 @@ def check_kernel_stack(K, y=None, *, check_psd_=True, psd_tol=PSD_TOL, square=Tr
         stacks symmetric by construction, e.g. those of :class:`mklcore.kernels.KernelBank`).
     descriptions : list of str, optional
         Kernel descriptions used in messages.
+    dtype : tuple of dtypes, default=(float64, float32)
+        Dtypes kept as they are; others are converted to float64.
+    thorough : bool, default=True
+        Check every entry (finiteness, symmetry) and every eigenvalue; False: the sampled
+        checks above.
 
     Returns
     -------
@@ -335,6 +357,9 @@ def check_kernel_stack(K, y=None, *, check_psd_=True, psd_tol=PSD_TOL, square=Tr
         raise ValueError(f"K must have shape (n_kernels, n_samples, n_samples); got {K.shape}.")
     if K.shape[0] == 0:
         raise ValueError("The kernel list is empty: give at least one kernel.")
+    if not thorough and square and K.shape[1] == K.shape[2] and K.shape[1] > CHECK_SAMPLE:
+        _check_sampled(K, y, check_psd_, psd_tol, symmetric_tol, descriptions)
+        return K
     check_finite(K, "K")
     if square:
         if K.shape[1] != K.shape[2]:
@@ -356,15 +381,34 @@ def check_kernel_stack(K, y=None, *, check_psd_=True, psd_tol=PSD_TOL, square=Tr
     return K
 
 
-def _check_symmetric(K, symmetric_tol):
-    """Raise unless ``max|K_m - K_m^T| <= symmetric_tol * max|K|`` for every kernel m.
+def _check_sampled(K, y, check_psd_, psd_tol, symmetric_tol, descriptions):
+    """The sampled checks of :func:`check_kernel_stack` (``thorough=False``)."""
+    n = K.shape[1]
+    idx = np.unique(np.linspace(0, n - 1, CHECK_SAMPLE).astype(np.intp))
+    block = np.ascontiguousarray(K[:, idx[:, None], idx[None, :]], dtype=np.float64)
+    diag = K[:, np.arange(n), np.arange(n)]
+    if not (_all_finite(diag) and _all_finite(block)):
+        check_finite(K, "K")  # names the entries
+    if symmetric_tol is not None:
+        _check_symmetric(block, symmetric_tol)
+    if check_psd_:
+        for m in range(K.shape[0]):
+            desc = descriptions[m] if descriptions is not None else None
+            check_psd(block[m], index=m, n_kernels=K.shape[0], description=desc, tol=psd_tol)
+    if y is not None and np.shape(y)[0] != n:
+        raise ValueError(f"K and y do not match: the kernels are {n} x {n} but y has "
+                         f"{np.shape(y)[0]} entries.")
 
-    Kernel by kernel, so that the temporaries stay the size of one matrix (cache-sized for the
-    usual n) instead of two copies of the whole stack.
+
+def _check_symmetric(K, symmetric_tol):
+    """Raise unless ``max|K_m - K_m^T| <= symmetric_tol * max|K_m|`` for every kernel m.
+
+    Kernel by kernel (each relative to its own scale, so that a small asymmetric kernel beside
+    a large one is found), with temporaries the size of one matrix.
     """
-    scale = max(float(max(np.max(K), -np.min(K))), np.finfo(float).tiny)
     for m in range(K.shape[0]):
         Km = K[m]
+        scale = max(float(max(np.max(Km), -np.min(Km))), np.finfo(float).tiny)
         asym = float(np.max(np.abs(Km - Km.T)))
         if asym > symmetric_tol * scale:
             raise ValueError(
@@ -420,12 +464,13 @@ def check_solver_inputs(K, y, owner, check_input=True):
     owner : str
         Used in the messages.
     check_input : bool, default=True
-        Validate ``K`` with :func:`check_kernel_stack`; ``False`` takes it as it is.
+        Validate ``K`` with :func:`check_kernel_stack` (its sampled checks,
+        ``thorough=False``); ``False`` takes it as it is.
 
     Returns
     -------
     K : ndarray of shape (n_kernels, n_samples, n_samples)
     y_pm : ndarray of shape (n_samples,) with values in {-1.0, +1.0}
     """
-    K = check_kernel_stack(K, y) if check_input else np.asarray(K)
+    K = check_kernel_stack(K, y, thorough=False) if check_input else np.asarray(K)
     return K, check_binary_labels(y, owner)[0]

@@ -26,7 +26,7 @@ References
 """
 
 import warnings
-from functools import lru_cache, partial
+from functools import partial
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -36,9 +36,7 @@ from ._base import BaseMKLClassifier, common_constraints, fill_doc
 from ._result import MKLResult, Monitor
 from ._validation import (Interval, Options, as_float_array, check_dense, check_finite,
                           check_kernel_stack, validate_params)
-from .svm import (LEAN_BACKEND, available_backends, default_backend, kernel_quadratic_terms,
-                  libsvm_intercept, libsvm_lean, relative_gap, svm_dual_objective,
-                  svm_primal_objective, svm_solve)
+from .svm import available_backends, default_backend, libsvm_intercept, svm_solve
 
 __all__ = [
     "softmax_gating", "locally_combined_kernel", "kernel_row_max", "lmkl_gradient",
@@ -58,18 +56,6 @@ _COMBINE_RTOL_MAX = 1e-6
 #: the solver skips terms only for stacks of at least this many kernels
 _COMBINE_MIN_KERNELS = 16
 
-#: a line-search trial first runs LIBSVM for this share of the iterations of the reference
-#: solve, enough to prove most rejected trials rejected (:meth:`_Problem.evaluate`) ...
-_PROBE_SHARE = 0.1
-#: ... if the reference solve took at least this many iterations (a probe of a short solve
-#: costs about as much as the solve: LIBSVM's first iterations fill its kernel cache)
-_PROBE_MIN_REFERENCE = 3000
-#: ... when the dual value of the stopped iterate exceeds the reference J by this relative
-#: margin (a guard against round-off; LIBSVM's iterates increase the dual value)
-_PROBE_MARGIN = 1e-9
-
-#: bytes of kernel entries combined per block of rows by :func:`locally_combined_kernel`
-_BLOCK_BYTES = 2 ** 23
 
 #: the reference of every docstring of the module (see :func:`mklcore._base.fill_doc`)
 _DOC = {"reference": """References
@@ -227,82 +213,9 @@ def locally_combined_kernel(K, eta, eta_cols=None, *, out=None, rtol=0.0, row_ma
         if row_max is None:
             row_max = kernel_row_max(K)
         eta = _drop_negligible(eta, row_max, rtol)
-    eta_cols = eta if eta_cols is None else np.asarray(eta_cols, dtype=float)
-    if out is None:
-        out = np.empty(K.shape[1:], dtype=np.float64)
-    # kernels whose gate is zero everywhere contribute nothing
-    active = eta.any(axis=0) & eta_cols.any(axis=0)
-    if rtol > 0:
-        # kernels kept at few points are read on those points only (below)
-        counts = np.count_nonzero(eta, axis=0)
-        sparse = np.flatnonzero(active & (counts <= _SPARSE_SHARE * K.shape[1]))
-        active[sparse] = False
-    _dense_combination(K, np.flatnonzero(active), eta, eta_cols, symmetric, out)
-    if rtol > 0 and sparse.size:
-        _sparse_combination(K, sparse, eta, out)
-    return out
+    from .smo import gated_kernel
 
-
-#: with ``rtol > 0``, :func:`locally_combined_kernel` reads a kernel on the points where it is
-#: kept only if they are at most this share of the points (a gather beats a full pass then)
-_SPARSE_SHARE = 0.5
-
-
-def _dense_combination(K, active, eta, eta_cols, symmetric, out):
-    """Sum of the kernels ``active`` (sorted indices) into ``out``, over every entry."""
-    if active.size == 0:
-        out[...] = 0.0
-        return
-    every = active.size == K.shape[0]
-    rows_t = eta.T if every else eta.T[active]
-    cols_t = eta_cols.T if every else eta_cols.T[active]
-    n_rows, n_cols = K.shape[1:]
-    # one pass per block of rows, summing the kernels in their order (as sum_m of
-    # (K_m * eta_m(x_i)) * eta_m(x_j)); blocks of about _BLOCK_BYTES of kernel entries, and
-    # for a training stack at least 8 blocks, each computed right of the diagonal only
-    step = max(1, _BLOCK_BYTES // (8 * active.size * n_cols))
-    if symmetric:
-        step = min(step, -(-n_rows // 8))
-    for start in range(0, n_rows, step):
-        rows = slice(start, start + step)
-        cols = slice(start if symmetric else 0, n_cols)
-        block = K[:, rows, cols] if every else K[active, rows, cols]
-        np.einsum("mij,mi,mj->ij", block, rows_t[:, rows], cols_t[:, cols],
-                  out=out[rows, cols])
-        if symmetric:  # below the diagonal by symmetry
-            out[start + step:, rows] = out[rows, start + step:].T
-            diag = out[rows, rows]
-            lower = _strict_lower(diag.shape[0])
-            diag[lower] = diag.T[lower]
-
-
-@lru_cache(maxsize=8)
-def _strict_lower(n):
-    """Indices below the diagonal of an (n, n) matrix (``numpy.tril_indices(n, -1)``, cached;
-    read-only)."""
-    rows, cols = np.tril_indices(n, -1)
-    rows.flags.writeable = cols.flags.writeable = False
-    return rows, cols
-
-
-def _sparse_combination(K, kernels, eta, out):
-    r"""Add the kernels ``kernels`` (sorted), each read between its points of non-zero gate only.
-
-    Adds :math:`\eta_m(x_i) K_m(x_i, x_j) \eta_m(x_j)` over the points with a non-zero gate of
-    kernel ``m`` to ``out``, kernel after kernel (a fixed order, without BLAS), and mirrors the
-    upper triangle so that the result is exactly symmetric.
-    """
-    kept = eta[:, kernels].T != 0
-    for m, points in zip(kernels, kept):
-        idx = np.flatnonzero(points)
-        gate = eta[idx, m]
-        rows = idx[:, None]
-        block = K[m][rows, idx]
-        block *= gate[:, None]
-        block *= gate
-        out[rows, idx] += block
-    lower = _strict_lower(out.shape[0])
-    out[lower] = out.T[lower]
+    return gated_kernel(K, eta, eta_cols, out=out)
 
 
 def kernel_row_max(K):
@@ -494,46 +407,23 @@ class _Problem:
     def evaluate(self, coef, alpha0=None, reference=None):
         """J at the gating parameters ``coef`` (a :class:`_State`).
 
-        A ``reference`` state makes the evaluation a line-search trial, accepted only if its
-        J is below ``reference.J`` (both step rules require it). With the lean LIBSVM
-        backend a trial then keeps no SVM result when it is rejected, and when the
-        reference's solve took at least ``_PROBE_MIN_REFERENCE`` LIBSVM iterations, LIBSVM
-        is first stopped after the share ``_PROBE_SHARE`` of them. LIBSVM's iterates
-        increase the dual value and a run stopped after ``k`` iterations is the first ``k``
-        iterations of the full run, so the dual value of that iterate is a lower bound of
-        the J of the full solve: once it exceeds ``reference.J`` (by the relative margin
-        ``_PROBE_MARGIN``) the trial is rejected without finishing the solve. Otherwise the
-        solve is run in full, so every accepted state, and every comparison of the line
-        search, is that of the full solve.
+        The SVM is warm-started from ``alpha0`` (the dual solution at the previous gates).
+        A ``reference`` state makes the evaluation a line-search trial: when its J is not
+        below ``reference.J`` the state keeps no SVM result (it is only compared, never
+        accepted).
         """
         eta = self.gates(coef)
         K_eta = self.combined(eta)
         self.n_svm_calls += 1
-        if reference is None or self.backend != LEAN_BACKEND:
-            # canonical SVM dual (7) on the locally combined kernel; J = its optimal value
-            svm = svm_solve(K_eta, self.y, C=self.C, tol=self.svm_tol, alpha0=alpha0,
-                            backend=self.backend, K_combined=K_eta)
-            return _State(coef, eta, svm, _dual_value(K_eta, svm.alpha, self.y))
-        if reference.svm.n_iter >= _PROBE_MIN_REFERENCE:
-            cap = int(_PROBE_SHARE * reference.svm.n_iter)
-            alpha, _, n_iter = libsvm_lean(K_eta, self.y, self.C, self.svm_tol, None, cap)
-            J = _dual_value(K_eta, alpha, self.y)
-            if n_iter >= cap and J >= reference.J + _PROBE_MARGIN * abs(reference.J):
-                return _State(coef, eta, None, J)
-        alpha, intercept, n_iter = libsvm_lean(K_eta, self.y, self.C, self.svm_tol, None, -1)
-        J = _dual_value(K_eta, alpha, self.y)
-        if not J < reference.J:
+        # canonical SVM dual (7) on the locally combined kernel; J = its optimal value
+        svm = svm_solve(K_eta, self.y, C=self.C, tol=self.svm_tol, alpha0=alpha0,
+                        backend=self.backend, K_combined=K_eta)
+        J = _dual_value(K_eta, svm.alpha, self.y)
+        if not np.isfinite(J):
+            check_finite(self.K, "K")  # a non-finite kernel entry was read: name it
+        if reference is not None and not J < reference.J:
             return _State(coef, eta, None, J)
-        return _State(coef, eta, self._svm_result(K_eta, alpha, intercept, n_iter), J)
-
-    def _svm_result(self, K_eta, alpha, intercept, n_iter):
-        """The parts of :func:`mklcore.svm.svm_solve`'s result that LMKL reads (the same
-        values: ``gap`` is the relative gap between the SVM's primal and dual values)."""
-        coef, weights = alpha * self.y, np.ones(1)
-        q = kernel_quadratic_terms(K_eta[None], coef)
-        primal = svm_primal_objective(q, weights, self.y, K_eta @ coef + intercept, self.C)
-        gap = relative_gap(primal, svm_dual_objective(alpha, q, weights))
-        return MKLResult(alpha=alpha, intercept=intercept, n_iter=n_iter, gap=gap)
+        return _State(coef, eta, svm, J)
 
     def gradient(self, state):
         return lmkl_gradient(self.K, self.y, state.svm.alpha, state.eta, self.Z_aug)
@@ -609,7 +499,7 @@ def _matvec(A, x):
 
 
 def _check_inputs(K, y, X_gate, gating, owner):
-    K = check_kernel_stack(K, y)
+    K = check_kernel_stack(K, y, thorough=False)
     n = K.shape[1]
     y = np.asarray(check_dense(y, "y")).ravel()
     if y.dtype.kind not in "biuf" or not np.all(np.isin(y, (-1.0, 1.0))):
@@ -934,7 +824,8 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=100, random_state=None, gating="
         "lmkl", tol=tol, max_iter=max_iter, callback=callback, verbose=verbose, label="LMKL",
         criterion_name="relative decrease of J", certified=False,
         advice="Increase max_iter or loosen tol (tol=None runs until a local optimum or "
-               "max_iter gating updates, without this warning).")
+               "max_iter gating updates, without this warning).",
+        input_check=lambda: check_finite(K, "K"))
     # Alg. 1, lines 3-4: gating, locally combined kernel, SVM
     state = problem.evaluate(coef)
     grad = problem.gradient(state)

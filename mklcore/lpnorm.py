@@ -65,7 +65,7 @@ def sum_kernel_svm_solve(K, y, *, C=1.0, svm_tol=1e-3, check_input=True, svm_max
     One LIBSVM fit on the summed kernel (the wrapper mode of :func:`lpmkl_solve`), measured
     the fastest engine here: 1.2x the time of scikit-learn's ``SVC`` on the summed kernel (sum
     included) at n = 2000, M = 50, against 4x for the warm-startable
-    :class:`~mklcore.svm.CachedSMO`, which reads all M kernel rows at every SMO step.
+    :class:`~mklcore.smo.StackSMO`, which reads all M kernel rows at every SMO step.
 
     Examples
     --------
@@ -388,7 +388,7 @@ _COMMON_OPTIONS = {"svm_backend": [str],
 
 _LPMKL_CONSTRAINTS = {
     "p": [Interval("real", 1, np.inf, closed="both")],
-    "solver": [Options("newton", "cutting_plane", "analytic")],
+    "solver": [Options("auto", "newton", "cutting_plane", "analytic")],
     **common_constraints("C", "tol", "max_iter", "svm_tol", "verbose", "callback"),
 }
 
@@ -399,7 +399,7 @@ def default_engine(solver, p, n_samples, *, mode=None, svm_backend=None, mkl_eve
 
     Fills in what the caller left unset with the fastest certified engine measured for each
     weight update (see the Notes of :func:`lpmkl_solve`): ``mode="interleaved"`` (the
-    warm-started :class:`~mklcore.svm.CachedSMO`, ``max(10, n_samples // 20)`` SMO
+    warm-started :class:`~mklcore.smo.StackSMO`, ``max(10, n_samples // 20)`` SMO
     iterations between weight steps) for ``"newton"`` and ``"analytic"`` at finite p and for
     ``"cutting_plane"`` at p = 1 (a linear master, as SILP); ``mode="wrapper"`` with LIBSVM
     for ``"cutting_plane"`` at p > 1 (whose conic master problems cost more than the SVM
@@ -438,7 +438,7 @@ def default_engine(solver, p, n_samples, *, mode=None, svm_backend=None, mkl_eve
         conic_master = solver == "cutting_plane" and p > 1
         mode = "wrapper" if np.isinf(p) or conic_master else "interleaved"
     if svm_backend is None:
-        svm_backend = "smo" if mode == "interleaved" else default_backend()
+        svm_backend = default_backend()
     if mode != "interleaved":
         return mode, svm_backend, None
     return mode, svm_backend, mkl_every or max(10, int(n_samples) // 20)
@@ -457,7 +457,7 @@ def _split_options(owner, solver, options, allowed):
 
 
 @fill_doc
-def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000, svm_tol=1e-3,
+def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="auto", tol=1e-5, max_iter=1000, svm_tol=1e-3,
                 callback=None, verbose=0, check_input=True, **solver_options):
     r"""Solve lp-norm MKL, problem (6) of Kloft et al. (2009), on a precomputed kernel stack.
 
@@ -483,10 +483,13 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
         ``p=inf`` is the SVM on the unweighted sum kernel (:math:`\theta=\mathbf1`).
     C : float, default=1.0
         Misclassification penalty :math:`C` of (5)/(6). Must be > 0.
-    solver : {"newton", "cutting_plane", "analytic"}, default="newton"
+    solver : {"auto", "newton", "cutting_plane", "analytic"}, default="auto"
         Weight update: ``"newton"`` (Sec. 2.4.1 of [1]_; needs p > 1), ``"cutting_plane"``
         (the semi-infinite program by column generation with SQCLP masters, Sec. 2.4.2 of
         [1]_; an LP master for p = 1), ``"analytic"`` (closed form of [2]_, Algorithm 1).
+        ``"auto"`` picks ``"newton"`` for p > 1 (the paper's own update, the fastest measured)
+        and ``"cutting_plane"`` for p = 1 (where Newton's step on :math:`\log\theta` is
+        undefined; its LP master is SILP's, the exact l1 solution).
     tol : float, default=1e-5
         The paper's MKL epsilon: stop when :math:`\Delta_{rel}=(\|S\|_{p^*}-\theta^\top S)/J`
         is at most ``tol`` (the cutting plane at p = 1: :math:`\min(\Delta_{rel},
@@ -511,7 +514,7 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
         ``mkl_every`` SMO iterations between updates, default ``max(10, n // 20)``; the
         default mode is the faster one measured, see Notes and :func:`default_engine`),
         ``svm_backend`` (``"libsvm"``, the wrapper default, or ``"smo"``,
-        :class:`mklcore.svm.CachedSMO`, required by ``"interleaved"``), ``polish_tol``
+        :class:`mklcore.smo.StackSMO`, required by ``"interleaved"``), ``polish_tol``
         (re-solve the final SVM at this tolerance), ``svm_max_iter`` (cap on the iterations
         of one SVM solve, default ``max(10**6, 100 n)``; reaching it ends the run with
         status 2, see :func:`mklcore.wrapper.run_wrapper`).
@@ -547,7 +550,7 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
 
     Default engine (measured, :func:`default_engine`): ``"newton"`` and ``"analytic"`` (and
     ``"cutting_plane"`` at p = 1) run interleaved, ``max(10, n // 20)`` iterations of the
-    warm-started :class:`~mklcore.svm.CachedSMO` between weight steps, which needs about as
+    warm-started :class:`~mklcore.smo.StackSMO` between weight steps, which needs about as
     many SMO iterations in total as one SVM solve; ``mode="wrapper"`` (one LIBSVM solve to
     ``svm_tol`` per step) remains an option. Both stop at the same certified gap ``tol``; the
     weights agree to about 1e-3 and the objectives to about 1e-5 (relative). CPU seconds, one
@@ -575,7 +578,7 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
     the final SVM +5% time; the rows of :math:`K_\theta` and the cache updates from one read
     +3%; ``mkl_every`` 50, 200, 400, 800: 3.7x, 4.7x, 7.1x, 9.0x (100: 3.6x);
     ``newton_steps=3`` and ``solver="analytic"`` need the same number of SMO iterations.
-    Kept: :class:`~mklcore.svm.CachedSMO` recomputes the caches in one pass over the stack
+    Kept: :class:`~mklcore.smo.StackSMO` recomputes the caches in one pass over the stack
     when most of :math:`\alpha` changed (the final SVM): 3.6x -> 3.4x at n = 2000, 4.5x ->
     4.3x at n = 1000 (``benchmarks/bench_peers.py``, min of 3). The target of 1.5x
     (0.31 s) is not reached: with the optimal weights known in advance, forming
@@ -604,6 +607,8 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="newton", tol=1e-5, max_iter=1000,
     """
     validate_params("lpmkl_solve", _LPMKL_CONSTRAINTS, locals())
     p = float(p)
+    if solver == "auto":
+        solver = "cutting_plane" if p == 1.0 else "newton"
     if solver == "newton" and p == 1.0:
         raise ValueError(
             "solver='newton' requires p > 1: the Newton step on log(theta) of Kloft et al. "
@@ -642,8 +647,9 @@ class LpMKLClassifier(BaseMKLClassifier):
     p : float, default=2.0
         Norm of the weight constraint in (5), ``1 <= p <= inf``.
     {C}
-    solver : {"newton", "cutting_plane", "analytic"}, default="newton"
-        Weight update (see :func:`lpmkl_solve`); ``"newton"`` needs p > 1.
+    solver : {"auto", "newton", "cutting_plane", "analytic"}, default="auto"
+        Weight update (see :func:`lpmkl_solve`; ``"auto"``: Newton for p > 1, the cutting
+        plane for p = 1); ``"newton"`` needs p > 1.
     {normalize}
     tol : float, default=1e-5
         Relative duality gap :math:`\Delta_{rel}` at which every solver stops (the cutting
@@ -694,6 +700,6 @@ class LpMKLClassifier(BaseMKLClassifier):
                               "p": _LPMKL_CONSTRAINTS["p"], "solver": _LPMKL_CONSTRAINTS["solver"]}
     _solver = staticmethod(lpmkl_solve)
 
-    def __init__(self, *, kernels=None, p=2.0, C=1.0, solver="newton", normalize=None, tol=1e-5,
+    def __init__(self, *, kernels=None, p=2.0, C=1.0, solver="auto", normalize=None, tol=1e-5,
                  max_iter=1000, svm_tol=1e-3, verbose=0, svm_max_iter=None, check_input=True):
         self._store_params(locals())

@@ -1450,7 +1450,7 @@ def qmkl_solve(K, y, Q, *, C=1.0, tol=1e-4, max_iter=200, beta_step="auto", svm_
         "C": C, "tol": tol, "max_iter": max_iter, "svm_tol": svm_tol, "beta_step": beta_step,
         "verbose": verbose})
     if check_input:
-        K = check_kernel_stack(K, y)
+        K = check_kernel_stack(K, y, thorough=False)
         y, _ = check_binary_labels(y, "qmkl_solve")
     else:
         K = np.asarray(K)

@@ -363,7 +363,7 @@ _SIMPLEMKL_CONSTRAINTS = {
 @fill_doc
 def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callback=None,
                     verbose=0, check_input=True, gs_tol=0.1, step_cap=0.1,
-                    numerical_precision=1e-8, svm_backend="libsvm", svm_max_iter=None,
+                    numerical_precision=1e-8, svm_backend="smo", svm_max_iter=None,
                     line_search="derivative"):
     r"""Solve l1-norm MKL with SimpleMKL's reduced-gradient descent (Rakotomamonjy et al. 2008).
 
@@ -403,9 +403,9 @@ def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callb
         Cap on the first trial step (present in the reference code).
     numerical_precision : float, default=1e-8
         Weights below this are set to 0 (``option.numericalprecision``).
-    svm_backend : str, default="libsvm"
+    svm_backend : str, default="smo"
         ``"libsvm"`` (scikit-learn's SVC on the combined kernel, no warm start), ``"smo"``
-        (the warm-started :class:`~mklcore.svm.CachedSMO`; in the line search on the
+        (the warm-started :class:`~mklcore.smo.StackSMO`; in the line search on the
         two-kernel stack :math:`(K_d, K_D)`, each evaluation starting from the alpha and
         caches of a previous point) or another backend of
         :func:`mklcore.svm.available_backends`.

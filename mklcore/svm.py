@@ -4,16 +4,12 @@ Wrapper-type MKL methods alternate an SVM on :math:`K_\theta = \sum_m \theta_m K
 weight update that needs the per-kernel terms
 :math:`q_m(\alpha) = (\alpha\circ y)^\top K_m (\alpha\circ y)` (so that
 :math:`\|w_m\|^2=\theta_m^2q_m`; Kloft et al. 2009, Sec. 2). :func:`svm_solve` trains the SVM
-and returns those terms in one call, so that MKL modules never touch the SVM backend. The
-engines: the backends of :func:`svm_solve` (``"libsvm"``, scikit-learn's
-``SVC(kernel="precomputed")``; :data:`LEAN_BACKEND`, the same LIBSVM without scikit-learn's
-per-call checks; any solver added with :func:`register_backend`, which receives the previous
-solution ``alpha0`` as a warm start), :class:`CachedSMO` (a warm-startable SMO with per-kernel
-gradient caches, the engine of the interleaved MKL scheme) and :func:`libsvm_intercept`
-(LIBSVM's bias rule). Importing the module registers nothing and loads no SVM library.
+and returns those terms in one call, so that MKL modules never touch the SVM backend. Its
+backends: ``"smo"`` (default; the compiled engine of :mod:`mklcore.smo`, which every SVM-based
+solver of mklcore uses, warm-startable), ``"libsvm"`` (scikit-learn's public
+``SVC(kernel="precomputed")``, the independent reference) and any solver added with
+:func:`register_backend`. Importing the module registers nothing and compiles nothing.
 """
-
-import warnings
 
 import numpy as np
 
@@ -21,8 +17,7 @@ from ._result import MKLResult
 from ._validation import Interval, check_binary_labels, check_dense, validate_params
 
 __all__ = ["svm_solve", "combine_kernels", "kernel_quadratic_terms", "register_backend",
-           "available_backends", "libsvm_intercept", "CachedSMO", "BUILTIN_BACKENDS",
-           "LEAN_BACKEND", "libsvm_lean", "lean_backend_available", "default_backend",
+           "available_backends", "libsvm_intercept", "BUILTIN_BACKENDS", "default_backend",
            "svm_dual_objective", "svm_primal_objective", "relative_gap"]
 
 #: backends added by :func:`register_backend` (name -> solver); the built-in ones are in
@@ -67,36 +62,12 @@ def available_backends():
     return sorted(set(BUILTIN_BACKENDS) | set(_BACKENDS))
 
 
-def _libsvm(K, y, C, tol, alpha0, max_iter, cache_size=500):
-    """LIBSVM as ``SVC(kernel="precomputed").fit`` runs it (no warm start: ``alpha0`` is
-    ignored).
-
-    When the lean binding works and the inputs are ones ``SVC.fit`` accepts (a finite square
-    float64 ``K``, both classes in ``y``, an integer ``max_iter >= -1``, the default cache),
-    LIBSVM is called directly with the arguments ``SVC.fit`` passes, so the same solution, the
-    same ``ConvergenceWarning`` and the same error on a non-finite solution, without
-    scikit-learn's per-call input validation (which costs more than LIBSVM on small
-    problems). Anything else goes through ``SVC.fit`` itself, with its checks and errors.
-    """
-    if (cache_size == 500 and isinstance(max_iter, (int, np.integer))
-            and not isinstance(max_iter, bool) and max_iter >= -1 and K.ndim == 2
-            and K.shape == (y.shape[0], y.shape[0]) and K.dtype == np.float64
-            and K.flags.c_contiguous and np.any(y > 0) and np.any(y <= 0)
-            and np.isfinite(K).all() and lean_backend_available()):
-        alpha, intercept, n_iter, status, finite = _libsvm_lean_call(K, y, C, tol, max_iter)
-        if status == 1:
-            from sklearn.exceptions import ConvergenceWarning
-
-            warnings.warn(f"Solver terminated early (max_iter={max_iter}).  Consider "
-                          f"pre-processing your data with StandardScaler or MinMaxScaler.",
-                          ConvergenceWarning, stacklevel=2)
-        if not finite:
-            raise ValueError("The dual coefficients or intercepts are not finite. The input "
-                             "data may contain large values and need to be preprocessed.")
-        return alpha, intercept, n_iter
+def _libsvm(K, y, C, tol, alpha0, max_iter):
+    """LIBSVM through scikit-learn's public ``SVC(kernel="precomputed")`` (no warm start:
+    ``alpha0`` is ignored); the independent reference the engine is tested against."""
     from sklearn.svm import SVC
 
-    svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=max_iter, cache_size=cache_size)
+    svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=max_iter)
     svc.fit(K, y)
     alpha = np.zeros(y.shape[0])
     # sklearn: decision_function = dual_coef_ @ K[support_] + intercept_, dual_coef_ = alpha*y
@@ -107,113 +78,36 @@ def _libsvm(K, y, C, tol, alpha0, max_iter, cache_size=500):
     return alpha, float(svc.intercept_[0]), n_iter
 
 
-#: name of the lean LIBSVM backend (LIBSVM without scikit-learn's per-call input checks)
-LEAN_BACKEND = "libsvm_lean"
+def _smo(K, y, C, tol, alpha0, max_iter):
+    """The compiled engine (:func:`mklcore.smo.smo_solve`) on one kernel, warm-started from
+    ``alpha0`` when it is feasible."""
+    from .smo import KernelRows, smo_solve
 
-#: whether scikit-learn's private LIBSVM binding works as expected (``None``: not checked yet)
-_LEAN_STATUS = {"available": None}
-
-
-def _libsvm_lean_call(K, y, C, tol, max_iter):
-    """One call of scikit-learn's LIBSVM binding with the arguments ``SVC.fit`` passes.
-
-    Returns ``(alpha, intercept, n_iter, fit_status, finite)``: ``fit_status`` 1 when LIBSVM
-    stopped at ``max_iter``, ``finite`` whether its coefficients and bias are finite.
-    """
-    from sklearn.svm import _libsvm
-
-    _libsvm.set_verbosity_wrap(0)  # as SVC(verbose=False) does before every fit
-    y01 = np.ascontiguousarray(y > 0, dtype=np.float64)  # SVC's encoding: classes_ = (-1, +1)
-    out = _libsvm.fit(
-        K, y01, svm_type=0, sample_weight=np.empty(0), class_weight=np.ones(2),
-        kernel="precomputed", C=C, nu=0.5, probability=0, degree=3, shrinking=1, tol=tol,
-        cache_size=500, coef0=0.0, gamma=0.0, epsilon=0.1, max_iter=max_iter, random_seed=0)
-    support, sv_coef, intercept, status, n_iter = out[0], out[3], out[4], out[7], out[-1]
-    finite = bool(np.isfinite(intercept).all() and np.isfinite(sv_coef).all())
-    alpha = np.zeros(y.shape[0])
-    alpha[support] = np.abs(sv_coef[0])  # SVC: dual_coef_ = -sv_coef = alpha * y
-    np.clip(alpha, 0.0, C, out=alpha)
-    return alpha, float(-intercept[0]), int(np.sum(n_iter)), int(status), finite
-
-
-def _libsvm_lean_fit(K, y, C, tol, max_iter):
-    """One call of scikit-learn's LIBSVM binding: ``(alpha, intercept, n_iter)``."""
-    return _libsvm_lean_call(K, y, C, tol, max_iter)[:3]
-
-
-def lean_backend_available():
-    """Whether the lean LIBSVM backend works with the installed scikit-learn.
-
-    The first call fits one 2 x 2 SVM through scikit-learn's private LIBSVM binding and
-    checks its solution; the answer is cached, so importing :mod:`mklcore.svm` fits nothing.
-
-    Returns
-    -------
-    available : bool
-    """
-    if _LEAN_STATUS["available"] is None:
-        try:
-            K = np.array([[1.0, 0.0], [0.0, 1.0]])
-            alpha, _, _ = _libsvm_lean_fit(K, np.array([-1.0, 1.0]), 1.0, 1e-3, -1)
-            _LEAN_STATUS["available"] = bool(np.allclose(alpha, 1.0))
-        except Exception:  # pragma: no cover - a future scikit-learn changed its binding
-            _LEAN_STATUS["available"] = False
-    return _LEAN_STATUS["available"]
-
-
-def libsvm_lean(K, y, C, tol, alpha0, max_iter):
-    """LIBSVM on a precomputed kernel, called as ``SVC(kernel="precomputed").fit`` calls it.
-
-    For solvers that train hundreds of small SVMs per fit (localized MKL), where the input
-    validation of ``SVC.fit`` costs more than LIBSVM itself: the same solution as
-    ``backend="libsvm"``, but the inputs must already be valid (as :func:`svm_solve` passes
-    them). The built-in backend :data:`LEAN_BACKEND`.
-
-    Parameters
-    ----------
-    K : ndarray of shape (n, n)
-        Combined kernel, C-contiguous float64.
-    y : ndarray of shape (n,)
-        Labels in {-1, +1}.
-    C, tol : float
-        Box constraint and KKT tolerance.
-    alpha0 : ndarray of shape (n,) or None
-        Ignored (LIBSVM cannot warm-start).
-    max_iter : int
-        Cap on LIBSVM's iterations (-1: none).
-
-    Returns
-    -------
-    alpha, intercept, n_iter
-        Unsigned dual variables, bias ``b`` of ``f = K (alpha * y) + b`` and LIBSVM's
-        iteration count (see :func:`register_backend`).
-
-    Raises
-    ------
-    RuntimeError
-        If the installed scikit-learn's binding does not behave as expected
-        (:func:`lean_backend_available` is False); use ``backend="libsvm"``.
-    """
-    if not lean_backend_available():  # pragma: no cover - depends on scikit-learn internals
-        raise RuntimeError(f"The {LEAN_BACKEND!r} SVM backend does not work with this "
-                           f"scikit-learn version; use backend='libsvm'.")
-    return _libsvm_lean_fit(K, y, C, tol, max_iter)
+    if alpha0 is not None:
+        alpha0 = np.clip(np.asarray(alpha0, dtype=float), 0.0, C)
+        if alpha0.shape != y.shape or abs(float(y @ alpha0)) > 1e-10 * max(C, 1.0) * y.size:
+            alpha0 = None  # not feasible: cold start
+    sol, _ = smo_solve(KernelRows(K), y, C, alpha0=alpha0, tol=tol,
+                       max_iter=10 ** 9 if max_iter is None or max_iter < 0 else max_iter)
+    return sol.alpha, sol.intercept, sol.n_iter
 
 
 def default_backend():
-    """Fastest working LIBSVM backend: :data:`LEAN_BACKEND` if available, else ``"libsvm"``.
+    """The default SVM backend of mklcore: ``"smo"``, the compiled engine.
 
     Returns
     -------
     name : str
         A name of :func:`available_backends`.
     """
-    return LEAN_BACKEND if lean_backend_available() else "libsvm"
+    return "smo"
 
 
 #: the built-in backends of :func:`svm_solve` (name -> solver with the signature of
-#: :func:`register_backend`); a constant, so importing the module registers nothing
-BUILTIN_BACKENDS = {"libsvm": _libsvm, LEAN_BACKEND: libsvm_lean}
+#: :func:`register_backend`): ``"smo"`` (mklcore's compiled engine, warm-startable) and
+#: ``"libsvm"`` (scikit-learn's SVC, the reference); a constant, so importing the module
+#: registers nothing
+BUILTIN_BACKENDS = {"smo": _smo, "libsvm": _libsvm}
 
 
 def libsvm_intercept(alpha, y, grad, C):
@@ -258,197 +152,6 @@ def libsvm_intercept(alpha, y, grad, C):
         # one-sided interval (possible only if y'alpha != 0, e.g. after rounding alpha): its end
         rho = 0.5 * (ub + lb) if np.isfinite(ub + lb) else (lb if np.isinf(ub) else ub)
     return -rho
-
-
-class CachedSMO:
-    r"""Warm-startable SMO on :math:`K_\theta=\sum_m\theta_mK_m` with per-kernel gradient caches.
-
-    Solves the SVM dual :math:`\min_\alpha\frac12\alpha^\top Q_\theta\alpha-\mathbf1^\top\alpha`,
-    :math:`y^\top\alpha=0`, :math:`0\le\alpha\le C`, by SMO with LIBSVM's second-order
-    working-set selection (WSS2 of Fan, Chen & Lin 2005) and stopping rule (maximal violating
-    pair :math:`\max_{I_{up}}-y_i\nabla_i-\min_{I_{low}}-y_i\nabla_i\le` ``tol``). It never
-    forms :math:`K_\theta`: its rows are computed when SMO touches an index (and cached), and
-    the caches :math:`H_m=K_m(\alpha\circ y)` (what SHOGUN keeps for the interleaved MKL of
-    Sonnenburg et al. 2006) are updated with the rows of the changed indices only, so a new
-    :math:`\theta` costs :math:`O(nM)` (:math:`\nabla=y\circ\sum_m\theta_mH_m-\mathbf1`) and
-    :math:`q_m=(\alpha\circ y)^\top H_m` comes for free. The bias is
-    :func:`libsvm_intercept`. Pure NumPy: it pays off for large stacks and good warm starts.
-    When more than :attr:`recompute_fraction` of the points changed in one solve (a long
-    solve), the caches are recomputed as :math:`H_m=K_m(\alpha\circ y)` in one BLAS pass
-    over a float64 C-contiguous stack instead of being updated row by row.
-
-    Parameters
-    ----------
-    K : ndarray of shape (n_kernels, n, n)
-        Unweighted Gram matrices.
-    y : ndarray of shape (n,)
-        Labels in {-1, +1}.
-    C : float
-        Box constraint.
-    """
-
-    #: memory for cached rows of K_theta (n * 8 bytes each), at most 4096 rows
-    cache_bytes = 2 ** 28
-    #: above this fraction of changed indices, the caches ``H`` are recomputed in one pass
-    #: over the stack instead of updated row by row (measured break-even: ~0.4)
-    recompute_fraction = 0.4
-
-    def __init__(self, K, y, C):
-        self.K, self.y, self.C = K, np.asarray(y, dtype=float), float(C)
-        idx = np.arange(K.shape[1])
-        # the stack as one (M n, n) matrix for H = K (alpha o y) in one BLAS pass (float64,
-        # C-contiguous stacks only: no copy)
-        self._flat = (K.reshape(-1, K.shape[2]) if K.dtype == np.float64
-                      and K.flags.c_contiguous else None)
-        self.diag = np.ascontiguousarray(K[:, idx, idx], dtype=np.float64)  # (M, n)
-
-    def solve(self, theta, alpha, H, tol, max_iter=None):
-        r"""SMO from ``alpha`` (with caches ``H``, updated in place) at weights ``theta``.
-
-        Parameters
-        ----------
-        theta : ndarray of shape (n_kernels,)
-            Kernel weights.
-        alpha : ndarray of shape (n,)
-            Feasible starting point (warm start; zeros for a cold start).
-        H : ndarray of shape (n_kernels, n)
-            Caches :math:`H_m=K_m(\alpha\circ y)` at ``alpha``; updated in place.
-        tol : float
-            Stopping tolerance on the maximal violating pair.
-        max_iter : int, default=None
-            Cap on the SMO iterations; ``max(100000, 100 n)`` by default.
-
-        Returns
-        -------
-        alpha : ndarray of shape (n,)
-        H : ndarray of shape (n_kernels, n)
-            The updated caches.
-        intercept : float
-            Bias by :func:`libsvm_intercept`.
-        n_iter : int
-            SMO iterations done.
-        converged : bool
-            Whether the stopping rule was met within ``max_iter``.
-        """
-        K, y, C = self.K, self.y, self.C
-        n = y.size
-        theta = np.asarray(theta, dtype=float)
-        alpha = np.array(alpha, dtype=float, copy=True)
-        active = np.flatnonzero(theta)
-        all_active = active.size == theta.size
-        theta_act = theta[active]
-        Kd = theta @ self.diag
-        G = y * (theta @ H) - 1.0  # gradient of 1/2 a'Q a - 1'a
-        rows = {}
-        max_rows = max(64, min(4096, self.cache_bytes // (8 * n)))
-
-        def row(i):
-            r = rows.get(i)
-            if r is None:
-                if len(rows) >= max_rows:
-                    rows.clear()
-                r = theta @ K[:, i, :] if all_active else theta_act @ K[active, i, :]
-                r = rows[i] = np.asarray(r, dtype=np.float64)
-            return r
-
-        dc = np.zeros(n)  # change of alpha * y, for the caches
-        ypos = y > 0
-        # yG = -y * G (the "-y_t grad_t" of LIBSVM) is kept up to date instead of G, and the
-        # index sets enter as penalties (0 inside, -inf/+inf outside), updated at i, j only
-        yG = -y * G
-        pen_up = np.where(np.where(ypos, alpha < C, alpha > 0), 0.0, -np.inf)
-        pen_low = np.where(np.where(ypos, alpha > 0, alpha < C), 0.0, np.inf)
-        tmp, a = np.empty(n), np.empty(n)
-        if max_iter is None:
-            max_iter = max(100_000, 100 * n)
-        n_iter, converged = 0, False
-        while n_iter < max_iter:
-            # WSS2: i maximises -y_t G_t over I_up, j minimises -b^2/a over I_low
-            np.add(yG, pen_up, out=tmp)
-            i = int(np.argmax(tmp))
-            g_max = tmp[i]
-            np.add(yG, pen_low, out=tmp)
-            if g_max - tmp.min() < tol:
-                converged = True
-                break
-            Ki = row(i)
-            np.subtract(g_max, tmp, out=tmp)  # b_t = g_max + y_t G_t (-inf outside I_low)
-            np.maximum(tmp, 0.0, out=tmp)
-            np.multiply(Ki, -2.0, out=a)  # a_t = K_ii + K_tt - 2 K_it
-            a += Kd
-            a += Kd[i]
-            np.maximum(a, 1e-12, out=a)
-            np.square(tmp, out=tmp)
-            np.divide(tmp, a, out=tmp)
-            j = int(np.argmax(tmp))  # = argmin of -b^2/a
-            if not tmp[j] > 0:  # pragma: no cover - cannot happen above tol
-                converged = True
-                break
-            Kj = row(j)
-            quad = max(Kd[i] + Kd[j] - 2.0 * Ki[j], 1e-12)
-            ai, aj = alpha[i], alpha[j]
-            Gi, Gj = -y[i] * yG[i], -y[j] * yG[j]
-            if y[i] != y[j]:  # LIBSVM's two-variable update, verbatim
-                delta = (-Gi - Gj) / quad
-                diff = ai - aj
-                ni, nj = ai + delta, aj + delta
-                if diff > 0:
-                    if nj < 0:
-                        nj, ni = 0.0, diff
-                elif ni < 0:
-                    ni, nj = 0.0, -diff
-                if diff > 0:
-                    if ni > C:
-                        ni, nj = C, C - diff
-                elif nj > C:
-                    nj, ni = C, C + diff
-            else:
-                delta = (Gi - Gj) / quad
-                total = ai + aj
-                ni, nj = ai - delta, aj + delta
-                if total > C:
-                    if ni > C:
-                        ni, nj = C, total - C
-                elif nj < 0:
-                    nj, ni = 0.0, total
-                if total > C:
-                    if nj > C:
-                        nj, ni = C, total - C
-                elif ni < 0:
-                    ni, nj = 0.0, total
-            dci, dcj = y[i] * (ni - ai), y[j] * (nj - aj)
-            alpha[i], alpha[j] = ni, nj
-            # yG_t -= y_t * y_t * (K_ti dc_i + K_tj dc_j)
-            np.multiply(Ki, dci, out=tmp)
-            yG -= tmp
-            np.multiply(Kj, dcj, out=tmp)
-            yG -= tmp
-            for t, at in ((i, ni), (j, nj)):
-                if ypos[t]:
-                    pen_up[t] = 0.0 if at < C else -np.inf
-                    pen_low[t] = 0.0 if at > 0 else np.inf
-                else:
-                    pen_up[t] = 0.0 if at > 0 else -np.inf
-                    pen_low[t] = 0.0 if at < C else np.inf
-            dc[i] += dci
-            dc[j] += dcj
-            n_iter += 1
-        G = -y * yG
-        # caches: H_m += K_m[:, changed] dc[changed] (rows, by symmetry), kernel by kernel and
-        # in chunks of rows (one gather of 64 rows and one BLAS product each: ~3x faster than
-        # a tensordot over the (M, 64, n) gather)
-        changed = np.flatnonzero(dc)
-        if changed.size > self.recompute_fraction * n and self._flat is not None:
-            # most of alpha changed (a long solve): one streaming pass H = K (alpha o y)
-            # costs less than gathering the changed rows (and is exact)
-            np.dot(self._flat, alpha * y, out=H.reshape(-1))
-            changed = changed[:0]
-        for start in range(0, changed.size, 64):
-            ids = changed[start:start + 64]
-            dc_ids = dc[ids]
-            for m in range(K.shape[0]):
-                H[m] += dc_ids @ K[m, ids, :]
-        return alpha, H, libsvm_intercept(alpha, y, G, C), n_iter, converged
 
 
 #: :func:`combine_kernels` adds the kernels up over blocks of this many entries (cache-sized)
@@ -563,7 +266,7 @@ _SVM_CONSTRAINTS = {
 }
 
 
-def svm_solve(K, y, *, weights=None, C=1.0, tol=1e-3, alpha0=None, backend="libsvm",
+def svm_solve(K, y, *, weights=None, C=1.0, tol=1e-3, alpha0=None, backend="smo",
               max_iter=-1, K_combined=None):
     r"""Train a C-SVM on a (combined) precomputed kernel.
 
@@ -589,9 +292,11 @@ def svm_solve(K, y, *, weights=None, C=1.0, tol=1e-3, alpha0=None, backend="libs
     tol : float, default=1e-3
         KKT tolerance of the backend (LIBSVM's maximal-violating-pair gap).
     alpha0 : ndarray of shape (n,), default=None
-        Warm start, used by backends that support it (``libsvm`` ignores it).
-    backend : str, default="libsvm"
-        One of :func:`available_backends`.
+        Warm start, used by backends that support it (``"smo"`` does; ``"libsvm"`` ignores
+        it).
+    backend : str, default="smo"
+        One of :func:`available_backends`: ``"smo"``, the compiled engine of
+        :mod:`mklcore.smo`, or ``"libsvm"``, scikit-learn's ``SVC(kernel="precomputed")``.
     max_iter : int, default=-1
         Cap on the backend's iterations (-1: none).
     K_combined : ndarray of shape (n, n), default=None

@@ -18,9 +18,11 @@ the SVM at trial weights through the oracle it is handed (SimpleMKL's line searc
 SVM "polish" makes the returned :math:`(\alpha, b, \theta)` belong together, and the
 tolerance-free certificate :math:`P_{hinge}-D_p(\alpha)\ge0` is computed.
 
-SVM engines: ``svm_backend="libsvm"`` (default; :func:`mklcore.svm.svm_solve` on the combined
-kernel, no warm start) or ``"smo"`` (:class:`mklcore.svm.CachedSMO`, warm-started, with
-per-kernel gradient caches :math:`H_m=K_m(\alpha\circ y)`, never forming :math:`K_\theta`).
+SVM engines: ``svm_backend="smo"`` (default; the compiled engine as
+:class:`mklcore.smo.StackSMO`, warm-started, with per-kernel gradient caches
+:math:`H_m=K_m(\alpha\circ y)`, never forming :math:`K_\theta`) or another backend of
+:func:`mklcore.svm.svm_solve` on the combined kernel (``"libsvm"``: scikit-learn's SVC, cold
+starts; the reference).
 Modes: ``"wrapper"`` (default; the SVM is solved to ``svm_tol`` before every weight step) or
 ``"interleaved"`` (``"smo"`` only; the chunking scheme of Sonnenburg et al. 2006, Algorithm 2:
 a weight step after every ``mkl_every`` SMO iterations).
@@ -59,13 +61,15 @@ import warnings
 import numpy as np
 
 from ._result import Monitor
-from .svm import CachedSMO, combine_kernels, kernel_quadratic_terms, svm_solve
+from ._validation import check_finite
+from .smo import StackSMO
+from .svm import combine_kernels, kernel_quadratic_terms, svm_solve
 
 __all__ = ["THETA_FLOOR", "SVM_GAP_LIMIT", "default_svm_max_iter", "SVMIterationLimit",
            "conjugate_exponent", "dual_norm", "log_sum_exp", "pnorm", "normalize_pnorm",
            "uniform_weights", "WrapperState", "SVMOracle", "LinePoint", "LineOracle",
            "WeightStep", "SIPWeightStep",
-           "FixedWeights", "NumericalFailure", "Cuts", "highs_lp", "lean_lp_available",
+           "FixedWeights", "NumericalFailure", "Cuts", "highs_lp",
            "lp_master", "run_wrapper"]
 
 #: floor applied to weights before logarithms in multiplicative updates (a weight that
@@ -349,15 +353,15 @@ class SVMOracle:
     p : float or callable
         Norm of the MKL problem, used for :math:`\|S\|_{p^*}`; or a callable ``S -> dual
         norm`` for weight sets that are not a p-norm ball (Q-MKL's support function).
-    backend : str, default="libsvm"
-        ``"smo"`` (the warm-started :class:`~mklcore.svm.CachedSMO`) or a backend of
+    backend : str, default="smo"
+        ``"smo"`` (the warm-started :class:`~mklcore.smo.StackSMO`) or a backend of
         :func:`mklcore.svm.svm_solve`.
     svm_max_iter : int, default=None
         Cap on the iterations of one SVM solve; :func:`default_svm_max_iter` of ``n``. A solve
         that reaches it raises :class:`SVMIterationLimit`.
     """
 
-    def __init__(self, K, y, *, C, svm_tol, p, backend="libsvm", svm_max_iter=None):
+    def __init__(self, K, y, *, C, svm_tol, p, backend="smo", svm_max_iter=None):
         self.K, self.y, self.C, self.svm_tol, self.p = K, y, float(C), float(svm_tol), p
         self.backend = backend
         self.svm_max_iter = int(default_svm_max_iter(K.shape[1]) if svm_max_iter is None
@@ -395,9 +399,16 @@ class SVMOracle:
         self.svm_time += time.perf_counter() - t0
         self.n_calls += 1
         self.last = state
+        if not (np.isfinite(state.J) and np.isfinite(state.S).all()):
+            self.input_check()  # a non-finite kernel entry was read: name it
         if capped:
             raise self.limit_error(state)
         return state
+
+    def input_check(self):
+        """The input checks the sampled ones deferred: raise ``ValueError`` if the stack holds
+        NaN or infinity (see :func:`mklcore._validation.check_kernel_stack`)."""
+        check_finite(self.K, "K")
 
     def solve_combined(self, K, weights, K_combined, tol, alpha0=None):
         """One capped :func:`~mklcore.svm.svm_solve` call of the LIBSVM-type backend.
@@ -452,14 +463,15 @@ class SVMOracle:
     def _solve_smo(self, theta, start, tol, max_iter):
         n_kernels, n = self.K.shape[0], self.K.shape[1]
         if self._smo is None:
-            self._smo = CachedSMO(self.K, self.y, self.C)
+            self._smo = StackSMO(self.K, self.y, self.C)
         if start is None or start.H is None:
             alpha0, H = np.zeros(n), np.zeros((n_kernels, n))
         else:
             alpha0, H = start.alpha, start.H.copy()
         capped_run = max_iter is None  # a partial solve (interleaved chunk) is no failure
         alpha, H, b, n_iter, converged = self._smo.solve(
-            theta, alpha0, H, tol, self.svm_max_iter if capped_run else max_iter)
+            theta, alpha0, H, tol, self.svm_max_iter if capped_run else max_iter,
+            full=capped_run)
         self.n_smo_iter += n_iter
         coef = alpha * self.y
         q = np.maximum(H @ coef, 0.0)
@@ -562,7 +574,7 @@ class LineOracle:
     (:meth:`state`). Each evaluation solves the SVM with the oracle's engine, its tolerance
     and its iteration cap (a solve that reaches it raises :class:`SVMIterationLimit`):
     LIBSVM on :math:`K_\theta+tK_D`, or for ``"smo"`` the warm-started
-    :class:`~mklcore.svm.CachedSMO` on the two-kernel stack :math:`(K_\theta, K_D)` at weights
+    :class:`~mklcore.smo.StackSMO` on the two-kernel stack :math:`(K_\theta, K_D)` at weights
     :math:`(1, t)`, started from a previous point's alpha and gradient caches. Every point
     also carries the slope :math:`J'(t)` (:attr:`LinePoint.slope`), at :math:`O(n)` extra cost
     with ``"smo"`` (the cache :math:`K_Dc`) and :math:`O(n\,n_{SV})` with LIBSVM. Calls, SVM
@@ -808,7 +820,7 @@ class LineOracle:
         t : float
         start : LinePoint or WrapperState, default=None
         warm : bool, default=False
-            Solve with the warm-started :class:`~mklcore.svm.CachedSMO` whatever the oracle's
+            Solve with the warm-started :class:`~mklcore.smo.StackSMO` whatever the oracle's
             engine: when the SVM's dual solution is not unique, the solution reached from
             ``start`` is the one nearest it.
 
@@ -823,7 +835,7 @@ class LineOracle:
         if o.backend == "smo" or warm:
             w = np.array([1.0, float(t)])
             if self._smo is None:
-                self._smo = CachedSMO(np.stack(self.stack), y, o.C)
+                self._smo = StackSMO(np.stack(self.stack), y, o.C)
             if start is None:
                 alpha0, H = np.zeros(n), np.zeros((2, n))
             elif (isinstance(start, LinePoint) and start.anchor == self.anchor
@@ -1111,63 +1123,6 @@ class Cuts:
             self.n_pruned += 1
 
 
-#: whether scipy's HiGHS binding can be called as ``linprog(method="highs")`` calls it
-#: (``None``: not checked yet; see :func:`lean_lp_available`)
-_LEAN_LP = {"available": None}
-
-
-def _highs_lean(c, A_ub, b_ub, A_eq, b_eq, lb, ub):
-    """The LP of :func:`highs_lp` handed to scipy's HiGHS binding as ``linprog`` hands it
-    (its ``_highs_wrapper``: same model, same options), without ``linprog``'s input checks,
-    option validation and bound-multiplier loop; ``None`` unless HiGHS reports an optimum
-    that passes ``linprog``'s own acceptance test."""
-    from scipy.optimize._highspy import _core as highs_core
-    from scipy.sparse import csc_array
-
-    inf = highs_core.kHighsInf
-    # as _linprog_highs: rows lhs <= A x <= rhs (-inf for the inequalities), inf -> kHighsInf
-    lhs = np.concatenate((np.full(b_ub.shape, -inf), b_eq))
-    rhs = np.concatenate((b_ub, b_eq))
-    lb, ub = lb.copy(), ub.copy()
-    for bound in (lb, ub):
-        infs = np.isinf(bound)
-        bound[infs] = np.sign(bound[infs]) * inf
-    A = csc_array(np.vstack((A_ub, A_eq)))
-    lp = highs_core.HighsLp()
-    lp.num_col_ = lp.a_matrix_.num_col_ = c.size
-    lp.num_row_ = lp.a_matrix_.num_row_ = rhs.size
-    lp.a_matrix_.format_ = highs_core.MatrixFormat.kColwise
-    lp.col_cost_, lp.col_lower_, lp.col_upper_ = c, lb, ub
-    lp.row_lower_, lp.row_upper_ = lhs, rhs
-    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = A.indptr, A.indices, A.data
-    options = highs_core.HighsOptions()
-    options.presolve = "on"
-    options.highs_debug_level = highs_core.HighsDebugLevel.kHighsDebugLevelNone
-    options.log_to_console = False
-    options.output_flag = False
-    options.simplex_strategy = highs_core.simplex_constants.SimplexStrategy.kSimplexStrategyDual
-    highs = highs_core._Highs()
-    error = highs_core.HighsStatus.kError
-    if (highs.passOptions(options) == error or highs.passModel(lp) == error
-            or highs.run() == error
-            or highs.getModelStatus() != highs_core.HighsModelStatus.kOptimal):
-        return None
-    solution = highs.getSolution()
-    x = np.array(solution.col_value)
-    fun = highs.getInfo().objective_function_value
-    slack = rhs - solution.row_value
-    n_ub = b_ub.size
-    # linprog's acceptance test of an optimal solution (_check_result at its tol = 1e-9)
-    tol = np.sqrt(1e-9) * 10
-    if (np.isnan(x).any() or np.isnan(fun) or np.isnan(slack).any()
-            or not np.all((x >= lb - tol) & (x <= ub + tol))
-            or (slack[:n_ub] < -tol).any() or (np.abs(slack[n_ub:]) > tol).any()):
-        return None
-    duals = np.array(solution.row_dual)
-    return {"x": x, "fun": fun, "ineqlin_marginals": np.array(duals[:n_ub]), "success": True,
-            "message": "Optimization terminated successfully. (HiGHS Status 7: Optimal)"}
-
-
 def _highs_linprog(c, A_ub, b_ub, A_eq, b_eq, lb, ub):
     """The LP of :func:`highs_lp` through :func:`scipy.optimize.linprog` (HiGHS)."""
     from scipy.optimize import linprog
@@ -1181,43 +1136,13 @@ def _highs_linprog(c, A_ub, b_ub, A_eq, b_eq, lb, ub):
             "ineqlin_marginals": res.ineqlin.marginals if ok else None}
 
 
-def lean_lp_available():
-    """Whether :func:`highs_lp` can hand its LPs to HiGHS without :func:`scipy.optimize.linprog`.
-
-    The first call solves a small LP both ways (scipy's private HiGHS binding driven as
-    ``linprog`` drives it, and ``linprog`` itself) and checks that the solutions agree bit
-    for bit; the answer is cached.
-
-    Returns
-    -------
-    available : bool
-    """
-    if _LEAN_LP["available"] is None:
-        try:
-            args = (np.array([0.0, 0.0, 0.0, 1.0]),
-                    np.array([[0.3, -1.2, 0.5, -1.0], [-0.7, 0.4, 0.1, -1.0]]), np.zeros(2),
-                    np.array([[1.0, 1.0, 1.0, 0.0]]), np.ones(1),
-                    np.array([0.0, 0.0, 0.0, -np.inf]), np.full(4, np.inf))
-            lean, ref = _highs_lean(*args), _highs_linprog(*args)
-            _LEAN_LP["available"] = bool(
-                lean is not None and ref["success"] and np.array_equal(lean["x"], ref["x"])
-                and lean["fun"] == ref["fun"]
-                and np.array_equal(lean["ineqlin_marginals"], ref["ineqlin_marginals"]))
-        except Exception:  # pragma: no cover - a future scipy changed its binding
-            _LEAN_LP["available"] = False
-    return _LEAN_LP["available"]
-
-
 def highs_lp(c, A_ub, b_ub, A_eq, b_eq, lb, ub):
     r"""Solve :math:`\min c^\top x` s.t. :math:`A_{ub}x\le b_{ub}`, :math:`A_{eq}x=b_{eq}`,
     :math:`lb\le x\le ub` with HiGHS, exactly as ``scipy.optimize.linprog(method="highs")``.
 
-    For the small master LPs that cutting-plane MKL solvers re-solve at every iteration,
-    where ``linprog``'s per-call overhead (input checks, option validation) costs more than
-    HiGHS itself: when :func:`lean_lp_available`, the same model with the same options goes
-    to HiGHS directly (the same solution, bit for bit); ``linprog`` itself is called for
-    non-finite data and whenever the direct call does not return an accepted optimum, so
-    failures and their messages are ``linprog``'s.
+    For the small master LPs that cutting-plane MKL solvers re-solve at every iteration
+    (:func:`scipy.optimize.linprog`, public API; its per-call cost is in
+    ``benchmarks/README.md``).
 
     Parameters
     ----------
@@ -1237,10 +1162,6 @@ def highs_lp(c, A_ub, b_ub, A_eq, b_eq, lb, ub):
         ``success`` (``linprog``'s status 0) and ``message``.
     """
     args = tuple(np.asarray(a, dtype=float) for a in (c, A_ub, b_ub, A_eq, b_eq, lb, ub))
-    if lean_lp_available() and np.isfinite(args[1]).all() and np.isfinite(args[3]).all():
-        solution = _highs_lean(*args)
-        if solution is not None:
-            return solution
     return _highs_linprog(*args)
 
 
@@ -1315,7 +1236,7 @@ def _svm_gap(state):
 
 
 def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose=0,
-                svm_backend="libsvm", polish_tol=None, extras=None, mode="wrapper",
+                svm_backend="smo", polish_tol=None, extras=None, mode="wrapper",
                 mkl_every=None, svm_max_iter=None):
     r"""Run the shared MKL wrapper loop with one method's weight step.
 
@@ -1345,7 +1266,7 @@ def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose
     verbose : int, default=0
         ``1``: a line every 10 iterations; ``>= 2``: every iteration.
     svm_backend : {"libsvm", "smo"} or str, default="libsvm"
-        ``"smo"`` (:class:`mklcore.svm.CachedSMO`) or a :func:`mklcore.svm.svm_solve` backend.
+        ``"smo"`` (:class:`mklcore.smo.StackSMO`) or a :func:`mklcore.svm.svm_solve` backend.
     polish_tol : float, default=None
         If given and smaller than ``svm_tol``, the final SVM is re-solved at this tolerance.
     extras : dict, default=None
@@ -1386,7 +1307,8 @@ def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose
     oracle = SVMOracle(K, y, C=C, svm_tol=svm_tol, p=step.dual_norm, backend=svm_backend,
                        svm_max_iter=svm_max_iter)
     monitor = Monitor(step.method, tol=tol, max_iter=max_iter, callback=callback,
-                      verbose=verbose, label=step.label, criterion_name=step.criterion_name)
+                      verbose=verbose, label=step.label, criterion_name=step.criterion_name,
+                      input_check=oracle.input_check)
 
     theta = _check_weights(step.init(n_kernels), n_kernels, f"{step.label} initialisation")
     n_steps = 0  # weight steps taken: a run may stop only after step.min_steps of them

@@ -164,7 +164,9 @@ def test_permuting_the_kernels_permutes_the_weights(name, data):
         a = _quiet(name, data, **kw)
         b = _quiet(name, data, *_args(info, data, K=data["K"][perm]), **kw)
     # the objective is certified to tol; near a flat optimum the weights only to ~sqrt(tol)
-    np.testing.assert_allclose(b.weights, a.weights[perm], atol=1e-3)
+    # (SILP interleaved stops on its SIP gap: its weights move by up to ~1.3e-3 with the
+    # order of the kernel sums)
+    np.testing.assert_allclose(b.weights, a.weights[perm], atol=3e-3)
     np.testing.assert_allclose(b.objective, a.objective, rtol=1e-5)
 
 
@@ -207,9 +209,12 @@ def test_callback_stop_iteration_gives_status_3(name, data):
 @pytest.mark.parametrize("name", LOOPED)
 def test_tol_none_runs_the_budget_without_warning(name, data):
     info = SOLVERS[name]
+    # LMKL at C = 1 on these 40 points reaches a local optimum (gradient ~1e-12, an exact
+    # stop) after 2 gating steps; at C = 10 it still descends after 3
+    extra = {"C": 10.0} if name == "lmkl" else {}
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        res = _run(name, data, tol=None, **{info.budget: 3})
+        res = _run(name, data, tol=None, **{info.budget: 3}, **extra)
     assert res.status == 1 and res.n_iter == 3
 
 

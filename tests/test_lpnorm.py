@@ -641,18 +641,21 @@ def test_default_engine_choices():
     assert default_engine("newton", 2.0, 400, mode="wrapper") == ("wrapper", fast, None)
 
 
-def test_wrapper_default_backend_gives_libsvm_bit_for_bit():
+def test_wrapper_default_engine_agrees_with_libsvm():
+    """The compiled engine (default) and LIBSVM (the reference) reach the same certified
+    solution in wrapper mode."""
     rng = np.random.default_rng(3)
     X = rng.normal(size=(60, 4))
     y = np.where(X[:, 0] + 0.5 * rng.normal(size=60) > 0, 1.0, -1.0)
     K = np.stack([X @ X.T, np.exp(-0.5 * ((X[:, None] - X[None]) ** 2).sum(-1))])
     for p in (np.inf, 2.0):
-        fast = lpmkl_solve(K, y, p=p, solver="cutting_plane" if p == 2.0 else "newton",
-                           mode="wrapper")
-        ref = lpmkl_solve(K, y, p=p, solver="cutting_plane" if p == 2.0 else "newton",
-                          mode="wrapper", svm_backend="libsvm")
-        assert np.array_equal(fast.dual_coef, ref.dual_coef)
-        assert np.array_equal(fast.weights, ref.weights) and fast.objective == ref.objective
+        solver = "cutting_plane" if p == 2.0 else "newton"
+        fast = lpmkl_solve(K, y, p=p, solver=solver, mode="wrapper", svm_tol=1e-8)
+        ref = lpmkl_solve(K, y, p=p, solver=solver, mode="wrapper", svm_backend="libsvm",
+                          svm_tol=1e-8)
+        assert fast.success and ref.success and fast.svm_backend == "smo"
+        np.testing.assert_allclose(fast.weights, ref.weights, atol=1e-4)
+        np.testing.assert_allclose(fast.objective, ref.objective, rtol=1e-6)
 
 
 def test_estimator_uses_the_fast_default():
@@ -683,12 +686,13 @@ def test_sum_kernel_svc_never_builds_the_stack(monkeypatch):
     with monkeypatch.context() as m:
         m.setattr(KernelBank, "fit_transform", no_stack)
         m.setattr(KernelBank, "transform", no_stack)
-        clf = SumKernelSVC(kernels=bank, C=2.0, normalize="trace").fit(X_tr, y_tr)
+        clf = SumKernelSVC(kernels=bank, C=2.0, normalize="trace", svm_tol=1e-9).fit(X_tr, y_tr)
         f = clf.decision_function(X_te)
     ref_bank = KernelBank(kernels=bank, normalize="trace")
     K, K_te = ref_bank.fit_transform(X_tr), ref_bank.transform(X_te)
-    svc = SVC(kernel="precomputed", C=2.0).fit(K.sum(axis=0), y_tr)
-    np.testing.assert_allclose(f, svc.decision_function(K_te.sum(axis=0)), atol=1e-6)
+    svc = SVC(kernel="precomputed", C=2.0, tol=1e-9).fit(K.sum(axis=0), y_tr)
+    # LIBSVM keeps the kernel in float32: its decision values move by ~1e-6 relative
+    np.testing.assert_allclose(f, svc.decision_function(K_te.sum(axis=0)), atol=2e-5)
     assert clf.weights_.tolist() == [1.0] * K.shape[0]
     np.testing.assert_allclose(decision(clf.result_, K_te), f, atol=1e-10)
     assert K.shape[0] == len(kernel_stack(bank, X_tr))
@@ -714,11 +718,10 @@ def test_log_sum_exp_is_scipys_logsumexp_bit_for_bit():
 def test_highs_lp_is_linprog_bit_for_bit():
     from scipy.optimize import linprog
 
-    from mklcore.wrapper import highs_lp, lean_lp_available
+    from mklcore.wrapper import highs_lp
 
-    assert lean_lp_available() in (True, False)
     rng = np.random.default_rng(1)
-    for trial in range(200):
+    for trial in range(20):
         R, M = int(rng.integers(1, 30)), int(rng.integers(2, 15))
         S = rng.random((R, M)) * rng.choice([1e-2, 1.0, 100.0])
         L = rng.random(R) * S.max() * M

@@ -583,8 +583,9 @@ def test_qsvm_equals_svm_with_transformed_kernel(digits38):
     res = qsvm_solve(X, y, Q, C=1.0, svm_tol=1e-10)
     K_Q = X @ np.linalg.solve(Q, X.T)
     svc = SVC(kernel="precomputed", C=1.0, tol=1e-10).fit(K_Q, y)
+    # LIBSVM keeps the kernel in float32 (its decision values move by ~1e-6 relative)
     np.testing.assert_allclose(X @ res.coef + res.intercept, svc.decision_function(K_Q),
-                               atol=DECISION_ATOL)
+                               atol=1e-4)
     # sparse Q (splu path) gives the same model
     res_sparse = qsvm_solve(X, y, grid_laplacian(8, 8, mu=10.0, sparse=True), C=1.0,
                             svm_tol=1e-10)
@@ -678,21 +679,19 @@ def test_qmkl_classifier():
 
 
 def test_default_svm_backend_gives_the_same_solution(tiny, digits38):
-    """The lean LIBSVM default and scikit-learn's SVC wrapper give the same numbers, bit for
-    bit, in every Q-MKL function that trains SVMs."""
+    """The compiled engine (default) and LIBSVM (the reference) give the same solutions, to
+    the SVM tolerance, in every Q-MKL function that trains SVMs."""
     K, y, Q = tiny
-    fits = [qmkl_solve(K, y, Q, C=1.0, tol=1e-6, svm_backend=b) for b in (None, "libsvm")]
-    assert fits[0].n_iter == fits[1].n_iter
-    np.testing.assert_array_equal(fits[0].weights, fits[1].weights)
-    np.testing.assert_array_equal(fits[0].dual_coef, fits[1].dual_coef)
-    assert fits[0].objective == fits[1].objective and fits[0].gap == fits[1].gap
-    np.testing.assert_array_equal(alpha_correlation(K, y, svm_backend="libsvm"),
-                                  alpha_correlation(K, y))
+    fits = [qmkl_solve(K, y, Q, C=1.0, tol=1e-6, svm_tol=1e-9, svm_backend=b)
+            for b in (None, "libsvm")]
+    np.testing.assert_allclose(fits[0].weights, fits[1].weights, atol=1e-5)
+    np.testing.assert_allclose(fits[0].objective, fits[1].objective, rtol=1e-6)
+    np.testing.assert_allclose(alpha_correlation(K, y, svm_backend="libsvm", svm_tol=1e-9),
+                               alpha_correlation(K, y, svm_tol=1e-9), atol=1e-4)
     X, y38 = digits38
     Q_grid = grid_laplacian(8, 8, mu=1.0)
-    a, b = (qsvm_solve(X, y38, Q_grid, svm_backend=s) for s in (None, "libsvm"))
-    np.testing.assert_array_equal(a.coef, b.coef)
-    assert a.intercept == b.intercept
+    a, b = (qsvm_solve(X, y38, Q_grid, svm_backend=s, svm_tol=1e-9) for s in (None, "libsvm"))
+    np.testing.assert_allclose(X @ a.coef + a.intercept, X @ b.coef + b.intercept, atol=1e-4)
 
 
 def test_chol_solve_is_scipy_cho_solve():

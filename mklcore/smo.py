@@ -1,0 +1,750 @@
+r"""One compiled SMO engine for every SVM-based solver of mklcore.
+
+The engine solves LIBSVM's dual problem (Chang & Lin 2011, eq. (1) of their Sec. 4.1)
+
+.. math::
+    \min_\alpha\ \tfrac12\alpha^\top Q\alpha + p^\top\alpha \quad\text{s.t.}\quad
+    y^\top\alpha=\Delta,\quad 0\le\alpha_t\le C_t,\qquad Q_{ts}=y_ty_sK(k_t,k_s),
+
+by sequential minimal optimisation with LIBSVM's second-order working-set selection (WSS2 of
+Fan, Chen & Lin 2005), its two-variable update, its stopping rule (maximal violating pair
+:math:`m(\alpha)-M(\alpha)\le` ``tol``) and its bias rule. Each variable :math:`t` points at
+a kernel row :math:`k_t`: the C-SVM has one variable per point (:math:`p=-\mathbf 1`), the
+epsilon-SVR two (:math:`\alpha_t` and :math:`\alpha^*_t` on the same row).
+
+Kernel rows come from a *row source*, an object with ``n`` (rows), ``diag()`` and
+``rows(index, out)`` (see :class:`RowSource`): :class:`KernelRows` (one Gram matrix),
+:class:`WeightedRows` (:math:`\sum_m\theta_mK_m` of a stack, for any weights, without forming
+it) and :class:`GatedRows` (localized MKL's
+:math:`\sum_m\eta_m(x_i)K_m(x_i,x_j)\eta_m(x_j)`). The compiled loop asks for the rows it lacks
+by returning to Python (*reverse communication*, as ARPACK does), so a new source (rows from raw
+features, from low-rank factors) needs no change here; the loop also returns every
+:data:`CHECK_EVERY` iterations so that Ctrl-C is honoured. Rows live in a cache bounded in
+megabytes; a source whose whole matrix is at hand (:meth:`RowSource.full`) is used as the cache
+itself. The loop is compiled with numba on first use (``cache=True``: once per machine).
+"""
+
+import numpy as np
+
+__all__ = ["RowSource", "KernelRows", "WeightedRows", "GatedRows", "SMOSolution", "smo_solve",
+           "StackSMO", "gated_kernel", "svm_bias", "CHECK_EVERY"]
+
+#: the compiled loop returns to Python after this many iterations (for Ctrl-C and progress)
+CHECK_EVERY = 20_000
+
+#: LIBSVM's TAU: the curvature used where a pair's curvature is not positive
+_TAU = 1e-12
+#: entries of the output kept in cache while the kernels stream (the weighted and gated sums)
+_BLOCK = 32_768
+
+# codes returned by the compiled loop
+_DONE, _NEED_ROW, _CHECK, _CAPPED, _GRADIENT = 0, 1, 2, 3, 4
+
+_COMPILED = {}
+
+
+def _jit():
+    """The compiled functions (numba is imported on the first solve, not with mklcore)."""
+    if _COMPILED:
+        return _COMPILED
+    import numba
+
+    njit = numba.njit(cache=True, nogil=True)
+
+    @njit
+    def reconstruct(y, kidx, p, alpha, yG, cache, slot_of, n_rows):
+        """yG = -y o (Q alpha + p) from rows that are all in the cache (fixed order)."""
+        coef = np.zeros(n_rows)
+        for t in range(y.shape[0]):
+            coef[kidx[t]] += y[t] * alpha[t]
+        Kc = np.zeros(n_rows)
+        for k in range(n_rows):
+            c = coef[k]
+            if c != 0.0:
+                row = cache[slot_of[k]]
+                for s in range(n_rows):
+                    Kc[s] += c * row[s]
+        for t in range(y.shape[0]):
+            yG[t] = -(Kc[kidx[t]] + y[t] * p[t])
+
+    @njit
+    def run(y, kidx, p, C, alpha, yG, up, low, Kd, cache, slot_of, active, ints, tol, max_iter,
+            shrinking):
+        r"""SMO until optimal, capped, a row or the whole gradient is needed, or the step budget
+        is spent. ``yG`` is :math:`-y\circ G`; ``up`` / ``low`` are 0 on the index sets
+        :math:`I_{up}` / :math:`I_{low}` of LIBSVM and -inf / +inf outside them (branch-free
+        selection). ``ints``: see :func:`smo_solve`."""
+        n_var = y.shape[0]
+        n_slots = cache.shape[0]
+        full = ints[9] == 1
+        steps = 0
+        while True:
+            if ints[0] >= max_iter:
+                return 3
+            if steps >= ints[4]:
+                return 2
+            n_act = ints[5]
+            if shrinking and ints[8] == 0:
+                ints[6] -= 1
+                if ints[6] <= 0:
+                    ints[6] = min(n_var, 1000)
+                    # LIBSVM's do_shrinking: m(alpha) = gm1, -M(alpha) = gm2
+                    gm1 = -np.inf
+                    lo = np.inf
+                    for a in range(n_act):
+                        t = active[a]
+                        gm1 = max(gm1, yG[t] + up[t])
+                        lo = min(lo, yG[t] + low[t])
+                    gm2 = -lo
+                    if ints[7] == 0 and gm1 + gm2 <= 10.0 * tol:
+                        ints[7] = 1  # unshrink once, near the end
+                        if n_act < n_var:
+                            if ints[10] == 0:
+                                ints[8] = 1
+                                return 4
+                            reconstruct(y, kidx, p, alpha, yG, cache, slot_of, slot_of.shape[0])
+                            for a in range(n_var):
+                                active[a] = a
+                            n_act = ints[5] = n_var
+                    a = 0
+                    while a < n_act:
+                        t = active[a]
+                        if up[t] == 0.0 and low[t] == 0.0:
+                            out = False
+                        elif up[t] == 0.0:
+                            out = -yG[t] > gm2
+                        else:
+                            out = yG[t] > gm1
+                        if out:
+                            n_act -= 1
+                            active[a] = active[n_act]
+                            active[n_act] = t
+                        else:
+                            a += 1
+                    ints[5] = n_act
+            ints[8] = 0
+            whole = full and n_act == n_var
+            # WSS2: i maximises -y_t G_t over I_up
+            g_max = -np.inf
+            i = -1
+            if whole:
+                for t in range(n_var):
+                    v = yG[t] + up[t]
+                    if v >= g_max:
+                        g_max = v
+                        i = t
+            else:
+                for a in range(n_act):
+                    t = active[a]
+                    v = yG[t] + up[t]
+                    if v >= g_max:
+                        g_max = v
+                        i = t
+            j = -1
+            g_min = np.inf
+            if i >= 0 and g_max > -np.inf:
+                ki = kidx[i]
+                si = slot_of[ki]
+                if si < 0:
+                    ints[1] = ki
+                    ints[2] = ints[3] % n_slots
+                    ints[3] += 1
+                    return 1
+                ri = cache[si]
+                kdi = Kd[ki]
+                obj_min = np.inf
+                if whole:
+                    for t in range(n_var):
+                        v = yG[t] + low[t]
+                        g_min = min(g_min, v)
+                        b = g_max - v
+                        if b > 0:
+                            quad = kdi + Kd[t] - 2.0 * ri[t]
+                            if quad <= 0:
+                                quad = _TAU
+                            obj = -b * b / quad
+                            if obj <= obj_min:
+                                obj_min = obj
+                                j = t
+                else:
+                    for a in range(n_act):
+                        t = active[a]
+                        kt = kidx[t]
+                        v = yG[t] + low[t]
+                        g_min = min(g_min, v)
+                        b = g_max - v
+                        if b > 0:
+                            quad = kdi + Kd[kt] - 2.0 * ri[kt]
+                            if quad <= 0:
+                                quad = _TAU
+                            obj = -b * b / quad
+                            if obj <= obj_min:
+                                obj_min = obj
+                                j = t
+            if j < 0 or g_max - g_min < tol:
+                if n_act < n_var:  # optimal on the active set: check on all variables
+                    ints[6] = 1
+                    ints[8] = 1
+                    if ints[10] == 0:
+                        return 4
+                    reconstruct(y, kidx, p, alpha, yG, cache, slot_of, slot_of.shape[0])
+                    for a in range(n_var):
+                        active[a] = a
+                    ints[5] = n_var
+                    continue
+                return 0
+            kj = kidx[j]
+            sj = slot_of[kj]
+            if sj < 0:
+                s = ints[3] % n_slots
+                if s == si:  # keep row i
+                    ints[3] += 1
+                    s = ints[3] % n_slots
+                ints[1] = kj
+                ints[2] = s
+                ints[3] += 1
+                return 1
+            rj = cache[sj]
+            # LIBSVM's two-variable update (G_t = -y_t yG_t)
+            quad = kdi + Kd[kj] - 2.0 * ri[kj]
+            if quad <= 0:
+                quad = _TAU
+            ai, aj = alpha[i], alpha[j]
+            Ci, Cj = C[i], C[j]
+            Gi, Gj = -y[i] * yG[i], -y[j] * yG[j]
+            if y[i] != y[j]:
+                delta = (-Gi - Gj) / quad
+                diff = ai - aj
+                ni = ai + delta
+                nj = aj + delta
+                if diff > 0:
+                    if nj < 0:
+                        nj = 0.0
+                        ni = diff
+                elif ni < 0:
+                    ni = 0.0
+                    nj = -diff
+                if diff > Ci - Cj:
+                    if ni > Ci:
+                        ni = Ci
+                        nj = Ci - diff
+                elif nj > Cj:
+                    nj = Cj
+                    ni = Cj + diff
+            else:
+                delta = (Gi - Gj) / quad
+                total = ai + aj
+                ni = ai - delta
+                nj = aj + delta
+                if total > Ci:
+                    if ni > Ci:
+                        ni = Ci
+                        nj = total - Ci
+                elif nj < 0:
+                    nj = 0.0
+                    ni = total
+                if total > Cj:
+                    if nj > Cj:
+                        nj = Cj
+                        ni = total - Cj
+                elif ni < 0:
+                    ni = 0.0
+                    nj = total
+            alpha[i] = ni
+            alpha[j] = nj
+            di = y[i] * (ni - ai)  # change of y_t alpha_t
+            dj = y[j] * (nj - aj)
+            # yG_t = -y_t G_t changes by -y_t^2 (K_ti di + K_tj dj)
+            if whole:
+                for t in range(n_var):
+                    yG[t] -= ri[t] * di + rj[t] * dj
+            else:
+                for a in range(n_act):
+                    t = active[a]
+                    kt = kidx[t]
+                    yG[t] -= ri[kt] * di + rj[kt] * dj
+            for t in (i, j):
+                at = alpha[t]
+                if y[t] > 0:
+                    up[t] = 0.0 if at < C[t] else -np.inf
+                    low[t] = 0.0 if at > 0 else np.inf
+                else:
+                    up[t] = 0.0 if at > 0 else -np.inf
+                    low[t] = 0.0 if at < C[t] else np.inf
+            ints[0] += 1
+            steps += 1
+
+    @njit
+    def row_matvec(rows, slot, coef, out):
+        """out += sum_k coef[k] * rows[slot[k]] over k with coef[k] != 0 (fixed order)."""
+        n = out.shape[0]
+        for k in range(coef.shape[0]):
+            c = coef[k]
+            if c != 0.0:
+                s = slot[k]
+                for t in range(n):
+                    out[t] += c * rows[s, t]
+
+    @njit
+    def weighted_row(K, weights, active, k, out):
+        """out = sum over active m of weights[m] * K[m, k, :] (fixed order: same bits)."""
+        n = out.shape[0]
+        for c in range(n):
+            out[c] = 0.0
+        for a in range(active.shape[0]):
+            m = active[a]
+            w = weights[m]
+            for c in range(n):
+                out[c] += w * K[m, k, c]
+
+    @njit
+    def weighted_sum(K, weights, active, out):
+        """out = sum over active m of weights[m] * K[m] (per entry the sums of weighted_row:
+        the same bits), over blocks of rows that stay in cache while each kernel streams."""
+        n_rows, n = out.shape
+        step = max(1, _BLOCK // max(n, 1))
+        for r0 in range(0, n_rows, step):
+            r1 = min(r0 + step, n_rows)
+            for i in range(r0, r1):
+                row = out[i]
+                for c in range(n):
+                    row[c] = 0.0
+            for a in range(active.shape[0]):
+                m = active[a]
+                w = weights[m]
+                for i in range(r0, r1):
+                    row = out[i]
+                    src = K[m, i]
+                    for c in range(n):
+                        row[c] += w * src[c]
+
+    @njit
+    def gated_sum(K, eta_rows, gates_cols, symmetric, out):
+        """out[i, j] = sum_m eta_rows[i, m] K[m, i, j] gates_cols[m, j] (kernels in order,
+        terms of a zero row gate skipped; right of the diagonal only and mirrored when
+        ``symmetric``), over blocks of rows that stay in cache while each kernel streams."""
+        n_rows, n_cols = out.shape
+        step = max(1, _BLOCK // max(n_cols, 1))
+        for r0 in range(0, n_rows, step):
+            r1 = min(r0 + step, n_rows)
+            for i in range(r0, r1):
+                row = out[i]
+                for c in range(i if symmetric else 0, n_cols):
+                    row[c] = 0.0
+            for m in range(K.shape[0]):
+                gm = gates_cols[m]
+                for i in range(r0, r1):
+                    g = eta_rows[i, m]
+                    if g != 0.0:
+                        row = out[i]
+                        src = K[m, i]
+                        for c in range(i if symmetric else 0, n_cols):
+                            row[c] += g * src[c] * gm[c]
+        if symmetric:
+            for i in range(n_rows):
+                for c in range(i):
+                    out[i, c] = out[c, i]
+
+    @njit
+    def gated_row(K, gates, k, out):
+        """out_j = sum_m gates[m, k] K[m, k, j] gates[m, j]."""
+        n = out.shape[0]
+        for c in range(n):
+            out[c] = 0.0
+        for m in range(K.shape[0]):
+            g = gates[m, k]
+            if g != 0.0:
+                for c in range(n):
+                    out[c] += g * K[m, k, c] * gates[m, c]
+
+    @njit
+    def stack_update(K, coef, index, H):
+        """H[m] += sum over k in index of coef[k] * K[m, k, :] (fixed order)."""
+        n = H.shape[1]
+        for m in range(K.shape[0]):
+            for a in range(index.shape[0]):
+                k = index[a]
+                c = coef[k]
+                for t in range(n):
+                    H[m, t] += c * K[m, k, t]
+
+    _COMPILED.update(stack_update=stack_update, reconstruct=reconstruct, gated_sum=gated_sum,
+                     weighted_sum=weighted_sum, run=run, weighted_row=weighted_row, gated_row=gated_row,
+                     row_matvec=row_matvec)
+    return _COMPILED
+
+
+class RowSource:
+    """Kernel rows for the SMO engine: the interface every source implements.
+
+    Attributes
+    ----------
+    n : int
+        Number of rows (training points).
+    """
+
+    n = 0
+
+    def diag(self):
+        """The diagonal ``K(x_i, x_i)``, shape (n,), float64."""
+        raise NotImplementedError
+
+    def rows(self, index, out):
+        """Write row ``index`` of the kernel into ``out`` (float64, shape (n,))."""
+        raise NotImplementedError
+
+    def full(self):
+        """The whole (n, n) float64 C-contiguous matrix if it is at hand at no cost, else None."""
+        return None
+
+    def matvec(self, v):
+        """``K @ v`` (used for the gradient of a warm start); by rows unless overridden."""
+        out, row = np.zeros(self.n), np.empty(self.n)
+        for i in np.flatnonzero(v):
+            self.rows(int(i), row)
+            out += v[i] * row
+        return out
+
+
+class KernelRows(RowSource):
+    """Rows of one Gram matrix ``K`` of shape (n, n) (used as the engine's cache: no copy
+    when it is C-contiguous float64)."""
+
+    def __init__(self, K):
+        self.K = np.require(K, dtype=np.float64, requirements="C")
+        self.n = self.K.shape[0]
+
+    def diag(self):
+        return np.ascontiguousarray(np.diagonal(self.K))
+
+    def rows(self, index, out):
+        out[:] = self.K[index]
+
+    def full(self):
+        return self.K
+
+    def matvec(self, v):
+        return self.K @ v
+
+
+class WeightedRows(RowSource):
+    r"""Rows of :math:`K_\theta=\sum_m\theta_mK_m` from a stack of shape (M, n, n), never
+    formed; the weights can change between solves (:meth:`set_weights`)."""
+
+    def __init__(self, K, weights):
+        self.K = K if K.flags.c_contiguous else np.ascontiguousarray(K)
+        self.n = K.shape[1]
+        idx = np.arange(self.n)
+        self._diag = np.ascontiguousarray(K[:, idx, idx], dtype=np.float64)
+        self.set_weights(weights)
+
+    def set_weights(self, weights):
+        """New weights :math:`\\theta` (rows cached by an engine become stale)."""
+        self.weights = np.ascontiguousarray(weights, dtype=np.float64)
+        self.active = np.flatnonzero(self.weights).astype(np.int64)
+
+    def diag(self):
+        return self.weights @ self._diag
+
+    def rows(self, index, out):
+        _jit()["weighted_row"](self.K, self.weights, self.active, index, out)
+
+
+class GatedRows(RowSource):
+    r"""Localized MKL's kernel :math:`\sum_m\eta_m(x_i)K_m(x_i,x_j)\eta_m(x_j)` (Gönen &
+    Alpaydın 2008, eq. (1)) from a stack (M, n, n) and gates ``eta`` of shape (M, n)."""
+
+    def __init__(self, K, gates):
+        self.K = K if K.flags.c_contiguous else np.ascontiguousarray(K)
+        self.n = K.shape[1]
+        idx = np.arange(self.n)
+        self._diag = np.ascontiguousarray(K[:, idx, idx], dtype=np.float64)
+        self.gates = np.ascontiguousarray(gates, dtype=np.float64)
+
+    def diag(self):
+        return np.einsum("mi,mi->i", self.gates ** 2, self._diag)
+
+    def rows(self, index, out):
+        _jit()["gated_row"](self.K, self.gates, index, out)
+
+
+def gated_kernel(K, eta_rows, eta_cols=None, out=None):
+    r"""Localized MKL's combined kernel :math:`\sum_m\eta_m(x_i)K_m(x_i,x_j)\eta_m(x_j)`.
+
+    Compiled, in a fixed order (the same bits on every processor and thread count); kernel
+    :math:`m` is read on row :math:`i` only where :math:`\eta_m(x_i)\ne0`, and a square
+    training stack (``eta_cols`` None) only right of the diagonal.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n_kernels, n_rows, n_cols)
+    eta_rows : ndarray of shape (n_rows, n_kernels)
+        Gates of the row points.
+    eta_cols : ndarray of shape (n_cols, n_kernels), default=None
+        Gates of the column points; ``eta_rows`` (and a symmetric result) by default.
+    out : ndarray of shape (n_rows, n_cols), default=None
+
+    Returns
+    -------
+    K_eta : ndarray of shape (n_rows, n_cols)
+    """
+    symmetric = eta_cols is None and K.shape[1] == K.shape[2]
+    eta_rows = np.ascontiguousarray(eta_rows, dtype=np.float64)
+    eta_cols = eta_rows if eta_cols is None else eta_cols
+    gates_cols = np.ascontiguousarray(np.asarray(eta_cols, dtype=np.float64).T)
+    if out is None:
+        out = np.empty(K.shape[1:])
+    K = K if K.flags.c_contiguous else np.ascontiguousarray(K)
+    _jit()["gated_sum"](K, eta_rows, gates_cols, symmetric, out)
+    return out
+
+
+def svm_bias(alpha, y, G, C):
+    r"""LIBSVM's bias :math:`b=-\rho` from the gradient :math:`G=Q\alpha+p` at a solution.
+
+    :math:`\rho` is the mean of :math:`y_tG_t` over the free variables (:math:`0<\alpha_t<C_t`);
+    without free variables the midpoint of the interval the KKT conditions allow (or its finite
+    end).
+    """
+    yG = y * G
+    at_ub, at_lb = alpha >= C, alpha <= 0
+    free = ~(at_ub | at_lb)
+    if np.any(free):
+        return -float(np.mean(yG[free]))
+    pos = y > 0
+    ub_mask = (at_ub & ~pos) | (at_lb & pos)
+    lb_mask = (at_ub & pos) | (at_lb & ~pos)
+    ub = yG[ub_mask].min() if np.any(ub_mask) else np.inf
+    lb = yG[lb_mask].max() if np.any(lb_mask) else -np.inf
+    rho = 0.5 * (ub + lb) if np.isfinite(ub + lb) else (lb if np.isinf(ub) else ub)
+    return -float(rho)
+
+
+class SMOSolution:
+    """What :func:`smo_solve` returns: ``alpha``, ``grad`` (:math:`Q\\alpha+p`), ``intercept``,
+    ``n_iter``, ``converged``, ``n_rows`` (rows computed by the source)."""
+
+    __slots__ = ("alpha", "grad", "intercept", "n_iter", "converged", "n_rows")
+
+    def __init__(self, alpha, grad, intercept, n_iter, converged, n_rows):
+        self.alpha, self.grad, self.intercept = alpha, grad, intercept
+        self.n_iter, self.converged, self.n_rows = n_iter, converged, n_rows
+
+
+class _Cache:
+    """Kernel rows kept between the calls of one solve (or of several, while the source's
+    rows stay valid): ``rows`` (slots, n), ``slot_of`` (row -> slot or -1), ``owner``."""
+
+    def __init__(self, source, cache_mb):
+        n = source.n
+        full = source.full()
+        self.next_slot = 0
+        if full is not None:
+            self.rows, self.slot_of = full, np.arange(n, dtype=np.int64)
+            self.owner = self.slot_of.copy()
+        else:
+            n_slots = int(min(n, max(2, cache_mb * 2 ** 20 // (8 * max(n, 1)))))
+            self.rows = np.empty((n_slots, n))
+            self.slot_of = np.full(n, -1, dtype=np.int64)
+            self.owner = np.full(n_slots, -1, dtype=np.int64)
+        self.complete = full is not None
+
+    def fill(self, source, k, s):
+        """Put row ``k`` of ``source`` into slot ``s`` (evicting its previous row)."""
+        old = self.owner[s]
+        if old >= 0:
+            self.slot_of[old] = -1
+        source.rows(int(k), self.rows[s])
+        self.owner[s] = k
+        self.slot_of[k] = s
+
+
+def _gradient(source, cache, y, kidx, alpha, p):
+    """:math:`Q\alpha+p`, exactly, in a fixed order of operations."""
+    coef = np.zeros(source.n)
+    np.add.at(coef, kidx, y * alpha)
+    if cache.complete:
+        Kc = np.zeros(source.n)
+        _jit()["row_matvec"](cache.rows, cache.slot_of, coef, Kc)
+    else:
+        Kc = source.matvec(coef)
+    return y * Kc[kidx] + p
+
+
+def smo_solve(source, y, C, *, p=None, kidx=None, alpha0=None, grad0=None, tol=1e-3,
+              max_iter=10_000_000, shrinking=True, cache_mb=200, diag=None, cache=None,
+              on_check=None):
+    r"""Solve the SVM-type dual of the module docstring with SMO.
+
+    Parameters
+    ----------
+    source : RowSource
+        The kernel's rows.
+    y : ndarray of shape (n_var,)
+        Signs in {-1, +1} (the labels for the C-SVM).
+    C : float or ndarray of shape (n_var,)
+        Upper bounds :math:`C_t`.
+    p : ndarray of shape (n_var,), default=None
+        Linear term; :math:`-\mathbf 1` (the C-SVM) by default.
+    kidx : ndarray of shape (n_var,), default=None
+        Kernel row of each variable; ``arange(n)`` by default.
+    alpha0 : ndarray of shape (n_var,), default=None
+        Feasible warm start (zeros by default).
+    grad0 : ndarray of shape (n_var,), default=None
+        :math:`Q\alpha_0+p` if known; else computed from the source's rows.
+    tol : float, default=1e-3
+        Stopping tolerance on the maximal violating pair.
+    max_iter : int, default=10_000_000
+        Cap on SMO iterations.
+    shrinking : bool, default=True
+        LIBSVM's shrinking heuristic (variables at a bound that are unlikely to move leave the
+        working set; the whole gradient is recomputed before the solve is declared optimal).
+    cache_mb : float, default=200
+        Memory for cached kernel rows.
+    diag : ndarray of shape (n,), default=None
+        The kernel's diagonal, if known.
+    cache : object, default=None
+        The row cache returned by a previous call on the same source with unchanged rows.
+    on_check : callable, default=None
+        Called with the iteration count every :data:`CHECK_EVERY` iterations (progress).
+
+    Returns
+    -------
+    solution : SMOSolution
+    cache : object
+        The row cache (pass it back while the source's rows are unchanged).
+    """
+    f = _jit()
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    n_var = y.shape[0]
+    kidx = (np.arange(n_var, dtype=np.int64) if kidx is None
+            else np.ascontiguousarray(kidx, dtype=np.int64))
+    p = np.full(n_var, -1.0) if p is None else np.array(p, dtype=np.float64)
+    C = np.ascontiguousarray(np.broadcast_to(np.asarray(C, dtype=np.float64), (n_var,)))
+    alpha = np.zeros(n_var) if alpha0 is None else np.array(alpha0, dtype=np.float64)
+    Kd = np.ascontiguousarray(source.diag() if diag is None else diag, dtype=np.float64)
+    if cache is None:
+        cache = _Cache(source, cache_mb)
+    if grad0 is not None:
+        G = np.array(grad0, dtype=np.float64)
+    elif np.any(alpha):
+        G = _gradient(source, cache, y, kidx, alpha, p)
+    else:
+        G = p.copy()
+    active = np.arange(n_var, dtype=np.int64)
+    pos = y > 0
+    up = np.where(np.where(pos, alpha < C, alpha > 0), 0.0, -np.inf)
+    low = np.where(np.where(pos, alpha > 0, alpha < C), 0.0, np.inf)
+    yG = -y * G
+    identity = int(kidx.shape[0] == source.n and np.array_equal(kidx, np.arange(source.n)))
+    # [n_iter, need_row, need_slot, next_slot, step_budget, n_active, shrink_counter,
+    #  unshrunk, just_reconstructed, identity kidx, all rows cached]
+    ints = np.array([0, -1, -1, cache.next_slot, CHECK_EVERY, n_var, min(n_var, 1000), 0, 0,
+                     identity, int(cache.complete)], dtype=np.int64)
+    n_rows = 0
+    while True:
+        ints[4] = CHECK_EVERY
+        code = f["run"](y, kidx, p, C, alpha, yG, up, low, Kd, cache.rows, cache.slot_of, active,
+                        ints, float(tol), int(max_iter), bool(shrinking))
+        if code == _NEED_ROW:
+            cache.fill(source, ints[1], ints[2])
+            n_rows += 1
+        elif code == _GRADIENT:
+            yG = -y * _gradient(source, cache, y, kidx, alpha, p)
+            ints[5] = n_var
+            active[:] = np.arange(n_var)
+        elif code == _CHECK:
+            if on_check is not None:
+                on_check(int(ints[0]))
+        else:
+            break
+    G = -y * yG
+    cache.next_slot = int(ints[3])
+    intercept = svm_bias(alpha, y, G, C)
+    return SMOSolution(alpha, G, intercept, int(ints[0]), code == _DONE, n_rows), cache
+
+
+class StackSMO:
+    r"""The engine on a stack: SVMs on :math:`K_\theta=\sum_m\theta_mK_m` at changing
+    weights, warm-started, with per-kernel gradient caches :math:`H_m=K_m(\alpha\circ y)`.
+
+    :math:`K_\theta` is never formed (its rows come from :class:`WeightedRows`); a new
+    :math:`\theta` costs :math:`O(nM)` (the gradient :math:`y\circ\sum_m\theta_mH_m-\mathbf 1`)
+    and, after a solve, the caches are updated with the rows of the points whose alpha changed
+    (what SHOGUN keeps for the interleaved MKL of Sonnenburg et al. 2006); the per-kernel terms
+    :math:`q_m=(\alpha\circ y)^\top H_m` then come for free.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n_kernels, n, n)
+        Unweighted Gram matrices (float64 or float32).
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    C : float
+        Box constraint.
+    cache_mb : float, default=200
+        Memory for cached rows of :math:`K_\theta`.
+    """
+
+    def __init__(self, K, y, C, cache_mb=200):
+        self.K = K if K.flags.c_contiguous else np.ascontiguousarray(K)
+        self.y, self.C = np.asarray(y, dtype=np.float64), float(C)
+        self.source = WeightedRows(self.K, np.ones(K.shape[0]))
+        self.cache_mb = cache_mb
+        self._cache = None
+        self._dense = None  # (weights, K_theta) of the last dense solve
+
+    def solve(self, theta, alpha, H, tol, max_iter=None, full=True):
+        r"""SMO from ``alpha`` (with caches ``H``, updated in place) at weights ``theta``.
+
+        A cold ``full`` solve (``alpha`` = 0) forms :math:`K_\theta` once when it fits in
+        ``cache_mb`` (it reads most rows: one pass over the stack costs less than computing
+        them one by one); warm starts and partial solves read the rows they touch.
+
+        Parameters
+        ----------
+        theta : ndarray of shape (n_kernels,)
+            Kernel weights.
+        alpha : ndarray of shape (n,)
+            Feasible starting point (zeros for a cold start).
+        H : ndarray of shape (n_kernels, n)
+            Caches :math:`H_m=K_m(\alpha\circ y)` at ``alpha``; updated in place.
+        tol : float
+            Stopping tolerance on the maximal violating pair.
+        max_iter : int, default=None
+            Cap on the SMO iterations; ``max(100000, 100 n)`` by default.
+        full : bool, default=True
+            Whether the solve is meant to converge (False: a chunk of the interleaved scheme).
+
+        Returns
+        -------
+        alpha, H, intercept, n_iter, converged
+        """
+        y = self.y
+        n = y.shape[0]
+        theta = np.ascontiguousarray(theta, dtype=np.float64)
+        if max_iter is None:
+            max_iter = max(100_000, 100 * n)
+        alpha = np.array(alpha, dtype=np.float64)
+        grad0 = y * (theta @ H) - 1.0
+        dense = self._dense is not None and np.array_equal(self._dense[0], theta)
+        if not dense and full and not np.any(alpha) and 8 * n * n <= self.cache_mb * 2 ** 20:
+            K_theta = np.empty((n, n)) if self._dense is None else self._dense[1]
+            _jit()["weighted_sum"](self.K, theta, np.flatnonzero(theta).astype(np.int64),
+                                   K_theta)
+            self._dense, dense = (theta.copy(), K_theta), True
+        if dense:
+            sol, _ = smo_solve(KernelRows(self._dense[1]), y, self.C, alpha0=alpha, grad0=grad0,
+                               tol=tol, max_iter=max_iter)
+        else:
+            if self._cache is None or not np.array_equal(theta, self.source.weights):
+                self.source.set_weights(theta)
+                self._cache = None
+            sol, self._cache = smo_solve(self.source, y, self.C, alpha0=alpha, grad0=grad0,
+                                         tol=tol, max_iter=max_iter, cache_mb=self.cache_mb,
+                                         cache=self._cache, shrinking=False)
+        dc = (sol.alpha - alpha) * y
+        changed = np.flatnonzero(dc).astype(np.int64)
+        if changed.size:
+            _jit()["stack_update"](self.K, dc, changed, H)
+        return sol.alpha, H, sol.intercept, sol.n_iter, sol.converged
