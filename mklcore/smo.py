@@ -248,7 +248,7 @@ def _gradient(source, cache, y, kidx, alpha, p):
 
 def smo_solve(source, y, C, *, p=None, kidx=None, alpha0=None, grad0=None, tol=1e-3,
               max_iter=10_000_000, shrinking=True, cache_mb=200, diag=None, cache=None,
-              on_check=None):
+              on_check=None, max_rows=None):
     r"""Solve the SVM-type dual of the module docstring with SMO.
 
     Parameters
@@ -282,6 +282,9 @@ def smo_solve(source, y, C, *, p=None, kidx=None, alpha0=None, grad0=None, tol=1
         The row cache returned by a previous call on the same source with unchanged rows.
     on_check : callable, default=None
         Called with the iteration count every :data:`CHECK_EVERY` iterations (progress).
+    max_rows : int, default=None
+        Stop (not converged) before computing more than this many rows: the caller may then
+        form the whole matrix and resume from the returned ``alpha`` and ``grad``.
 
     Returns
     -------
@@ -322,6 +325,8 @@ def smo_solve(source, y, C, *, p=None, kidx=None, alpha0=None, grad0=None, tol=1
         code = f["run"](y, kidx, p, C, alpha, yG, up, low, Kd, cache.rows, cache.slot_of, active,
                         ints, float(tol), int(max_iter), bool(shrinking))
         if code == _NEED_ROW:
+            if max_rows is not None and n_rows >= max_rows:
+                break
             cache.fill(source, ints[1], ints[2])
             n_rows += 1
         elif code == _GRADIENT:
@@ -415,11 +420,29 @@ class StackSMO:
             if self._cache is None or not np.array_equal(theta, self.source.weights):
                 self.source.set_weights(theta)
                 self._cache = None
+            fits = 8 * n * n <= self.cache_mb * 2 ** 20
             sol, self._cache = smo_solve(self.source, y, self.C, alpha0=alpha, grad0=grad0,
                                          tol=tol, max_iter=max_iter, cache_mb=self.cache_mb,
-                                         cache=self._cache, shrinking=False)
+                                         cache=self._cache, shrinking=False,
+                                         max_rows=n // 2 if full and fits else None)
+            if not sol.converged and sol.n_iter < max_iter:
+                # a long solve (more than n/2 rows): one pass over the stack costs less than
+                # the rows still to come; resume on the whole matrix
+                K_theta = np.empty((n, n)) if self._dense is None else self._dense[1]
+                _jit()["weighted_sum"](self.K, theta, np.flatnonzero(theta).astype(np.int64),
+                                       K_theta)
+                self._dense = (theta.copy(), K_theta)
+                done = sol.n_iter
+                sol, _ = smo_solve(KernelRows(K_theta), y, self.C, alpha0=sol.alpha,
+                                   grad0=sol.grad, tol=tol, max_iter=max_iter - done)
+                sol.n_iter += done
         dc = (sol.alpha - alpha) * y
         changed = np.flatnonzero(dc).astype(np.int64)
-        if changed.size:
+        coef = sol.alpha * y
+        support = np.flatnonzero(coef).astype(np.int64)
+        if support.size < changed.size:  # recompute H = K_m c from the support vectors
+            H[...] = 0.0
+            _jit()["stack_update"](self.K, coef, support, H)
+        elif changed.size:
             _jit()["stack_update"](self.K, dc, changed, H)
         return sol.alpha, H, sol.intercept, sol.n_iter, sol.converged
