@@ -521,6 +521,128 @@ def test_bad_data_messages(small):
         rls2_linear_solve(K[0], y, lam=1.0, scaling="fisher")
 
 
+def _diag(K):
+    return np.einsum("mii->mi", K).copy()
+
+
+# issue 28, item 1: bad transductive inputs and scalings raise, naming the argument
+@pytest.mark.parametrize("case,exc,match", [
+    ("K_nan", ValueError, r"^transductive_K contains NaN or infinity \(1 entries\)"),
+    ("K_inf", ValueError, r"^transductive_K contains NaN or infinity"),
+    ("K_diag_nan", ValueError, r"^transductive_K contains NaN or infinity"),
+    ("K_kernels", ValueError, r"^transductive_K must have shape \(n_kernels=4, n_all, n_all\)"),
+    ("K_not_square", ValueError, r"^transductive_K must have shape .* got shape \(4, 30, 29\)"),
+    ("K_short", ValueError, r"^transductive_K must have shape .*n_all >= 24.* \(4, 10\)"),
+    ("K_1d", ValueError, r"^transductive_K must have shape .* got shape \(4,\)"),
+    ("K_neg_diag", ValueError, r"^transductive_K holds a negative diagonal entry \(kernel 2\)"),
+    ("K_neg_trace", ValueError, r"^transductive_K holds a negative diagonal entry \(kernel 1\)"),
+    ("K_strings", ValueError, r"^transductive_K must hold numbers"),
+    ("X_nan", ValueError, r"^transductive_X contains NaN or infinity \(1 entries\)"),
+    ("X_inf", ValueError, r"^transductive_X contains NaN or infinity"),
+    ("X_columns", ValueError, r"^transductive_X must have 6 columns like X"),
+    ("scaling_zeros", ValueError, r"^The 'scaling' parameter of rls2_solve must be .* not all "
+                                  r"zero\. Got array\(\[0\., 0\., 0\., 0\.\]\)"),
+    ("scaling_negative", ValueError, r"^The 'scaling' parameter of rls2_solve must be"),
+    ("scaling_nan", ValueError, r"^The 'scaling' parameter of rls2_solve must be"),
+    ("scaling_inf", ValueError, r"^The 'scaling' parameter of rls2_solve must be"),
+    ("scaling_strings", ValueError, r"^The 'scaling' parameter of rls2_solve must be"),
+    ("linear_scaling_zeros", ValueError, r"^The 'scaling' parameter of rls2_linear_solve"),
+    ("rule_all_zero", ValueError, r"^scaling='trace' gives s = 0 to every one of the 4 kernels"),
+])
+def test_bad_transductive_inputs_and_scalings(small, case, exc, match):
+    K, y = small
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((24, 6))
+    big = np.zeros((4, 30, 30))
+    big[:, :24, :24] = K
+    big[:, 24:, 24:] = np.eye(6)
+    diag = _diag(big)
+    neg_trace = diag.copy()
+    neg_trace[1] = -1.0
+    neg_diag = diag.copy()
+    neg_diag[2, 27] = -1e-3
+    transductive = {
+        "K_nan": np.where(np.arange(30) == 26, np.nan, 1.0) * big,
+        "K_inf": _with(big, (0, 25, 25), np.inf), "K_diag_nan": _with(diag, (3, 5), np.nan),
+        "K_kernels": diag[:3], "K_not_square": big[:, :, :-1], "K_short": diag[:, :10],
+        "K_1d": diag[:, 0], "K_neg_diag": neg_diag, "K_neg_trace": neg_trace,
+        "K_strings": np.full((4, 30), "a"),
+    }
+    with pytest.raises(exc, match=match):
+        if case.startswith("K_"):
+            if case == "K_nan":  # one NaN entry off the diagonal: still refused
+                transductive[case] = _with(big, (0, 3, 26), np.nan)
+            rls2_solve(K, y, lam=0.1, scaling="trace", transductive_K=transductive[case])
+        elif case.startswith("X_"):
+            Xt = {"X_nan": _with(np.vstack([X, X]), (30, 2), np.nan),
+                  "X_inf": _with(np.vstack([X, X]), (0, 0), -np.inf),
+                  "X_columns": np.vstack([X, X])[:, :5]}[case]
+            rls2_linear_solve(X, y, lam=0.1, transductive_X=Xt)
+        elif case == "linear_scaling_zeros":
+            rls2_linear_solve(X, y, lam=0.1, scaling=np.zeros(6))
+        elif case == "rule_all_zero":
+            rls2_solve(np.zeros_like(K), y, lam=0.1, scaling="trace")
+        else:
+            s = {"scaling_zeros": np.zeros(4), "scaling_negative": np.array([1, 1, -1, 1.0]),
+                 "scaling_nan": np.array([1, np.nan, 1, 1]),
+                 "scaling_inf": np.array([1, np.inf, 1, 1]),
+                 "scaling_strings": np.array(["a"] * 4)}[case]
+            rls2_solve(K, y, lam=0.1, scaling=s)
+
+
+def _with(array, index, value):
+    out = np.array(array, dtype=float)
+    out[index] = value
+    return out
+
+
+def test_valid_transductive_inputs_and_partly_zero_scaling(small):
+    """The checks refuse only bad inputs: a diagonal or full transductive stack gives the same
+    scaling, and a scaling with some (not all) zeros excludes those kernels."""
+    K, y = small
+    full = rls2_solve(K, y, lam=0.1, scaling="trace", transductive_K=K)
+    diag = rls2_solve(K, y, lam=0.1, scaling="trace", transductive_K=_diag(K))
+    plain = rls2_solve(K, y, lam=0.1, scaling="trace")
+    np.testing.assert_array_equal(full.scaling, plain.scaling)
+    np.testing.assert_array_equal(diag.scaling, plain.scaling)
+    res = rls2_solve(K, y, lam=0.1, scaling=np.array([0.0, 0.0, 1.0, 0.0]))
+    assert res.status == 0 and np.array_equal(res.weights, [0.0, 0.0, 1.0, 0.0])
+
+
+def test_tiny_lam_is_a_clear_error_or_a_warning_naming_lam(small, prostate):
+    """lam = 1e-300 (issue 28): linear RLS2 on 8 features of 67 samples (K(d) of rank <= 8)
+    makes c overflow, a ValueError naming lam (it was 'zero-size array to reduction'); on a
+    full-rank Gaussian K(d) the run ends with status 2 and a warning naming lam."""
+    Xtr, ytr = prostate[:2]
+    with pytest.raises(ValueError, match=r"^The 'lam' parameter of rls2_linear_solve is too "
+                                         r"small for these kernels: at lam=1.0e-300"):
+        rls2_linear_solve(Xtr, ytr, lam=1e-300)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(24, 3))
+    D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    K = np.stack([X @ X.T, np.exp(-D / 2.0)])
+    with pytest.warns(ConvergenceWarning, match=r"lam=1\.0e-300 is below 1e-12 times the "
+                                                r"largest scaled kernel trace"):
+        res = rls2_solve(K, X[:, 0], lam=1e-300, scaling="trace", max_iter=20)
+    assert res.status in (1, 2) and res.n_iter <= 20
+
+
+def test_float32_stack_is_solved_in_float64(small):
+    """Documented: a float32 stack is copied once to float64 and gives exactly the result of
+    K.astype(float64)."""
+    import mklcore.rls2 as rls2
+
+    K, y = small
+    K32 = K.astype(np.float32)
+    a = rls2_solve(K32, y, lam=0.1, scaling="trace")
+    b = rls2_solve(K32.astype(np.float64), y, lam=0.1, scaling="trace")
+    for key in ("weights", "dual_coef", "scaling", "objective", "gap"):
+        np.testing.assert_array_equal(a[key], b[key])
+    assert a.dual_coef.dtype == np.float64
+    assert rls2._KernelOps(K32, np.ones(4)).K.dtype == np.float64
+    assert "float32 stack is copied once to float64" in " ".join(rls2_solve.__doc__.split())
+
+
 def test_estimator_bad_inputs():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((12, 3))
