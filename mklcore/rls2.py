@@ -43,11 +43,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import KernelBankMixin, store_params
+from ._base import KernelBankMixin, fit_or_unfitted, store_params
 from ._linalg import cholesky, cholesky_solve, lower_triangular_solve
 from ._result import Monitor
 from ._validation import (Interval, Options, as_float_array, check_dense, check_finite,
-                          check_kernel_stack, validate_params)
+                          check_kernel_stack, check_labels_present, validate_params)
 from .svm import combine_kernels
 
 __all__ = [
@@ -851,15 +851,19 @@ def _warm_arrays(warm_start, m, n):
         d0, c0 = warm_start
     else:
         d0, c0 = warm_start, None
-    d0 = None if d0 is None else np.asarray(d0, dtype=float)
+    message = (f"warm_start weights must be a non-negative, non-zero array of shape ({m},) "
+               f"(or an MKLResult, or a pair (weights, dual_coef)); got {{}}.")
+    try:
+        d0 = None if d0 is None else np.asarray(d0, dtype=float)
+        c0 = None if c0 is None else np.asarray(c0, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(message.format(repr(warm_start)[:60])) from None
     if d0 is not None and (d0.shape != (m,) or not np.all(np.isfinite(d0)) or np.any(d0 < 0)
                            or d0.sum() <= 0):
-        raise ValueError(f"warm_start weights must be a non-negative, non-zero array of shape "
-                         f"({m},); got {np.shape(d0)}.")
-    if c0 is not None:
-        c0 = np.asarray(c0, dtype=float)
-        if c0.shape != (n,):
-            c0 = None
+        raise ValueError(message.format(f"shape {np.shape(d0)}" if d0.shape != (m,)
+                                        else repr(d0)))
+    if c0 is not None and (c0.shape != (n,) or not np.all(np.isfinite(c0))):
+        c0 = None
     return d0, c0
 
 
@@ -1083,7 +1087,14 @@ def _resolve_intercept(intercept, y, owner):
 
 
 def _check_lams(lams, owner):
-    lams = np.atleast_1d(np.asarray(lams, dtype=float))
+    if isinstance(lams, (str, bytes)):  # np.asarray("0.1", dtype=float) would accept it
+        raise ValueError(f"The 'lams' parameter of {owner} must be a non-empty 1-D array of "
+                         f"floats, not a str. Got {lams!r} instead.")
+    try:
+        lams = np.atleast_1d(np.asarray(lams, dtype=float))
+    except (TypeError, ValueError):
+        raise ValueError(f"The 'lams' parameter of {owner} must be a non-empty 1-D array of "
+                         f"floats. Got {lams!r} instead.") from None
     if lams.ndim != 1 or lams.size == 0:
         raise ValueError(f"The 'lams' parameter of {owner} must be a non-empty 1-D array.")
     bad = ~(lams > 0)
@@ -1543,9 +1554,14 @@ class _RLS2Estimator(BaseEstimator):
         validate_params(type(self).__name__, _ESTIMATOR_CONSTRAINTS,
                         self.get_params(deep=False))
 
+    @fit_or_unfitted
     @_fill_doc()
     def fit(self, X, y, *, X_unlabeled=None):
         """Fit one RLS2 machine (regression, two classes) or one per class (one-vs-all).
+
+        A fit that raises (invalid input, ``KeyboardInterrupt``) leaves the estimator
+        unfitted (the previous model is dropped when ``fit`` starts): ``predict`` then raises
+        :class:`~sklearn.exceptions.NotFittedError`.
 
         Parameters
         ----------
@@ -1595,7 +1611,7 @@ class _RLS2Estimator(BaseEstimator):
                           max_iter=self.max_iter, simplex_solver=self.simplex_solver,
                           linear_solver="cholesky", accelerate=self.accelerate, callback=None,
                           verbose=self.verbose, owner=type(self).__name__,
-                          method="linear_rls2" if self._linear else "rls2", stacklevel=7)
+                          method="linear_rls2" if self._linear else "rls2", stacklevel=8)
 
     def _set_results(self, results):
         """Copy one result (regression, binary) or a list (one-vs-all) into attributes."""
@@ -1638,6 +1654,7 @@ class _ClassificationTask(ClassifierMixin):
 
     def _targets(self, X, y):
         X, y = validate_data(self, X, y)
+        check_labels_present(y)  # None labels: an error naming y, not sklearn's "unknown"
         check_classification_targets(y)
         self.classes_ = _check_ova_classes(y, type(self).__name__)
         return X, _ova_targets(y, self.classes_, self.ova_coding), 0.0

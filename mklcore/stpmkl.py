@@ -1343,6 +1343,8 @@ _STPMKL_CONSTRAINTS = {
     "rank_tol": [Interval("real", 0, 1, closed="neither"), None],
     "restart": [bool],
     "chain": [bool],
+    "check_input": [bool],
+    "warn": [bool],
 }
 
 
@@ -1527,14 +1529,12 @@ def _run_batch(owner, K, y, *, noise_level, lam, rho, solver, max_iter, tol, del
             "delta": delta, "upper": upper, "solver": solver, "max_iter": max_iter,
             "tol": tol, "gap": gap, "step": step, "eta0": _scalar(eta_a[g]),
             "check_every": check_every, "callback": callback, "verbose": verbose,
-            "rank_tol": rank_tol, "restart": restart, "chain": chain})
+            "rank_tol": rank_tol, "restart": restart, "chain": chain,
+            "check_input": check_input, "warn": warn})
     K, y_pm, factors = _prepare(K, y, check_input, owner, rank_tol, factors)
-    if warm_cuts is not None:
-        warm_cuts = np.atleast_2d(np.asarray(warm_cuts, dtype=float))
-        if solver != "exact" or warm_cuts.ndim != 2 or warm_cuts.shape[1] != y_pm.size:
-            raise ValueError(f"{owner}: warm_cuts must be an array of shape (n_cuts, "
-                             f"n_samples={y_pm.size}) and needs solver='exact'; got shape "
-                             f"{warm_cuts.shape} with solver={solver!r}.")
+    n_kernels = K.shape[0] if factors is None else factors.n_kernels
+    warm_cuts = _check_warm_cuts(warm_cuts, y_pm.size, solver, owner)
+    warm_start = _check_warm_start(warm_start, y_pm.size, n_kernels, owner)
     default_rho = upper * rho_from_theory(y_pm.size, noise_level, delta)
     rhos = np.array([default_rho if r is None else float(r) for r in rho_a])
     etas = None if all(e is None for e in eta_a) else \
@@ -1562,6 +1562,51 @@ def _run_batch(owner, K, y, *, noise_level, lam, rho, solver, max_iter, tol, del
 
 def _scalar(value):
     return value.item() if isinstance(value, np.generic) else value
+
+
+def _warm_array(value, name, shape, owner):
+    """``value`` as a finite float array of ``shape`` (a clear error naming ``name``)."""
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{owner}: {name} must be a numeric array of shape {shape}; got "
+                         f"{type(value).__name__}.") from None
+    if array.shape != shape:
+        raise ValueError(f"{owner}: {name} must have shape {shape}; got {array.shape}.")
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{owner}: {name} contains NaN or infinity.")
+    return array
+
+
+def _check_warm_start(warm_start, n, m, owner):
+    """A ``(A0, gamma0)`` warm start of shapes ((n, m), (n,)), finite, or None."""
+    if warm_start is None:
+        return None
+    if not isinstance(warm_start, (tuple, list)) or len(warm_start) != 2:
+        raise ValueError(f"{owner}: warm_start must be a pair (coef of shape (n_samples={n}, "
+                         f"n_kernels={m}), gamma of shape ({n},)), e.g. (res.coef, res.gamma); "
+                         f"got {type(warm_start).__name__}.")
+    return (_warm_array(warm_start[0], "warm_start[0] (coef)", (n, m), owner),
+            _warm_array(warm_start[1], "warm_start[1] (gamma)", (n,), owner))
+
+
+def _check_warm_cuts(warm_cuts, n, solver, owner):
+    """Finite dual points of shape (n_cuts, n) for the exact solver, or None."""
+    if warm_cuts is None:
+        return None
+    if solver != "exact":
+        raise ValueError(f"{owner}: warm_cuts needs solver='exact'; got solver={solver!r}.")
+    try:
+        cuts = np.atleast_2d(np.asarray(warm_cuts, dtype=float))
+    except (TypeError, ValueError):
+        raise ValueError(f"{owner}: warm_cuts must be a numeric array of shape (n_cuts, "
+                         f"n_samples={n}); got {type(warm_cuts).__name__}.") from None
+    if cuts.ndim != 2 or cuts.shape[1] != n:
+        raise ValueError(f"{owner}: warm_cuts must be an array of shape (n_cuts, "
+                         f"n_samples={n}); got shape {cuts.shape}.")
+    if not np.all(np.isfinite(cuts)):
+        raise ValueError(f"{owner}: warm_cuts contains NaN or infinity.")
+    return cuts
 
 
 @_fill_doc
@@ -1733,7 +1778,8 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
         "noise_level": noise_level, "lam": lam, "kappa": kappa, "delta": delta,
         "variant": variant, "max_alt": max_alt, "max_iter": max_iter,
         "alt_max_iter": alt_max_iter, "tol": tol, "solver": solver,
-        "rank_tol": rank_tol, "callback": callback, "verbose": verbose})
+        "rank_tol": rank_tol, "callback": callback, "verbose": verbose,
+        "check_input": check_input})
     K, y_pm, factors = _prepare(K, y, check_input, "mipmkl_solve", rank_tol, factors)
     n = y_pm.size
     eps = np.sqrt(np.log(2.0 / delta) / (2.0 * n))
@@ -1751,11 +1797,7 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
                       verbose=verbose, label="mipmkl_solve",
                       criterion_name="change of the example weights p",
                       advice="Increase max_alt.")
-    if warm_cuts is not None:
-        warm_cuts = np.atleast_2d(np.asarray(warm_cuts, dtype=float))
-        if solver != "exact" or warm_cuts.shape[1] != n:
-            raise ValueError(f"mipmkl_solve: warm_cuts must be an array of shape (n_cuts, "
-                             f"n_samples={n}) and needs solver='exact'.")
+    warm_cuts = _check_warm_cuts(warm_cuts, n, solver, "mipmkl_solve")
     p = np.ones(n)
     res, warm = None, None
     total_inner = 0
