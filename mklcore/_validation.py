@@ -369,14 +369,15 @@ def check_kernel_stack(K, y=None, *, check_psd_=True, psd_tol=PSD_TOL, square=Tr
 
 
 def _check_symmetric(K, symmetric_tol):
-    """Raise unless ``max|K_m - K_m^T| <= symmetric_tol * max|K|`` for every kernel m.
+    """Raise unless ``max|K_m - K_m^T| <= symmetric_tol * max|K_m|`` for every kernel m.
 
     Kernel by kernel, so that the temporaries stay the size of one matrix (cache-sized for the
-    usual n) instead of two copies of the whole stack.
+    usual n) instead of two copies of the whole stack; each kernel against its own scale, so
+    that a huge kernel does not hide the asymmetry of a small one beside it.
     """
-    scale = max(float(max(np.max(K), -np.min(K))), np.finfo(float).tiny)
     for m in range(K.shape[0]):
         Km = K[m]
+        scale = max(float(max(np.max(Km), -np.min(Km))), np.finfo(float).tiny)
         asym = float(np.max(np.abs(Km - Km.T)))
         if asym > symmetric_tol * scale:
             raise ValueError(

@@ -44,7 +44,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import KernelBankMixin, fit_or_unfitted, store_params
-from ._linalg import cholesky, cholesky_solve, lower_triangular_solve
+from ._linalg import cholesky, cholesky_solve, lower_triangular_solve, on_one_blas_thread
 from ._result import Monitor
 from ._validation import (Interval, Options, as_float_array, check_dense, check_finite,
                           check_kernel_stack, check_labels_present, validate_params)
@@ -950,9 +950,13 @@ def _newton_step(ops, state, y, lam, bound, linear_solver, simplex_solver):
     return trial, n_evals
 
 
+@on_one_blas_thread
 def _alternate(ops, y, lam, *, intercept, d0, c0, tol, residual_tol, max_iter, simplex_solver,
                linear_solver, accelerate, callback, verbose, owner, method, stacklevel=5):
     """Algorithm 1 of [1] on the outputs ``y`` (already shifted by ``intercept``).
+
+    BLAS and LAPACK run on one thread (:func:`~mklcore._linalg.one_blas_thread`): the result
+    has the same bits for every thread count.
 
     Row ``t`` of the history is the iterate at the start of outer iteration ``t`` (its
     objective and certificate); the loop stops at the first iterate whose relative gap is
@@ -1150,7 +1154,7 @@ def _run(owner, setup, setup_args, params, *, lam=None, lams=None, warm_start=No
                 max_iter=params["max_iter"], simplex_solver=params["simplex_solver"],
                 linear_solver=params.get("linear_solver", "cholesky"),
                 accelerate=params["accelerate"], callback=callback, verbose=params["verbose"],
-                intercept=b, owner=owner, stacklevel=6,
+                intercept=b, owner=owner, stacklevel=7,
                 method="linear_rls2" if setup is _linear_setup else "rls2")
     if lams is None:
         d0, c0 = _warm_arrays(warm_start, ops.m, ops.n)
@@ -1422,6 +1426,7 @@ def rls2_linear_path(X, y, *, lams, scaling="norm", warm_start=True, transductiv
                 lams=lams, warm_start=warm_start)
 
 
+@on_one_blas_thread  # its bisection must not depend on the thread count either
 def rls2_lambda_max(K, y, *, linear=False, scaling=None, intercept=0.0, rtol=0.05,
                     check_input=True):
     r"""Threshold :math:`\lambda_1` of Lemma 5: above it the max-alignment vertex is optimal.
@@ -1611,7 +1616,7 @@ class _RLS2Estimator(BaseEstimator):
                           max_iter=self.max_iter, simplex_solver=self.simplex_solver,
                           linear_solver="cholesky", accelerate=self.accelerate, callback=None,
                           verbose=self.verbose, owner=type(self).__name__,
-                          method="linear_rls2" if self._linear else "rls2", stacklevel=8)
+                          method="linear_rls2" if self._linear else "rls2", stacklevel=9)
 
     def _set_results(self, results):
         """Copy one result (regression, binary) or a list (one-vs-all) into attributes."""

@@ -855,3 +855,55 @@ def test_system_is_the_portable_kernel_sum_plus_lam():
         expected.flat[:: n + 1] += 0.3
         assert np.array_equal(ops._system(d, 0.3).view(np.int64), expected.view(np.int64))
     assert np.array_equal(ops._system(np.zeros(3), 0.3), 0.3 * np.eye(n))
+
+
+# ---------------------------------------------------------------------------------------
+# issue 28, item 6: the same bits on 1 and 2 BLAS threads
+# ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("family", ["rls2", "rls2_path", "linear_rls2", "estimator"])
+def test_same_bits_on_one_and_two_blas_threads(family):
+    """Algorithm 1 runs BLAS and LAPACK on one thread: results are identical under
+    threadpool_limits(1) and (2) (OpenBLAS's threaded dpotrf, dgelsd, dgemv... differed)."""
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.default_rng(0)
+    n = 240
+    X = rng.normal(size=(n, 5))
+    y = X[:, 0] * X[:, 1] + 0.3 * X[:, 2] + 0.3 * rng.normal(size=n)
+    D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    K = np.stack([X @ X.T, np.exp(-D / 2), np.exp(-D / 8), (X @ X.T / 5 + 1) ** 2])
+    Xl = rng.normal(size=(n, 40))
+    run = {
+        "rls2": lambda: rls2_solve(K, y, lam=1e-2, scaling="trace"),
+        "rls2_path": lambda: rls2_path(K, y, lams=[1e-1, 1e-3], scaling="trace")[-1],
+        "linear_rls2": lambda: rls2_linear_solve(Xl, Xl[:, 0] - Xl[:, 1] + 0.1 * y, lam=1e-2),
+        "estimator": lambda: RLS2Regressor(kernels=[linear(), gaussian(gamma=0.5)],
+                                           lam=1e-2).fit(X, y).result_,
+    }[family]
+    with threadpool_limits(1):
+        one = run()
+    with threadpool_limits(2):
+        two = run()
+    for key in ("weights", "dual_coef", "objective", "gap", "df"):
+        if key in one:
+            assert np.asarray(one[key]).tobytes() == np.asarray(two[key]).tobytes(), key
+
+
+def test_one_blas_thread_nests_and_restores_the_limits():
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from mklcore._linalg import one_blas_thread
+
+    def blas_threads():
+        return {lib["filepath"]: lib["num_threads"] for lib in threadpool_info()
+                if lib["user_api"] == "blas"}
+
+    with threadpool_limits(2, user_api="blas"):
+        before = blas_threads()
+        assert 2 in before.values()
+        with one_blas_thread():
+            with one_blas_thread():
+                inner = blas_threads()
+            outer = blas_threads()
+        assert set(inner.values()) == set(outer.values()) == {1}
+        assert blas_threads() == before
