@@ -407,6 +407,11 @@ def test_run_unwritable_cache_fails_before_computing(tmp_path, monkeypatch):
                  progress=False)
     assert counter.calls == [] and cached.attrs["n_cached"] == 4
     pd.testing.assert_frame_equal(full, cached)
+    monkeypatch.undo()
+    (tmp_path / "file").write_text("not a folder")
+    with pytest.raises(FileExistsError, match=r"^cache_dir '.*file' is not writable"):
+        run(counter, GRID, n_repeats=1, seed=SEED, cache_dir=tmp_path / "file", progress=False)
+    assert counter.calls == []
 
 
 def test_run_keeps_cells_whose_cache_file_cannot_be_written(tmp_path, monkeypatch):

@@ -711,14 +711,18 @@ def _read_cell(path, key):
 
 
 def _check_writable(cache_dir, n_missing):
-    """Raise ``PermissionError`` naming ``cache_dir`` unless a file can be created in it."""
+    """Raise an error naming ``cache_dir`` unless a file can be created in it.
+
+    ``PermissionError`` for a read-only folder (the error of the same ``OSError`` type as the
+    cause otherwise, e.g. ``FileExistsError`` when ``cache_dir`` is a file).
+    """
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(prefix=".write-test.", suffix=".tmp", dir=cache_dir)
         os.close(fd)
         os.unlink(probe)
     except OSError as exc:
-        raise PermissionError(
+        raise type(exc)(
             f"cache_dir {str(cache_dir)!r} is not writable ({exc.strerror or exc}), so the "
             f"{n_missing} missing cells could not be saved; nothing was computed. Pass a "
             f"writable cache_dir, or cache_dir=None to run without a cache.") from exc
