@@ -263,6 +263,7 @@ def _estimator_doc(unit, solver, ova):
     return decorate
 
 
+@on_one_blas_thread  # the same bits for every thread count, as the fit
 def rls2_decision(result, K_test):
     """Evaluate an RLS2 model, :math:`f = b + \\sum_i d_i s_i \\mathbf K^{\\rm test}_i c`.
 
@@ -1616,7 +1617,7 @@ class _RLS2Estimator(BaseEstimator):
                           max_iter=self.max_iter, simplex_solver=self.simplex_solver,
                           linear_solver="cholesky", accelerate=self.accelerate, callback=None,
                           verbose=self.verbose, owner=type(self).__name__,
-                          method="linear_rls2" if self._linear else "rls2", stacklevel=9)
+                          method="linear_rls2" if self._linear else "rls2", stacklevel=10)
 
     def _set_results(self, results):
         """Copy one result (regression, binary) or a list (one-vs-all) into attributes."""
@@ -1708,6 +1709,7 @@ class _KernelRLS2(KernelBankMixin, _RLS2Estimator):
         diag = np.concatenate([np.diagonal(K, axis1=1, axis2=2), extra], axis=1)
         return rls2_scaling(K, "trace", transductive_K=diag)
 
+    @on_one_blas_thread  # kernels and solves: the same bits for every thread count
     def _fit_targets(self, X, targets, intercept, X_unlabeled):
         self.kernel_bank_ = self._build_bank()
         K = self.kernel_bank_.fit_transform(X)
@@ -1726,6 +1728,7 @@ class _KernelRLS2(KernelBankMixin, _RLS2Estimator):
         self.selected_kernels_ = np.flatnonzero(np.atleast_2d(self.weights_).any(axis=0))
         self.X_fit_ = X
 
+    @on_one_blas_thread
     def _decision(self, X):
         check_is_fitted(self, "result_")
         X = validate_data(self, X, reset=False)
@@ -1749,6 +1752,7 @@ class _LinearRLS2(_RLS2Estimator):
 
     _linear = True
 
+    @on_one_blas_thread  # kernels and solves: the same bits for every thread count
     def _fit_targets(self, X, targets, intercept, X_unlabeled):
         Xf = np.asarray(X, dtype=float)
         transductive = None
@@ -1765,6 +1769,7 @@ class _LinearRLS2(_RLS2Estimator):
     def _set_selection(self, X):
         self.selected_features_ = np.flatnonzero(np.atleast_2d(self.coef_).any(axis=0))
 
+    @on_one_blas_thread
     def _decision(self, X):
         check_is_fitted(self, "coef_")
         X = validate_data(self, X, reset=False)

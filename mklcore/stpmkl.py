@@ -849,6 +849,7 @@ def theorem2_bound(K, y, gamma, *, lam, rho=np.inf, upper=1.0, step, n_iter):
 
 # --- decision function ---
 
+@on_one_blas_thread  # the same bits for every thread count, as the fit
 def stpmkl_decision(result, K_test):
     r"""Decision values :math:`f(x)=\sum_j\sum_iA_{ij}\kappa_j(x_i,x)` of a StPMKL/MiPMKL fit.
 
@@ -1883,7 +1884,7 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
                        criterion=np.max(np.abs(p_new - p)), n_inner=res.n_iter,
                        snapshot={"p": p_new.copy()})
         if res.status == 2:
-            monitor.fail(f"the inner AMP solve failed: {res.message}")
+            monitor.fail(f"the inner {solver} solve failed: {res.message}")
         elif hint and res.status == 1 and tol is not None:  # degenerate scales: p settles on
             monitor.fail(f"the inner solve did not converge ({res.message})")  # noise
         p = p_new
