@@ -507,3 +507,14 @@ def test_callback_ctrl_c_mid_fit_and_failed_first_fit(monkeypatch):
         bad.fit(X, Y)
     with pytest.raises(NotFittedError):
         bad.predict(X)
+
+
+def test_labels_of_mixed_types_name_y():
+    """Object labels mixing numbers and strings: a ValueError naming y, not numpy's
+    "'<' not supported between instances of 'str' and 'int'"."""
+    from mklcore import lpmkl_solve
+
+    y_mixed = np.array([1 if v > 0 else "no" for v in Y], dtype=object)
+    with pytest.raises(ValueError, match=r"^y must hold labels of one comparable type; got a "
+                                         r"mix of int, str"):
+        lpmkl_solve(K, y_mixed)
