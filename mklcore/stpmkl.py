@@ -66,7 +66,7 @@ _FW_ROUNDOFF = 64 * np.finfo(float).eps
 #: diagonal or a rho below this times n * upper: a degenerate problem, said in the warnings
 _SCALE_SPREAD = 1e8
 _TINY_RATIO = 1e-12
-#: inner-QP iterations per outer iteration of the exact solver (a degenerate problem: fewer)
+#: inner-QP iterations per outer iteration of the exact solver (lam or rho at round-off: fewer)
 _INNER_MAX_ITER = 100_000
 _INNER_MAX_ITER_DEGENERATE = 1_000
 #: a relative duality gap below minus this is round-off gone wrong, not a certificate
@@ -1251,8 +1251,9 @@ def _exact(K, factors, y, *, lam, upper, rho, max_iter, tol, gap_mode, check_eve
                           else f"{owner} (exact, problem {g})",
                           advice="Increase max_iter or loosen tol.",
                           hint="" if hints is None else hints[g])
-        # a degenerate problem (see _scale_hints) cannot reach the inner accuracy: fewer steps
-        inner_max = _INNER_MAX_ITER_DEGENERATE if monitor.hint else _INNER_MAX_ITER
+        # lam or rho at round-off (see _scale_hints): the inner accuracy is out of reach
+        tiny = hints is not None and getattr(hints[g], "tiny", False)
+        inner_max = _INNER_MAX_ITER_DEGENERATE if tiny else _INNER_MAX_ITER
         theta = np.full(m, 1.0 / m)
         gamma = np.zeros(n)
         if warm_start is not None:
@@ -1624,8 +1625,16 @@ def _scale_hints(K, factors, n, lams, rhos, upper):
         if np.isfinite(rho) and rho < _TINY_RATIO * n * float(np.max(upper)):
             parts.append(f"rho={rho:.1e} is below {_TINY_RATIO:g} * n * upper, so gamma stays "
                          f"at round-off: raise rho (None: the value of the theory).")
-        hints.append(" ".join(parts))
+        hint = _Hint(" ".join(parts))
+        hint.tiny = len(parts) > bool(common)  # lam or rho at round-off: see _exact
+        hints.append(hint)
     return hints
+
+
+class _Hint(str):
+    """The text of a hint of :func:`_scale_hints`, and whether lam or rho is at round-off."""
+
+    tiny = False
 
 
 def _warm_array(value, name, shape, owner):
