@@ -16,6 +16,8 @@ The parameter and attribute descriptions that the solvers and estimators share l
 :data:`DOC_PARAMS`; :func:`fill_doc` substitutes them into docstrings.
 """
 
+import functools
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
@@ -23,10 +25,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._result import decision
 from ._validation import (Interval, Options, check_binary_labels, check_kernel_stack,
-                          validate_params)
+                          check_labels_present, validate_params)
 
 __all__ = ["BaseMKLClassifier", "KernelBankMixin", "store_params", "COMMON_CONSTRAINTS",
-           "common_constraints", "WRAPPER_PARAMS", "DOC_PARAMS", "fill_doc"]
+           "common_constraints", "WRAPPER_PARAMS", "DOC_PARAMS", "fill_doc", "forget_fitted",
+           "fit_or_unfitted"]
 
 #: constraints shared by the solvers and estimators (each adds its own)
 COMMON_CONSTRAINTS = {
@@ -35,7 +38,8 @@ COMMON_CONSTRAINTS = {
     "normalize": [Options("trace", "cosine"), None],
     "tol": [Interval("real", 0, None, closed="left"), None],  # None: no stopping test
     "max_iter": [Interval("int", 1, None)],
-    "svm_tol": [Interval("real", 0, None, closed="neither")],
+    # a KKT tolerance on gradients of size 1: large ones stop the SVM at alpha = 0 (no model)
+    "svm_tol": [Interval("real", 0, 1, closed="neither")],
     "verbose": [Interval("int", 0, None), bool],
     "callback": [callable, None],
     "svm_max_iter": [Interval("int", 1, None), None],
@@ -82,7 +86,7 @@ DOC_PARAMS = {
     "max_iter": """max_iter : int, default=1000
         Maximum number of outer iterations.""",
     "svm_tol": """svm_tol : float, default=1e-3
-        KKT tolerance of each SVM solve.""",
+        KKT tolerance of each SVM solve, in (0, 1).""",
     "callback": """callback : callable, default=None
         ``callback(intermediate_result)`` after each outer iteration, with an
         :class:`~mklcore._result.MKLResult` holding ``weights``, ``objective``, ``gap``,
@@ -179,6 +183,48 @@ def store_params(estimator, params):
     """
     for name in estimator._get_param_names():
         setattr(estimator, name, params[name])
+
+
+def forget_fitted(estimator):
+    """Delete every fitted attribute of ``estimator``: it is then unfitted.
+
+    The fitted attributes are those :func:`sklearn.utils.validation.check_is_fitted` looks
+    for: the public names ending with ``"_"`` (``classes_``, ``n_features_in_``, ...).
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+    """
+    for name in [k for k in vars(estimator) if k.endswith("_") and not k.startswith("_")]:
+        delattr(estimator, name)
+
+
+def fit_or_unfitted(fit):
+    """Decorate a ``fit`` method: the estimator ends fitted by this call, or unfitted.
+
+    The previous model is dropped when ``fit`` starts, and whatever ``fit`` set is dropped if
+    it raises (invalid input, a failed solve, ``KeyboardInterrupt``): ``predict`` then raises
+    :class:`~sklearn.exceptions.NotFittedError`, never an ``AttributeError`` on a half-built
+    model or a mix of the old and the new one (e.g. the old feature count beside new classes).
+
+    Parameters
+    ----------
+    fit : callable
+        The method ``fit(self, X, y, ...)``.
+
+    Returns
+    -------
+    wrapped : callable
+    """
+    @functools.wraps(fit)
+    def wrapped(self, *args, **kwargs):
+        forget_fitted(self)
+        try:
+            return fit(self, *args, **kwargs)
+        except BaseException:
+            forget_fitted(self)
+            raise
+    return wrapped
 
 
 class KernelBankMixin:
@@ -311,8 +357,13 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
             return K
         return check_kernel_stack(K, y, check_psd_=False, symmetric_tol=None)
 
+    @fit_or_unfitted
     def fit(self, X, y):
         """Fit the model on features ``X`` and binary labels ``y``.
+
+        A fit that raises (invalid input, a failed solve, ``KeyboardInterrupt``) leaves the
+        estimator unfitted (the previous model is dropped when ``fit`` starts): ``predict``
+        then raises :class:`~sklearn.exceptions.NotFittedError`.
 
         Parameters
         ----------
@@ -328,6 +379,7 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         X, y = validate_data(self, X, y, dtype="numeric")
+        check_labels_present(y)  # None labels: an error naming y, not "unknown label type"
         check_classification_targets(y)
         y_pm, self.classes_ = check_binary_labels(y, type(self).__name__)
         result = self._solve(self._fit_inputs(X, y_pm), y_pm, **self._solve_inputs(X))

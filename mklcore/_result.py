@@ -301,11 +301,14 @@ class Monitor:
         result is built: the full input check that the solver's sampled checks deferred
         (:func:`mklcore._validation.check_kernel_stack`), which raises a ``ValueError`` naming
         the input when it holds NaN or infinity.
+    hint : str, default=""
+        The likely cause of a failure, known before the run (e.g. kernels of very different
+        scales); appended to the message of status 1 (instead of ``advice``) and status 2.
     """
 
     def __init__(self, method, *, tol, max_iter, callback=None, verbose=0, label=None,
                  criterion_name="relative duality gap", certified=True,
-                 advice="Increase max_iter or loosen tol.", input_check=None):
+                 advice="Increase max_iter or loosen tol.", hint="", input_check=None):
         self.method = method
         self.label = label or method
         self.tol = None if tol is None else float(tol)
@@ -316,6 +319,7 @@ class Monitor:
         self.certified = bool(certified)
         self.advice = advice
         self.input_check = input_check
+        self.hint = hint
         self.history = History()
         self.n_iter = 0
         self.status = None
@@ -401,6 +405,12 @@ class Monitor:
 
     # -- at the end ----------------------------------------------------------------------
     def _message(self):
+        message = self._status_message()
+        if self.hint and self.status in (1, 2) and self.hint not in message:
+            message = f"{message.rstrip('.')}. Likely cause: {self.hint}"
+        return message
+
+    def _status_message(self):
         status, crit, tol = self.status, self.criterion, self.tol
         if status == 0 and self.detail:
             return f"converged: {self.detail} after {self.n_iter} iterations"
@@ -421,6 +431,8 @@ class Monitor:
             if self.detail:  # a budget other than max_iter ran out
                 return (f"{self.label} did not converge: {self.detail} after {self.n_iter} "
                         f"iterations, with {reason}.")
+            if self.hint:
+                return f"{self.label} did not converge in {self.n_iter} iterations: {reason}."
             return (f"{self.label} did not converge in {self.n_iter} iterations: {reason}. "
                     f"{self.advice}")
         if status == 2:

@@ -12,7 +12,7 @@ import numpy as np
 __all__ = [
     "Interval", "Options", "validate_params", "check_kernel_stack", "check_binary_labels",
     "check_finite", "check_psd", "smallest_eigenvalue", "PSD_TOL", "check_solver_inputs",
-    "check_dense", "as_float_array",
+    "check_dense", "as_float_array", "BOOL_PARAMS", "check_labels_present",
 ]
 
 #: relative tolerance for the smallest eigenvalue of a kernel, as a multiple of its trace
@@ -98,9 +98,16 @@ def _satisfies(value, c):
         return value is None
     if c is callable:
         return callable(value)
+    if c is bool:  # NumPy's booleans too, never a truthy str or number
+        return isinstance(value, (bool, np.bool_))
     if isinstance(c, type):
         return isinstance(value, c)
     return value in c
+
+
+#: switches that must be booleans wherever they appear, even when a function's constraints do
+#: not list them (``check_input="no"`` is truthy: it must not mean True)
+BOOL_PARAMS = ("check_input", "warn")
 
 
 def validate_params(owner, constraints, params):
@@ -112,9 +119,11 @@ def validate_params(owner, constraints, params):
         Name of the estimator or function, used in the message.
     constraints : dict
         ``{name: [constraint, ...]}``; a constraint is an :class:`Interval`, an
-        :class:`Options`, ``None`` (the value may be None), ``callable`` or a type.
+        :class:`Options`, ``None`` (the value may be None), ``callable`` or a type (``bool``
+        also accepts ``np.bool_``, never a str or a number).
     params : dict
-        ``{name: value}``; names missing from ``constraints`` are not checked.
+        ``{name: value}``; names missing from ``constraints`` are not checked, except the
+        switches of :data:`BOOL_PARAMS` (``check_input``, ``warn``), which must be bools.
 
     Raises
     ------
@@ -123,6 +132,8 @@ def validate_params(owner, constraints, params):
     """
     for name, value in params.items():
         if name not in constraints:
+            if name in BOOL_PARAMS:
+                validate_params(owner, {name: [bool]}, {name: value})
             continue
         allowed = constraints[name]
         if any(_satisfies(value, c) for c in allowed):
@@ -373,6 +384,7 @@ def check_kernel_stack(K, y=None, *, check_psd_=True, psd_tol=PSD_TOL, square=Tr
                 desc = descriptions[m] if descriptions is not None else None
                 check_psd(K[m], index=m, n_kernels=K.shape[0], description=desc, tol=psd_tol)
     if y is not None:
+        check_labels_present(y)
         n_y = np.shape(y)[0]
         if K.shape[-1] != n_y or (square and K.shape[1] != n_y):
             raise ValueError(
@@ -395,9 +407,11 @@ def _check_sampled(K, y, check_psd_, psd_tol, symmetric_tol, descriptions):
         for m in range(K.shape[0]):
             desc = descriptions[m] if descriptions is not None else None
             check_psd(block[m], index=m, n_kernels=K.shape[0], description=desc, tol=psd_tol)
-    if y is not None and np.shape(y)[0] != n:
-        raise ValueError(f"K and y do not match: the kernels are {n} x {n} but y has "
-                         f"{np.shape(y)[0]} entries.")
+    if y is not None:
+        check_labels_present(y)
+        if np.shape(y)[0] != n:
+            raise ValueError(f"K and y do not match: the kernels are {n} x {n} but y has "
+                             f"{np.shape(y)[0]} entries.")
 
 
 def _check_symmetric(K, symmetric_tol):
@@ -414,6 +428,29 @@ def _check_symmetric(K, symmetric_tol):
             raise ValueError(
                 f"Kernel {m} of {K.shape[0]} is not symmetric: max |K - K^T| = {asym:.2e}. "
                 f"Training kernels must be symmetric; pass (K + K^T)/2 if this is round-off.")
+
+
+def check_labels_present(y):
+    """Refuse an object array of labels holding None or NaN (``np.unique`` fails on them).
+
+    Parameters
+    ----------
+    y : array-like
+        Labels (any dtype; only object arrays can hold None).
+
+    Raises
+    ------
+    ValueError
+        ``y must hold labels; got None or NaN at 12 entries (first: index 1).``
+    """
+    y = np.asarray(y)
+    if y.dtype.kind != "O":
+        return
+    missing = [i for i, v in enumerate(y.ravel())
+               if v is None or (isinstance(v, numbers.Real) and not np.isfinite(v))]
+    if missing:
+        raise ValueError(f"y must hold labels; got None or NaN at {len(missing)} entries "
+                         f"(first: index {missing[0]}).")
 
 
 def check_binary_labels(y, owner="this method"):
@@ -440,7 +477,13 @@ def check_binary_labels(y, owner="this method"):
             raise ValueError(f"y must be one-dimensional; got shape {y.shape}.")
     if y.dtype.kind in "fc":
         check_finite(y, "y")
-    classes = np.unique(y)
+    check_labels_present(y)
+    try:
+        classes = np.unique(y)
+    except TypeError:  # e.g. numbers and strings mixed in an object array
+        kinds = sorted({type(v).__name__ for v in y})
+        raise ValueError(f"y must hold labels of one comparable type; got a mix of "
+                         f"{', '.join(kinds)}.") from None
     if classes.size < 2:
         raise ValueError(
             f"y has only one class ({classes[0] if classes.size else 'none'}); "
@@ -472,5 +515,6 @@ def check_solver_inputs(K, y, owner, check_input=True):
     K : ndarray of shape (n_kernels, n_samples, n_samples)
     y_pm : ndarray of shape (n_samples,) with values in {-1.0, +1.0}
     """
+    validate_params(owner, {"check_input": [bool]}, {"check_input": check_input})
     K = check_kernel_stack(K, y, thorough=False) if check_input else np.asarray(K)
     return K, check_binary_labels(y, owner)[0]

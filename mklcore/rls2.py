@@ -43,11 +43,11 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import KernelBankMixin, store_params
-from ._linalg import cholesky, cholesky_solve, lower_triangular_solve
+from ._base import KernelBankMixin, fit_or_unfitted, store_params
+from ._linalg import cholesky, cholesky_solve, lower_triangular_solve, on_one_blas_thread
 from ._result import Monitor
 from ._validation import (Interval, Options, as_float_array, check_dense, check_finite,
-                          check_kernel_stack, validate_params)
+                          check_kernel_stack, check_labels_present, validate_params)
 from .svm import combine_kernels
 
 __all__ = [
@@ -77,6 +77,9 @@ _KERNEL_RULES = ("trace", "centered_trace", "none")
 #: feature scaling rules of Sec. 4.3 (rules (16) and (17)) understood by rls2_linear_solve
 _LINEAR_RULES = ("norm", "fisher", "none")
 
+#: a lambda below this times the largest scaled kernel trace makes K(d) + lam I singular to
+#: working precision for a rank-deficient K(d): the warnings of such runs say so
+_TINY_LAM = 1e-12
 #: relative KKT tolerance of the exact Problem-7 solvers
 _SIMPLEX_TAU = 1e-12
 #: the SMO solver is only asymptotically exact; its pair steps are capped (toolbox: 20 000)
@@ -260,6 +263,7 @@ def _estimator_doc(unit, solver, ova):
     return decorate
 
 
+@on_one_blas_thread  # the same bits for every thread count, as the fit
 def rls2_decision(result, K_test):
     """Evaluate an RLS2 model, :math:`f = b + \\sum_i d_i s_i \\mathbf K^{\\rm test}_i c`.
 
@@ -305,19 +309,39 @@ def _scaling_error(owner, scaling, rules, m, what):
     return ValueError(
         f"The 'scaling' parameter of {owner} must be one of "
         f"{{{', '.join(repr(r) for r in rules)}}}, None or an array of shape ({what}={m},) of "
-        f"non-negative finite floats. Got {scaling!r} instead.")
+        f"non-negative finite floats, not all zero. Got {scaling!r} instead.")
 
 
 def _resolve_scaling(owner, scaling, rules, m, what, rule_scaling):
-    """The scaling ``s``: ``rule_scaling(scaling)`` for a rule name (or None), else the array."""
+    """The scaling ``s``: ``rule_scaling(scaling)`` for a rule name (or None), else the array.
+
+    An array must be finite, non-negative and have a positive entry (a zero entry excludes
+    its kernel or feature, as the rules do for a zero trace or norm; all zero excludes all).
+    """
     if isinstance(scaling, str) or scaling is None:
         if scaling is not None and scaling not in rules:
             raise _scaling_error(owner, scaling, rules, m, what)
-        return rule_scaling(scaling)
-    s = np.asarray(scaling, dtype=float)
-    if s.shape != (m,) or not np.all(np.isfinite(s)) or np.any(s < 0):
+        s = rule_scaling(scaling)
+        if not np.any(s > 0):
+            unit = what.split("_", 1)[1]
+            raise ValueError(f"scaling={scaling!r} gives s = 0 to every one of the {m} {unit} "
+                             f"(zero trace, norm or variance): nothing can be selected.")
+        return s
+    try:
+        s = np.asarray(scaling, dtype=float)
+    except (TypeError, ValueError):
+        raise _scaling_error(owner, scaling, rules, m, what) from None
+    if s.shape != (m,) or not np.all(np.isfinite(s)) or np.any(s < 0) or not np.any(s > 0):
         raise _scaling_error(owner, scaling, rules, m, what)
     return s
+
+
+def _check_transductive(value, name):
+    """``value`` as a finite float array (a clear error naming ``name`` otherwise)."""
+    array = np.asarray(check_dense(value, name))
+    if array.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must hold numbers; got an array of dtype {array.dtype}.")
+    return check_finite(array.astype(float, copy=False), name)
 
 
 @_fill_doc()
@@ -353,10 +377,22 @@ def rls2_scaling(K, rule="trace", *, transductive_K=None):
         return np.ones(m)
     if not isinstance(rule, str) or rule not in _KERNEL_RULES:
         raise _scaling_error("rls2_scaling", rule, _KERNEL_RULES, m, "n_kernels")
-    src = K if transductive_K is None else np.asarray(transductive_K, dtype=float)
-    if src.shape[0] != m:
-        raise ValueError(f"transductive_K must hold one entry per kernel ({m}); got shape "
-                         f"{src.shape}.")
+    src = K
+    if transductive_K is not None:
+        src = _check_transductive(transductive_K, "transductive_K")
+        n = K.shape[-1]
+        if not (src.ndim == 2 or (src.ndim == 3 and src.shape[1] == src.shape[2])) \
+                or src.shape[0] != m or src.shape[-1] < n:
+            raise ValueError(
+                f"transductive_K must have shape (n_kernels={m}, n_all, n_all) or "
+                f"(n_kernels={m}, n_all) with n_all >= {n} (the training and the other "
+                f"inputs); got shape {src.shape}.")
+        diag = src if src.ndim == 2 else np.einsum("mii->mi", src)
+        if np.any(diag < 0):
+            i = int(np.flatnonzero((diag < 0).any(axis=1))[0])
+            raise ValueError(f"transductive_K holds a negative diagonal entry (kernel {i}): "
+                             f"k(x, x) >= 0 for every kernel; pass Gram matrices or their "
+                             f"diagonals.")
     if rule == "trace":
         diag = src if src.ndim == 2 else np.einsum("mii->mi", src)
         return _safe_inverse(diag.sum(axis=1))
@@ -406,7 +442,8 @@ def rls2_linear_scaling(X, rule="norm", *, y=None, transductive_X=None, fisher_w
     if not isinstance(rule, str) or rule not in _LINEAR_RULES:
         raise _scaling_error("rls2_linear_scaling", rule, _LINEAR_RULES, n, "n_features")
     if rule == "norm":
-        src = X if transductive_X is None else np.asarray(transductive_X, dtype=float)
+        src = X if transductive_X is None else _check_transductive(transductive_X,
+                                                                    "transductive_X")
         if src.ndim != 2 or src.shape[1] != n:
             raise ValueError(f"transductive_X must have {n} columns like X; got shape "
                              f"{np.shape(src)}.")
@@ -687,6 +724,10 @@ class _KernelOps:
             out[i] = (G @ np.bincount(inv, weights=c, minlength=G.shape[0]))[inv]
         return (out * self.s[:, None]).T
 
+    def max_trace(self):
+        """Largest scaled trace s_i tr(K_i) (the scale of K(d))."""
+        return float(np.max(self.s * np.einsum("mii->m", self.K)))
+
     def alignment(self, y):
         """a_i = s_i y'K_i y (Lemma 5); cached, a path asks for it at every lambda."""
         if self._aligned is None or not np.array_equal(self._aligned[0], y):
@@ -765,6 +806,10 @@ class _LinearOps:
         u = self.s * (self.X.T @ c)
         return self.X * u[None, :]
 
+    def max_trace(self):
+        """Largest scaled trace s_i ||x_i||^2 (the scale of K(d))."""
+        return float(np.max(self.s * np.einsum("ji,ji->i", self.X, self.X)))
+
     def alignment(self, y):
         return self.s * (self.X.T @ y) ** 2
 
@@ -807,15 +852,19 @@ def _warm_arrays(warm_start, m, n):
         d0, c0 = warm_start
     else:
         d0, c0 = warm_start, None
-    d0 = None if d0 is None else np.asarray(d0, dtype=float)
+    message = (f"warm_start weights must be a non-negative, non-zero array of shape ({m},) "
+               f"(or an MKLResult, or a pair (weights, dual_coef)); got {{}}.")
+    try:
+        d0 = None if d0 is None else np.asarray(d0, dtype=float)
+        c0 = None if c0 is None else np.asarray(c0, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(message.format(repr(warm_start)[:60])) from None
     if d0 is not None and (d0.shape != (m,) or not np.all(np.isfinite(d0)) or np.any(d0 < 0)
                            or d0.sum() <= 0):
-        raise ValueError(f"warm_start weights must be a non-negative, non-zero array of shape "
-                         f"({m},); got {np.shape(d0)}.")
-    if c0 is not None:
-        c0 = np.asarray(c0, dtype=float)
-        if c0.shape != (n,):
-            c0 = None
+        raise ValueError(message.format(f"shape {np.shape(d0)}" if d0.shape != (m,)
+                                        else repr(d0)))
+    if c0 is not None and (c0.shape != (n,) or not np.all(np.isfinite(c0))):
+        c0 = None
     return d0, c0
 
 
@@ -839,8 +888,9 @@ class _State:
     @property
     def V(self):
         if self._V is None:
-            self._V = self.ops.V(self.c)  # line 5: v_i = s_i K_i c
-            q = self._V.T @ self.c  # q_i = c' K~_i c
+            with np.errstate(over="ignore", invalid="ignore"):  # a tiny lam: see _alternate
+                self._V = self.ops.V(self.c)  # line 5: v_i = s_i K_i c
+                q = self._V.T @ self.c  # q_i = c' K~_i c
             gap = 0.5 * self.lam * max(float(q.max() - self.d @ q), 0.0)  # G - D
             self._gap = gap / self.objective if self.objective > 0 else 0.0
         return self._V
@@ -901,9 +951,13 @@ def _newton_step(ops, state, y, lam, bound, linear_solver, simplex_solver):
     return trial, n_evals
 
 
+@on_one_blas_thread
 def _alternate(ops, y, lam, *, intercept, d0, c0, tol, residual_tol, max_iter, simplex_solver,
                linear_solver, accelerate, callback, verbose, owner, method, stacklevel=5):
     """Algorithm 1 of [1] on the outputs ``y`` (already shifted by ``intercept``).
+
+    BLAS and LAPACK run on one thread (:func:`~mklcore._linalg.one_blas_thread`): the result
+    has the same bits for every thread count.
 
     Row ``t`` of the history is the iterate at the start of outer iteration ``t`` (its
     objective and certificate); the loop stops at the first iterate whose relative gap is
@@ -912,8 +966,14 @@ def _alternate(ops, y, lam, *, intercept, d0, c0, tol, residual_tol, max_iter, s
     iterate is certified, else 1).
     """
     m = ops.m
+    scale = ops.max_trace() if np.isfinite(lam) else 0.0
+    tiny = lam < _TINY_LAM * scale  # K(d) + lam I is singular to working precision
+    hint = (f"lam={lam:.1e} is below {_TINY_LAM:g} times the largest scaled kernel trace "
+            f"({scale:.1e}), where (K(d) + lam I) c = y is solved to round-off only: increase "
+            f"lam or scale the kernels.") if tiny else ""
     monitor = Monitor(method, tol=tol, max_iter=max_iter, callback=callback, verbose=verbose,
-                      label=owner, criterion_name="relative duality gap")
+                      label=owner, criterion_name="relative duality gap",
+                      advice=hint or "Increase max_iter or loosen tol.")
     products0 = ops.n_products
     alignment = ops.alignment(y)
     vertex = np.zeros(m)
@@ -954,6 +1014,11 @@ def _alternate(ops, y, lam, *, intercept, d0, c0, tol, residual_tol, max_iter, s
 
     while True:
         d = state.d
+        if not (np.isfinite(state.objective) and np.isfinite(state.gap)):
+            raise ValueError(
+                f"The 'lam' parameter of {owner} is too small for these kernels: at lam="
+                f"{lam:.1e} the coefficients c = (K(d) + lam I)^-1 y overflow (largest scaled "
+                f"kernel trace {scale:.1e}). Increase lam or scale the kernels.")
         if tol is not None and state.gap <= tol:
             residual = 0.0
             record(0.0, False)  # status 0: the iterate is certified
@@ -989,7 +1054,8 @@ def _alternate(ops, y, lam, *, intercept, d0, c0, tol, residual_tol, max_iter, s
             monitor.status = 1  # tol=0: only an exact optimum stops; round-off ends the run
         elif tol is not None and np.array_equal(state.d, d) and state.gap > tol:
             monitor.fail(f"precision limit: the weights no longer change but the relative "
-                         f"duality gap {state.gap:.1e} > tol {tol:.1e}. Loosen tol.")
+                         f"duality gap {state.gap:.1e} > tol {tol:.1e}. "
+                         f"{hint or 'Loosen tol.'}")
         elif monitor.status == 1 and tol is not None and state.gap <= tol:
             monitor.succeed()
         if monitor.stopped:
@@ -1026,7 +1092,14 @@ def _resolve_intercept(intercept, y, owner):
 
 
 def _check_lams(lams, owner):
-    lams = np.atleast_1d(np.asarray(lams, dtype=float))
+    if isinstance(lams, (str, bytes)):  # np.asarray("0.1", dtype=float) would accept it
+        raise ValueError(f"The 'lams' parameter of {owner} must be a non-empty 1-D array of "
+                         f"floats, not a str. Got {lams!r} instead.")
+    try:
+        lams = np.atleast_1d(np.asarray(lams, dtype=float))
+    except (TypeError, ValueError):
+        raise ValueError(f"The 'lams' parameter of {owner} must be a non-empty 1-D array of "
+                         f"floats. Got {lams!r} instead.") from None
     if lams.ndim != 1 or lams.size == 0:
         raise ValueError(f"The 'lams' parameter of {owner} must be a non-empty 1-D array.")
     bad = ~(lams > 0)
@@ -1082,7 +1155,7 @@ def _run(owner, setup, setup_args, params, *, lam=None, lams=None, warm_start=No
                 max_iter=params["max_iter"], simplex_solver=params["simplex_solver"],
                 linear_solver=params.get("linear_solver", "cholesky"),
                 accelerate=params["accelerate"], callback=callback, verbose=params["verbose"],
-                intercept=b, owner=owner, stacklevel=6,
+                intercept=b, owner=owner, stacklevel=7,
                 method="linear_rls2" if setup is _linear_setup else "rls2")
     if lams is None:
         d0, c0 = _warm_arrays(warm_start, ops.m, ops.n)
@@ -1117,11 +1190,17 @@ def rls2_solve(K, y, *, lam, scaling=None, tol=1e-6, warm_start=None, transducti
     ----------
     K : ndarray of shape (n_kernels, n_samples, n_samples)
         Training Gram matrices :math:`\mathbf K_i` (raw; the scaling is applied here).
+        Algorithm 1 computes in float64: a float32 stack is copied once to float64 (the copy
+        takes twice the memory of the float32 stack, three times in all); pass float64 to
+        avoid the copy. The result is that of ``K.astype(np.float64)``.
     y : array-like of shape (n_samples,)
         Outputs (regression targets, or labels in {-1, +1} for classification).
     lam : float
         Regularisation parameter :math:`\lambda > 0` (Problem 5's normalisation: halves, no
-        :math:`1/\ell`). ``np.inf`` returns the limit of Lemma 5 (:math:`c=0`).
+        :math:`1/\ell`). ``np.inf`` returns the limit of Lemma 5 (:math:`c=0`). Below
+        ``1e-12`` times the largest scaled trace :math:`s_i\mathrm{tr}\,\mathbf K_i`, a
+        rank-deficient :math:`\mathbf K(d)+\lambda I` is singular to working precision: the
+        warning of such a run says so, and a :math:`c` that overflows raises ``ValueError``.
     scaling : {"trace", "centered_trace", "none"}, ndarray or None, default=None
         Kernel scaling :math:`s_i` (Sec. 4.3, see :func:`rls2_scaling`): ``"trace"`` is rule
         (18), unit trace (the toolbox default); ``None``/``"none"``: :math:`s_i=1`.
@@ -1161,7 +1240,9 @@ def rls2_solve(K, y, *, lam, scaling=None, tol=1e-6, warm_start=None, transducti
     Raises
     ------
     ValueError
-        On ``lam <= 0``, an unknown scaling rule, non-finite ``y`` or mismatched shapes.
+        On ``lam <= 0``, a ``lam`` so small that :math:`c` overflows, an unknown scaling
+        rule, an all-zero, negative or non-finite scaling array, non-finite ``y`` or
+        ``transductive_K`` (or one with a negative diagonal) or mismatched shapes.
 
     Warns
     -----
@@ -1346,6 +1427,7 @@ def rls2_linear_path(X, y, *, lams, scaling="norm", warm_start=True, transductiv
                 lams=lams, warm_start=warm_start)
 
 
+@on_one_blas_thread  # its bisection must not depend on the thread count either
 def rls2_lambda_max(K, y, *, linear=False, scaling=None, intercept=0.0, rtol=0.05,
                     check_input=True):
     r"""Threshold :math:`\lambda_1` of Lemma 5: above it the max-alignment vertex is optimal.
@@ -1478,9 +1560,14 @@ class _RLS2Estimator(BaseEstimator):
         validate_params(type(self).__name__, _ESTIMATOR_CONSTRAINTS,
                         self.get_params(deep=False))
 
+    @fit_or_unfitted
     @_fill_doc()
     def fit(self, X, y, *, X_unlabeled=None):
         """Fit one RLS2 machine (regression, two classes) or one per class (one-vs-all).
+
+        A fit that raises (invalid input, ``KeyboardInterrupt``) leaves the estimator
+        unfitted (the previous model is dropped when ``fit`` starts): ``predict`` then raises
+        :class:`~sklearn.exceptions.NotFittedError`.
 
         Parameters
         ----------
@@ -1530,7 +1617,7 @@ class _RLS2Estimator(BaseEstimator):
                           max_iter=self.max_iter, simplex_solver=self.simplex_solver,
                           linear_solver="cholesky", accelerate=self.accelerate, callback=None,
                           verbose=self.verbose, owner=type(self).__name__,
-                          method="linear_rls2" if self._linear else "rls2", stacklevel=7)
+                          method="linear_rls2" if self._linear else "rls2", stacklevel=10)
 
     def _set_results(self, results):
         """Copy one result (regression, binary) or a list (one-vs-all) into attributes."""
@@ -1573,6 +1660,7 @@ class _ClassificationTask(ClassifierMixin):
 
     def _targets(self, X, y):
         X, y = validate_data(self, X, y)
+        check_labels_present(y)  # None labels: an error naming y, not sklearn's "unknown"
         check_classification_targets(y)
         self.classes_ = _check_ova_classes(y, type(self).__name__)
         return X, _ova_targets(y, self.classes_, self.ova_coding), 0.0
@@ -1621,6 +1709,7 @@ class _KernelRLS2(KernelBankMixin, _RLS2Estimator):
         diag = np.concatenate([np.diagonal(K, axis1=1, axis2=2), extra], axis=1)
         return rls2_scaling(K, "trace", transductive_K=diag)
 
+    @on_one_blas_thread  # kernels and solves: the same bits for every thread count
     def _fit_targets(self, X, targets, intercept, X_unlabeled):
         self.kernel_bank_ = self._build_bank()
         K = self.kernel_bank_.fit_transform(X)
@@ -1639,6 +1728,7 @@ class _KernelRLS2(KernelBankMixin, _RLS2Estimator):
         self.selected_kernels_ = np.flatnonzero(np.atleast_2d(self.weights_).any(axis=0))
         self.X_fit_ = X
 
+    @on_one_blas_thread
     def _decision(self, X):
         check_is_fitted(self, "result_")
         X = validate_data(self, X, reset=False)
@@ -1662,6 +1752,7 @@ class _LinearRLS2(_RLS2Estimator):
 
     _linear = True
 
+    @on_one_blas_thread  # kernels and solves: the same bits for every thread count
     def _fit_targets(self, X, targets, intercept, X_unlabeled):
         Xf = np.asarray(X, dtype=float)
         transductive = None
@@ -1678,6 +1769,7 @@ class _LinearRLS2(_RLS2Estimator):
     def _set_selection(self, X):
         self.selected_features_ = np.flatnonzero(np.atleast_2d(self.coef_).any(axis=0))
 
+    @on_one_blas_thread
     def _decision(self, X):
         check_is_fitted(self, "coef_")
         X = validate_data(self, X, reset=False)

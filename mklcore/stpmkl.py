@@ -46,6 +46,7 @@ import math
 import numpy as np
 
 from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
+from ._linalg import on_one_blas_thread
 from ._result import Monitor
 from ._validation import (Interval, Options, check_binary_labels, check_kernel_stack,
                           validate_params)
@@ -58,6 +59,18 @@ __all__ = [
 ]
 
 _TINY = np.finfo(float).tiny
+#: the inner QP of the exact solver cannot resolve a Frank-Wolfe gap below this many units of
+#: round-off of the linear term over the box (the projection's absolute error)
+_FW_ROUNDOFF = 64 * np.finfo(float).eps
+#: kernel traces spread by more than this factor, a lam below this times the mean kernel
+#: diagonal or a rho below this times n * upper: a degenerate problem, said in the warnings
+_SCALE_SPREAD = 1e8
+_TINY_RATIO = 1e-12
+#: inner-QP iterations per outer iteration of the exact solver (lam or rho at round-off: fewer)
+_INNER_MAX_ITER = 100_000
+_INNER_MAX_ITER_DEGENERATE = 1_000
+#: a relative duality gap below minus this is round-off gone wrong, not a certificate
+_NEGATIVE_GAP = 1e-8
 
 #: docstring sections shared by several functions and classes (substituted by _fill_doc)
 _DOC = {
@@ -376,6 +389,7 @@ class KernelFactors:
                 f"total_rank={int(self.ranks.sum())}, rank_tol={self.rank_tol:g})")
 
 
+@on_one_blas_thread  # the factors must not depend on the thread count
 def factorize_kernels(K, *, rank_tol=1e-10, dtype=np.float64):
     r"""Low-rank factors :math:`K_j\approx R_jR_j^\top` by pivoted Cholesky.
 
@@ -835,6 +849,7 @@ def theorem2_bound(K, y, gamma, *, lam, rho=np.inf, upper=1.0, step, n_iter):
 
 # --- decision function ---
 
+@on_one_blas_thread  # the same bits for every thread count, as the fit
 def stpmkl_decision(result, K_test):
     r"""Decision values :math:`f(x)=\sum_j\sum_iA_{ij}\kappa_j(x_i,x)` of a StPMKL/MiPMKL fit.
 
@@ -907,8 +922,10 @@ def _make_primal(K, factors, G, A0=None):
     return _DensePrimal(K, G, A0) if factors is None else _FactorPrimal(factors, G, A0)
 
 
+@on_one_blas_thread
 def _saddle(K, factors, y, *, lam, upper, rho, solver, step, eta0, max_iter, tol, gap_mode,
-            check_every, callback, verbose, warm_start, owner, warn=True, restart=False):
+            check_every, callback, verbose, warm_start, owner, warn=True, restart=False,
+            hints=None):
     """Run AMP or VI on a batch of G problems sharing the kernels; return G results.
 
     ``lam``, ``rho``, ``eta0`` are arrays of shape (G,); ``upper`` is a float or an array of
@@ -928,7 +945,8 @@ def _saddle(K, factors, y, *, lam, upper, rho, solver, step, eta0, max_iter, tol
                         verbose=verbose, criterion_name=f"{gap_mode} duality gap",
                         label=f"{owner} ({solver})" if G == 1
                         else f"{owner} ({solver}, problem {g})",
-                        advice="Increase max_iter or loosen tol (AMP's gap falls as 1/T).")
+                        advice="Increase max_iter or loosen tol (AMP's gap falls as 1/T).",
+                        hint="" if hints is None else hints[g])
                 for g in range(G)]
     n = y.size
     lam = np.asarray(lam, dtype=float)
@@ -1053,7 +1071,7 @@ def _saddle(K, factors, y, *, lam, upper, rho, solver, step, eta0, max_iter, tol
     for g, (monitor, f) in enumerate(zip(monitors, final)):
         results.append(monitor.finish(
             weights=f["weights"], dual_coef=f["gamma"] * y / (n * lam[g]), intercept=0.0,
-            objective=f["primal"], gap=f["rel_gap"], warn=warn, stacklevel=5,
+            objective=f["primal"], gap=f["rel_gap"], warn=warn, stacklevel=6,
             solver=solver, coef=primal_it.coef(f["snap"]), gamma=f["gamma"],
             dual_objective=float(f["dual"]), abs_gap=float(f["abs_gap"]),
             kernel_norms=f["norms"], decision_train=f["fX"],
@@ -1112,7 +1130,9 @@ def _box_budget_qp(Kt, y, c, U, rho, gamma, rtol, max_iter):
     Candes) with the exact Lemma-2 projection; stops when the Frank-Wolfe gap
     :math:`\max_{\gamma'\in Q'}\langle\nabla D_\theta(\gamma),\gamma'-\gamma\rangle`, which
     bounds :math:`D_\theta^*-D_\theta(\gamma)`, is at most ``rtol`` times
-    :math:`|D_\theta(\gamma)|`. Returns ``(gamma, n_iter)``.
+    :math:`|D_\theta(\gamma)|`, or at the round-off of the gradient step over the box
+    (:data:`_FW_ROUNDOFF` times :math:`|\nabla D|^\top U`; only a degenerate problem, such as
+    a budget :math:`\rho` far below :math:`U`, stops there). Returns ``(gamma, n_iter)``.
     """
     n = y.size
     rho_a = np.array([rho])
@@ -1145,7 +1165,8 @@ def _box_budget_qp(Kt, y, c, U, rho, gamma, rtol, max_iter):
             g = grad(x)
             value = x.sum() / n - (x.sum() / n - g @ x) / 2.0   # D_theta(x)
             fw = _knapsack_rows(g[None], U, rho_a)[0] - g @ x
-            if fw <= rtol * max(abs(value), _TINY):
+            floor = _FW_ROUNDOFF * float(np.abs(g) @ np.broadcast_to(U, g.shape))
+            if fw <= max(rtol * abs(value), floor, _TINY):
                 break
     return x, it
 
@@ -1186,8 +1207,9 @@ def _better_dual(best, gamma, quad, c):
     return dict(dual=dual, gamma=gamma) if dual > best["dual"] else best
 
 
+@on_one_blas_thread
 def _exact(K, factors, y, *, lam, upper, rho, max_iter, tol, gap_mode, check_every, callback,
-           verbose, warm_start, owner, warn=True, warm_cuts=None, chain=False):
+           verbose, warm_start, owner, warn=True, warm_cuts=None, chain=False, hints=None):
     r"""Solve (11) through its dual, as l1-MKL without bias plus one budget constraint.
 
     .. math::
@@ -1227,7 +1249,11 @@ def _exact(K, factors, y, *, lam, upper, rho, max_iter, tol, gap_mode, check_eve
                           verbose=verbose, criterion_name=f"{gap_mode} duality gap",
                           label=f"{owner} (exact)" if G == 1
                           else f"{owner} (exact, problem {g})",
-                          advice="Increase max_iter or loosen tol.")
+                          advice="Increase max_iter or loosen tol.",
+                          hint="" if hints is None else hints[g])
+        # lam or rho at round-off (see _scale_hints): the inner accuracy is out of reach
+        tiny = hints is not None and getattr(hints[g], "tiny", False)
+        inner_max = _INNER_MAX_ITER_DEGENERATE if tiny else _INNER_MAX_ITER
         theta = np.full(m, 1.0 / m)
         gamma = np.zeros(n)
         if warm_start is not None:
@@ -1262,7 +1288,7 @@ def _exact(K, factors, y, *, lam, upper, rho, max_iter, tol, gap_mode, check_eve
         for t in range(1, max_iter + 1):
             # inner accuracy: a tenth of the current relative gap (between 1e-7 and 1e-3)
             rtol = float(np.clip(0.1 * rel_gap, 1e-7, 1e-3)) if t > 1 else 1e-3
-            gamma, its = _box_budget_qp(Kt, y, c, U, rho_g, gamma, rtol, 100000)
+            gamma, its = _box_budget_qp(Kt, y, c, U, rho_g, gamma, rtol, inner_max)
             n_inner += its
             v = gamma * y
             q = np.maximum(quads(v), 0.0)
@@ -1302,6 +1328,9 @@ def _exact(K, factors, y, *, lam, upper, rho, max_iter, tol, gap_mode, check_eve
                 bound=np.nan, snapshot={"dual_objective": best_d["dual"], "abs_gap": abs_gap})
             if not (np.isfinite(primal) and np.isfinite(best_d["dual"])):
                 monitor.fail("non-finite objective")
+            elif rel_gap < -_NEGATIVE_GAP:  # a dual value above the primal: round-off
+                monitor.fail(f"negative duality gap {rel_gap:.1e}: the primal and dual values "
+                             f"are round-off")
             if stop or monitor.stopped:
                 break
             # in-out stabilisation: query half-way between the master's theta and the
@@ -1313,7 +1342,7 @@ def _exact(K, factors, y, *, lam, upper, rho, max_iter, tol, gap_mode, check_eve
         coef = np.outer(bp["v"], bp["theta"]) / (lam_g * n)
         results.append(monitor.finish(
             weights=weights, dual_coef=bd["gamma"] * y / (n * lam_g), intercept=0.0,
-            objective=bp["primal"], gap=rel_gap, warn=warn, stacklevel=5, solver="exact",
+            objective=bp["primal"], gap=rel_gap, warn=warn, stacklevel=6, solver="exact",
             coef=coef, gamma=bd["gamma"], dual_objective=float(bd["dual"]),
             abs_gap=float(abs_gap), kernel_norms=bp["norms"], decision_train=bp["fX"],
             bound=np.nan, step=np.nan, n_restarts=0, eta0=np.nan, op_norm=np.nan,
@@ -1343,6 +1372,8 @@ _STPMKL_CONSTRAINTS = {
     "rank_tol": [Interval("real", 0, 1, closed="neither"), None],
     "restart": [bool],
     "chain": [bool],
+    "check_input": [bool],
+    "warn": [bool],
 }
 
 
@@ -1527,31 +1558,30 @@ def _run_batch(owner, K, y, *, noise_level, lam, rho, solver, max_iter, tol, del
             "delta": delta, "upper": upper, "solver": solver, "max_iter": max_iter,
             "tol": tol, "gap": gap, "step": step, "eta0": _scalar(eta_a[g]),
             "check_every": check_every, "callback": callback, "verbose": verbose,
-            "rank_tol": rank_tol, "restart": restart, "chain": chain})
+            "rank_tol": rank_tol, "restart": restart, "chain": chain,
+            "check_input": check_input, "warn": warn})
     K, y_pm, factors = _prepare(K, y, check_input, owner, rank_tol, factors)
-    if warm_cuts is not None:
-        warm_cuts = np.atleast_2d(np.asarray(warm_cuts, dtype=float))
-        if solver != "exact" or warm_cuts.ndim != 2 or warm_cuts.shape[1] != y_pm.size:
-            raise ValueError(f"{owner}: warm_cuts must be an array of shape (n_cuts, "
-                             f"n_samples={y_pm.size}) and needs solver='exact'; got shape "
-                             f"{warm_cuts.shape} with solver={solver!r}.")
+    n_kernels = K.shape[0] if factors is None else factors.n_kernels
+    warm_cuts = _check_warm_cuts(warm_cuts, y_pm.size, solver, owner)
+    warm_start = _check_warm_start(warm_start, y_pm.size, n_kernels, owner)
     default_rho = upper * rho_from_theory(y_pm.size, noise_level, delta)
     rhos = np.array([default_rho if r is None else float(r) for r in rho_a])
     etas = None if all(e is None for e in eta_a) else \
         np.array([np.nan if e is None else float(e) for e in eta_a])
+    hints = _scale_hints(K, factors, y_pm.size, lam_a.astype(float), rhos, upper)
     if solver == "exact":
         results = _exact(K, factors, y_pm, lam=lam_a.astype(float), upper=float(upper),
                          rho=rhos, max_iter=int(max_iter), tol=tol, gap_mode=gap,
                          check_every=int(check_every), callback=callback,
                          verbose=int(verbose), warm_start=warm_start, owner=owner, warn=warn,
-                         warm_cuts=warm_cuts, chain=chain)
+                         warm_cuts=warm_cuts, chain=chain, hints=hints)
     else:
         results = _saddle(K, factors, y_pm, lam=lam_a.astype(float), upper=float(upper),
                           rho=rhos, solver=solver, step=step, eta0=etas,
                           max_iter=int(max_iter), tol=tol, gap_mode=gap,
                           check_every=int(check_every), callback=callback,
                           verbose=int(verbose), warm_start=warm_start, owner=owner,
-                          warn=warn, restart=restart)
+                          warn=warn, restart=restart, hints=hints)
     for res in results:
         if etas is not None and np.isnan(res.eta0) and solver == "vi":
             raise ValueError(f"{owner}: give eta0 for every setting or for none.")
@@ -1562,6 +1592,94 @@ def _run_batch(owner, K, y, *, noise_level, lam, rho, solver, max_iter, tol, del
 
 def _scalar(value):
     return value.item() if isinstance(value, np.generic) else value
+
+
+def _kernel_traces(K, factors):
+    """Traces of the kernels (of the factorised kernels with ``factors``)."""
+    if factors is None:
+        return np.einsum("jii->j", K, dtype=float)
+    rows = np.einsum("rn,rn->r", factors.Rt, factors.Rt, dtype=float)
+    return np.bincount(factors.owner, weights=rows, minlength=factors.n_kernels)
+
+
+def _scale_hints(K, factors, n, lams, rhos, upper):
+    """The likely cause of a failed run of each problem, known from the scales ("" if none).
+
+    Kernels whose traces differ by more than :data:`_SCALE_SPREAD` (one kernel scaled by
+    1e12); a ``lam`` below :data:`_TINY_RATIO` times the mean diagonal of the largest kernel;
+    a budget ``rho`` below :data:`_TINY_RATIO` times ``n * upper`` (gamma at round-off).
+    """
+    traces = _kernel_traces(K, factors)
+    positive = traces[traces > 0]
+    common = ""
+    if positive.size > 1 and positive.max() > _SCALE_SPREAD * positive.min():
+        common = (f"the kernel traces differ by a factor of {positive.max() / positive.min():.0e}"
+                  f": scale the kernels (e.g. normalize='trace', or divide each by its trace).")
+    scale = float(traces.max()) / n if traces.size else 0.0
+    hints = []
+    for lam, rho in zip(np.broadcast_to(lams, np.shape(rhos)), rhos):
+        parts = [common] if common else []
+        if lam < _TINY_RATIO * scale:
+            parts.append(f"lam={lam:.1e} is below {_TINY_RATIO:g} times the mean diagonal of "
+                         f"the largest kernel ({scale:.1e}): raise lam or scale the kernels.")
+        if np.isfinite(rho) and rho < _TINY_RATIO * n * float(np.max(upper)):
+            parts.append(f"rho={rho:.1e} is below {_TINY_RATIO:g} * n * upper, so gamma stays "
+                         f"at round-off: raise rho (None: the value of the theory).")
+        hint = _Hint(" ".join(parts))
+        hint.tiny = len(parts) > bool(common)  # lam or rho at round-off: see _exact
+        hints.append(hint)
+    return hints
+
+
+class _Hint(str):
+    """The text of a hint of :func:`_scale_hints`, and whether lam or rho is at round-off."""
+
+    tiny = False
+
+
+def _warm_array(value, name, shape, owner):
+    """``value`` as a finite float array of ``shape`` (a clear error naming ``name``)."""
+    try:
+        array = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{owner}: {name} must be a numeric array of shape {shape}; got "
+                         f"{type(value).__name__}.") from None
+    if array.shape != shape:
+        raise ValueError(f"{owner}: {name} must have shape {shape}; got {array.shape}.")
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{owner}: {name} contains NaN or infinity.")
+    return array
+
+
+def _check_warm_start(warm_start, n, m, owner):
+    """A ``(A0, gamma0)`` warm start of shapes ((n, m), (n,)), finite, or None."""
+    if warm_start is None:
+        return None
+    if not isinstance(warm_start, (tuple, list)) or len(warm_start) != 2:
+        raise ValueError(f"{owner}: warm_start must be a pair (coef of shape (n_samples={n}, "
+                         f"n_kernels={m}), gamma of shape ({n},)), e.g. (res.coef, res.gamma); "
+                         f"got {type(warm_start).__name__}.")
+    return (_warm_array(warm_start[0], "warm_start[0] (coef)", (n, m), owner),
+            _warm_array(warm_start[1], "warm_start[1] (gamma)", (n,), owner))
+
+
+def _check_warm_cuts(warm_cuts, n, solver, owner):
+    """Finite dual points of shape (n_cuts, n) for the exact solver, or None."""
+    if warm_cuts is None:
+        return None
+    if solver != "exact":
+        raise ValueError(f"{owner}: warm_cuts needs solver='exact'; got solver={solver!r}.")
+    try:
+        cuts = np.atleast_2d(np.asarray(warm_cuts, dtype=float))
+    except (TypeError, ValueError):
+        raise ValueError(f"{owner}: warm_cuts must be a numeric array of shape (n_cuts, "
+                         f"n_samples={n}); got {type(warm_cuts).__name__}.") from None
+    if cuts.ndim != 2 or cuts.shape[1] != n:
+        raise ValueError(f"{owner}: warm_cuts must be an array of shape (n_cuts, "
+                         f"n_samples={n}); got shape {cuts.shape}.")
+    if not np.all(np.isfinite(cuts)):
+        raise ValueError(f"{owner}: warm_cuts contains NaN or infinity.")
+    return cuts
 
 
 @_fill_doc
@@ -1733,7 +1851,8 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
         "noise_level": noise_level, "lam": lam, "kappa": kappa, "delta": delta,
         "variant": variant, "max_alt": max_alt, "max_iter": max_iter,
         "alt_max_iter": alt_max_iter, "tol": tol, "solver": solver,
-        "rank_tol": rank_tol, "callback": callback, "verbose": verbose})
+        "rank_tol": rank_tol, "callback": callback, "verbose": verbose,
+        "check_input": check_input})
     K, y_pm, factors = _prepare(K, y, check_input, "mipmkl_solve", rank_tol, factors)
     n = y_pm.size
     eps = np.sqrt(np.log(2.0 / delta) / (2.0 * n))
@@ -1746,16 +1865,13 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
         return p if variant == "p" else (p + eta) / (1.0 + eta)
 
     # the outer test stops when p no longer changes; tol=None switches every test off
+    hint = _scale_hints(K, factors, n, np.array([float(lam)]), np.array([np.inf]), 1.0)[0]
     monitor = Monitor("mipmkl", tol=None if tol is None else 0.0, max_iter=max_alt,
                       callback=callback,
                       verbose=verbose, label="mipmkl_solve",
                       criterion_name="change of the example weights p",
-                      advice="Increase max_alt.")
-    if warm_cuts is not None:
-        warm_cuts = np.atleast_2d(np.asarray(warm_cuts, dtype=float))
-        if solver != "exact" or warm_cuts.shape[1] != n:
-            raise ValueError(f"mipmkl_solve: warm_cuts must be an array of shape (n_cuts, "
-                             f"n_samples={n}) and needs solver='exact'.")
+                      advice="Increase max_alt.", hint=hint)
+    warm_cuts = _check_warm_cuts(warm_cuts, n, solver, "mipmkl_solve")
     p = np.ones(n)
     res, warm = None, None
     total_inner = 0
@@ -1764,7 +1880,7 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
                      rho=np.array([np.inf]), tol=tol, gap_mode="relative", check_every=1,
                      max_iter=int(max_iter if monitor.n_iter == 0 or alt_max_iter is None
                                   else alt_max_iter), callback=None, verbose=0,
-                     warm_start=warm, owner="mipmkl_solve", warn=False)
+                     warm_start=warm, owner="mipmkl_solve", warn=False, hints=[hint])
         res = (_exact(K, factors, y_pm, warm_cuts=warm_cuts, **inner) if solver == "exact" else
                _saddle(K, factors, y_pm, solver="amp", step=None, eta0=None, **inner))[0]
         total_inner += res.n_iter
@@ -1777,7 +1893,9 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
                        criterion=np.max(np.abs(p_new - p)), n_inner=res.n_iter,
                        snapshot={"p": p_new.copy()})
         if res.status == 2:
-            monitor.fail(f"the inner AMP solve failed: {res.message}")
+            monitor.fail(f"the inner {solver} solve failed: {res.message}")
+        elif hint and res.status == 1 and tol is not None:  # degenerate scales: p settles on
+            monitor.fail(f"the inner solve did not converge ({res.message})")  # noise
         p = p_new
         if monitor.stopped:
             break

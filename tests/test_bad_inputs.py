@@ -169,13 +169,19 @@ def _bad_labels(api, case):
         "y_one_class": {"y_": np.ones(24)},
         "y_strings": {"y_": np.where(Y > 0, "yes", "no")},
         "y_one_sample_class": {"y_": np.where(np.arange(24) == 5, 1.0, -1.0)},
+        "y_none": {"y_": np.where(np.arange(24) == 3, None, y.astype(object))},
     }[case]
 
 
 DATA_CASES = ["nan", "inf", "sparse", "sparse_list", "not_square", "1d", "strings", "not_psd"]
-LABEL_CASES = ["y_short", "y_nan", "y_one_class", "y_strings", "y_one_sample_class"]
+LABEL_CASES = ["y_short", "y_nan", "y_one_class", "y_strings", "y_one_sample_class", "y_none"]
 VALUE_CASES = {"zero": 0.0, "neg": -1.0, "inf": np.inf, "nan": np.nan, "str": "1"}
-PARAM_CASES = [f"{p}={v}" for p in ("C", "lam", "lams", "tol", "budget") for v in VALUE_CASES]
+#: switches: a truthy str or an int is not a bool (NumPy's bool is)
+BOOL_CASES = {"str": "no", "int": 1, "np_bool": np.True_}
+PARAM_CASES = ([f"{p}={v}" for p in ("C", "lam", "lams", "tol", "budget") for v in VALUE_CASES]
+               + [f"check_input={v}" for v in BOOL_CASES] + ["svm_tol=10"])
+#: solvers (in files of the SVM engine) that do not check check_input yet (issue 28, item 4)
+UNCHECKED_SWITCHES = {"qmkl_solve", "qsvm_solve"}
 
 
 def _expected(api, case):
@@ -209,17 +215,35 @@ def _expected(api, case):
             "y_strings": ((ValueError, r"\by\b") if regression or api.owner == "lmkl_solve"
                           else OK),
             "y_one_sample_class": OK,
+            # object labels holding None: a message naming y, never "'<' not supported"
+            "y_none": (ValueError, r"^y must hold labels; got None or NaN at 1 entries|"
+                                   r"^y contains NaN|needs numeric outputs y"),
         }[case]
         return args, verdict
     param, value = case.split("=")
     param = api.budget if param == "budget" else param
     if param is None or param not in api.params:
         return None
+    if param == "check_input":
+        if BOOL_CASES[value] is np.True_:
+            return {param: np.True_}, OK
+        # sum_kernel_svm_solve hands check_input on to lpmkl_solve, which names itself
+        owner = "lpmkl_solve" if api.owner == "sum_kernel_svm_solve" else api.owner
+        verdict = (ValueError, rf"^The 'check_input' parameter of {owner} must be an "
+                               rf"instance of bool\. Got {BOOL_CASES[value]!r} instead")
+        if api.owner in UNCHECKED_SWITCHES:
+            verdict = pytest.mark.xfail(strict=True, reason="check_input not validated in "
+                                        "qmkl.py (issue 28, item 4)"), verdict
+        return {param: BOOL_CASES[value]}, verdict
+    if param == "svm_tol":  # a KKT tolerance >= 1 stops the SVM at alpha = 0 (it divided by 0)
+        return {param: 10.0}, (ValueError, rf"^The 'svm_tol' parameter of {api.owner} must be "
+                                           rf"a float in the range \(0, 1\)")
     value = VALUE_CASES[value]
     kwargs = {param: value}
     if param == "lams":  # the values of an RLS2 path; inf is the limit of Lemma 5
-        if isinstance(value, str):
-            return None
+        if isinstance(value, str):  # a str is not a sequence of numbers
+            return {"lams": value}, (ValueError, rf"^The 'lams' parameter of {api.owner} must "
+                                                 rf"be a non-empty 1-D array of floats, not a str")
         return {"lams": [1.0, value]}, (OK if value == np.inf else (
             ValueError, rf"The 'lams' parameter of {api.owner} must hold floats"))
     # tol=0 is allowed everywhere: only an exact optimum stops; the budget ends the run
@@ -235,8 +259,13 @@ def _cells():
     for api in APIS:
         for case in DATA_CASES + LABEL_CASES + PARAM_CASES:
             expected = _expected(api, case)
-            if expected is not None:
-                cells.append(pytest.param(api, expected[0], expected[1], id=f"{api!r}-{case}"))
+            if expected is None:
+                continue
+            args, verdict = expected
+            marks = ()
+            if isinstance(verdict, tuple) and isinstance(verdict[0], pytest.MarkDecorator):
+                marks, verdict = verdict
+            cells.append(pytest.param(api, args, verdict, id=f"{api!r}-{case}", marks=marks))
     return cells
 
 
@@ -342,3 +371,150 @@ def test_kernel_stack_checks_find_every_bad_entry():
         check_kernel_stack(K_asym)
     # symmetric_tol=None: for stacks symmetric by construction
     assert check_kernel_stack(K_asym, symmetric_tol=None, check_psd_=False) is not None
+
+
+# ------------------------------------------------------------------ StPMKL starts and switches
+_N = Y.size
+
+
+@pytest.mark.parametrize("func,kwargs,pattern", [
+    ("stpmkl_solve", {"warm_start": (np.full((_N, 2), np.nan), np.zeros(_N))},
+     r"^stpmkl_solve: warm_start\[0\] \(coef\) contains NaN or infinity"),
+    ("stpmkl_solve", {"warm_start": (np.zeros((_N, 2)), np.full(_N, np.nan))},
+     r"^stpmkl_solve: warm_start\[1\] \(gamma\) contains NaN or infinity"),
+    ("stpmkl_solve", {"warm_start": (np.zeros((_N, 3)), np.zeros(_N))},
+     r"^stpmkl_solve: warm_start\[0\] \(coef\) must have shape \(24, 2\); got \(24, 3\)"),
+    ("stpmkl_solve", {"warm_start": (np.zeros((_N, 2)), np.zeros(_N - 1)), "solver": "amp"},
+     r"^stpmkl_solve: warm_start\[1\] \(gamma\) must have shape \(24,\); got \(23,\)"),
+    ("stpmkl_solve", {"warm_start": np.zeros(_N)}, r"^stpmkl_solve: warm_start must be a pair"),
+    ("stpmkl_solve", {"warm_start": ("a", np.zeros(_N))},
+     r"^stpmkl_solve: warm_start\[0\] \(coef\) must be a numeric array"),
+    ("stpmkl_solve", {"warm_cuts": np.full((2, _N), np.nan)},
+     r"^stpmkl_solve: warm_cuts contains NaN or infinity"),
+    ("stpmkl_solve", {"warm_cuts": np.zeros((2, 2, _N))},
+     r"^stpmkl_solve: warm_cuts must be an array of shape \(n_cuts, n_samples=24\)"),
+    ("stpmkl_solve", {"warm_cuts": "cuts"}, r"^stpmkl_solve: warm_cuts must be a numeric array"),
+    ("mipmkl_solve", {"warm_cuts": np.full((1, _N), np.inf)},
+     r"^mipmkl_solve: warm_cuts contains NaN or infinity"),
+    ("stpmkl_grid", {"warn": "no"},
+     r"^The 'warn' parameter of stpmkl_grid must be an instance of bool\. Got 'no'"),
+    ("stpmkl_grid", {"check_input": "no"},
+     r"^The 'check_input' parameter of stpmkl_grid must be an instance of bool"),
+    ("mipmkl_solve", {"check_input": 1},
+     r"^The 'check_input' parameter of mipmkl_solve must be an instance of bool"),
+])
+def test_stpmkl_bad_starts_and_switches_name_the_argument(func, kwargs, pattern):
+    """Issue 28, item 4: a NaN or misshapen warm_start / warm_cuts and a str switch raise an
+    error naming the argument (they were internal linprog / numpy messages, or accepted)."""
+    from mklcore import stpmkl
+
+    args = {"noise_level": 0.1, "lam": 1e-2, "max_iter": 5}
+    if func == "mipmkl_solve":
+        args.update(max_alt=2)
+    with pytest.raises(ValueError, match=pattern):
+        getattr(stpmkl, func)(K, Y, **{**args, **kwargs})
+
+
+def test_np_bool_switches_are_accepted():
+    from mklcore.stpmkl import stpmkl_grid
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        res = stpmkl_grid(K, Y, noise_level=0.1, lam=[1e-2], max_iter=3, warn=np.False_,
+                          check_input=np.True_)
+    assert len(res) == 1 and res[0].status in (0, 1)
+
+
+# ------------------------------------------------------------------ refits that fail
+FIT_APIS = [api for api in APIS if api.kind == "fit"]
+X_B = np.random.default_rng(5).normal(size=(30, 3))
+Y_B = np.where(X_B[:, 1] > 0, 1.0, -1.0)
+
+
+def _y_for(api, X_):
+    return X_[:, 0] if api.task == "regression" else np.where(X_[:, 0] + 0.5 * X_[:, 1] > 0,
+                                                               1.0, -1.0)
+
+
+def _assert_unfitted(est):
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        est.predict(X)
+    assert not hasattr(est, "n_features_in_") and not hasattr(est, "classes_")
+
+
+@pytest.mark.parametrize("api", FIT_APIS, ids=repr)
+def test_refit_interrupted_by_ctrl_c_leaves_no_model(api, monkeypatch):
+    """Issue 28, item 2: fit on A, refit on B interrupted by KeyboardInterrupt inside the solve
+    (after the labels, the bank and n_features_in_ of B were set): the estimator is unfitted
+    (NotFittedError), never a mix of the old model and the new data; a fit after it works."""
+    est = api.make()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(X, _y_for(api, X))
+        before = est.predict(X)
+
+        def interrupted(*args, **kwargs):
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(type(est), "_solve", interrupted)
+        X_wide = np.hstack([X_B, X_B[:, :1]])  # 4 features: B differs from A in shape too
+        with pytest.raises(KeyboardInterrupt):
+            est.fit(X_wide, _y_for(api, X_wide))
+        _assert_unfitted(est)
+        monkeypatch.undo()
+        np.testing.assert_array_equal(est.fit(X, _y_for(api, X)).predict(X), before)
+
+
+@pytest.mark.parametrize("api", FIT_APIS, ids=repr)
+def test_rejected_refit_leaves_no_model(api):
+    """A refit rejected by validation (NaN features of another width) does not leave the old
+    model answering with the old feature count as if it were current: NotFittedError."""
+    est = api.make()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(X, _y_for(api, X))
+    X_bad = _with(np.hstack([X_B, X_B]), (0, 0), np.nan)
+    with pytest.raises(ValueError, match="NaN"):
+        est.fit(X_bad, _y_for(api, X_B))
+    _assert_unfitted(est)
+
+
+def test_callback_ctrl_c_mid_fit_and_failed_first_fit(monkeypatch):
+    """KeyboardInterrupt raised by a callback in the middle of SimpleMKL's iterations, and
+    a first fit failing in the solver: NotFittedError, not AttributeError."""
+    from sklearn.exceptions import NotFittedError
+
+    calls = []
+
+    def callback(res):
+        calls.append(res.n_iter)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+
+    est = mklcore.SimpleMKLClassifier(kernels=BANK).fit(X, Y)
+    solver = type(est)._solver
+    monkeypatch.setattr(type(est), "_solver",
+                        staticmethod(lambda K, y, **kw: solver(K, y, callback=callback, **kw)))
+    with pytest.raises(KeyboardInterrupt):
+        est.fit(X_B, Y_B)
+    assert calls == [1, 2]
+    with pytest.raises(NotFittedError):
+        est.decision_function(X_B)
+    bad = mklcore.SimpleMKLClassifier(kernels=[linear(), _not_psd])
+    with pytest.raises(ValueError, match="not positive semidefinite"):
+        bad.fit(X, Y)
+    with pytest.raises(NotFittedError):
+        bad.predict(X)
+
+
+def test_labels_of_mixed_types_name_y():
+    """Object labels mixing numbers and strings: a ValueError naming y, not numpy's
+    "'<' not supported between instances of 'str' and 'int'"."""
+    from mklcore import lpmkl_solve
+
+    y_mixed = np.array([1 if v > 0 else "no" for v in Y], dtype=object)
+    with pytest.raises(ValueError, match=r"^y must hold labels of one comparable type; got a "
+                                         r"mix of int, str"):
+        lpmkl_solve(K, y_mixed)

@@ -334,6 +334,161 @@ def test_run_cache_ignores_tampered_or_empty_files(tmp_path, tamper, reason):
     pd.testing.assert_frame_equal(first, again)
 
 
+def _file_of(cache, **setting):
+    """The cache file of the one cell of ``setting`` (repeat 0)."""
+    for path in _cache_files(cache):
+        if json.loads(path.read_text())["setting"] == setting:
+            return path
+    raise LookupError(setting)
+
+
+def test_run_cache_refuses_the_file_of_another_cell(tmp_path):
+    """Issue 28, item 3a: a valid file copied over another cell's file was trusted (its
+    checksum covered the rows only), so both cells came back with the first one's values.
+    The file stores its key: the copy is ignored with a warning and its cell recomputed."""
+    grid = [{"method": "a", "C": 1.0}, {"method": "b", "C": 2.0}]
+    first = run(cell, grid, n_repeats=1, seed=SEED, cache_dir=tmp_path, progress=False)
+    a, b = _file_of(tmp_path, method="a", C=1.0), _file_of(tmp_path, method="b", C=2.0)
+    b.write_bytes(a.read_bytes())
+    counter = Counter()
+    with pytest.warns(RuntimeWarning, match=r"Ignoring cache file .* \(it holds the cell "
+                                             r"[0-9a-f]{16}\.\.\., not this one"):
+        again = run(counter, grid, n_repeats=1, seed=SEED, cache_dir=tmp_path, progress=False)
+    assert [c["method"] for c in counter.calls] == ["b"] and again.attrs["n_cached"] == 1
+    pd.testing.assert_frame_equal(first, again)
+    assert first["accuracy"].iloc[0] != first["accuracy"].iloc[1]
+
+
+def test_run_cache_recomputes_files_without_a_key(tmp_path):
+    """A file of the earlier format (no key; checksum of the rows alone) is recomputed with a
+    warning, and rewritten in the new format."""
+    import hashlib
+
+    from mklcore.repro.experiments import _canonical
+
+    first = run(cell, GRID[:1], n_repeats=1, seed=SEED, cache_dir=tmp_path, progress=False)
+    (path,) = _cache_files(tmp_path)
+    data = json.loads(path.read_text())
+    del data["key"]
+    data["checksum"] = hashlib.sha256(_canonical(data["rows"]).encode("ascii")).hexdigest()
+    path.write_text(json.dumps(data))
+    with pytest.warns(RuntimeWarning, match="written by an older version, without its cell key"):
+        again = run(cell, GRID[:1], n_repeats=1, seed=SEED, cache_dir=tmp_path, progress=False)
+    assert again.attrs["n_cached"] == 0
+    pd.testing.assert_frame_equal(first, again)
+    assert json.loads(path.read_text())["key"] == path.stem
+
+
+def _unwritable(monkeypatch):
+    """Make every new file in a folder fail as in a read-only folder (the tests run as root,
+    for whom chmod does not forbid writing)."""
+    from mklcore.repro import experiments
+
+    def mkstemp(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(experiments.tempfile, "mkstemp", mkstemp)
+
+
+def test_run_unwritable_cache_fails_before_computing(tmp_path, monkeypatch):
+    """Issue 28, item 3b: a read-only cache folder failed with PermissionError after the
+    first missing cell was computed, losing it. Now: PermissionError naming cache_dir before
+    any cell runs; a read-only folder holding every cell still serves them."""
+    full = run(cell, GRID, n_repeats=1, seed=SEED, cache_dir=tmp_path / "full", progress=False)
+    _unwritable(monkeypatch)
+    counter = Counter()
+    with pytest.raises(PermissionError, match=r"^cache_dir '.*empty' is not writable "
+                                              r"\(Permission denied\), so the 4 missing cells "
+                                              r"could not be saved; nothing was computed"):
+        run(counter, GRID, n_repeats=1, seed=SEED, cache_dir=tmp_path / "empty",
+            progress=False)
+    assert counter.calls == []
+    cached = run(counter, GRID, n_repeats=1, seed=SEED, cache_dir=tmp_path / "full",
+                 progress=False)
+    assert counter.calls == [] and cached.attrs["n_cached"] == 4
+    pd.testing.assert_frame_equal(full, cached)
+    monkeypatch.undo()
+    (tmp_path / "file").write_text("not a folder")
+    with pytest.raises(FileExistsError, match=r"^cache_dir '.*file' is not writable"):
+        run(counter, GRID, n_repeats=1, seed=SEED, cache_dir=tmp_path / "file", progress=False)
+    assert counter.calls == []
+
+
+def test_run_keeps_cells_whose_cache_file_cannot_be_written(tmp_path, monkeypatch):
+    """A write failing after the early check (e.g. a full disk): a warning, the cell is kept."""
+    from mklcore.repro import experiments
+
+    def full_disk(path, text):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(experiments, "_atomic_write", full_disk)
+    with pytest.warns(RuntimeWarning, match=r"Could not write the cache file .* \(No space "
+                                            r"left on device\); cell 0 is kept"):
+        df = run(cell, GRID[:1], n_repeats=1, seed=SEED, cache_dir=tmp_path, progress=False)
+    pd.testing.assert_frame_equal(df, run(cell, GRID[:1], n_repeats=1, seed=SEED,
+                                          progress=False), check_like=True)
+    assert _cache_files(tmp_path) == []
+
+
+_KILLED_RUN = """
+import os, sys, time
+from mklcore.repro.experiments import run
+
+def cell(*, i, repeat, seed):
+    with open(os.path.join(sys.argv[1], f"{os.getpid()}.pid"), "w") as fh:
+        fh.write(str(os.getppid()))
+    time.sleep(60)
+    return {"x": i}
+
+run(cell, [{"i": i} for i in range(4)], n_jobs=2, progress=False)
+"""
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"  # a zombie is dead
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not __import__("os").path.isdir("/proc/self"), reason="needs /proc")
+def test_workers_die_with_a_killed_run(tmp_path):
+    """Issue 28, item 3c: after kill -9 of run(..., n_jobs=2) the loky workers lived on (they
+    finished their cell, then idled for loky's 300 s). Each worker now watches its parent and
+    exits within a second of its death."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "killed_run.py"
+    script.write_text(_KILLED_RUN)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    parent = subprocess.Popen([sys.executable, str(script), str(tmp_path)], env=env)
+    workers = []
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers) < 2 and time.monotonic() < deadline and parent.poll() is None:
+            time.sleep(0.1)
+            workers = [int(p.stem) for p in tmp_path.glob("*.pid")]
+        assert len(workers) == 2, "the workers did not start their cells"
+        assert all(int((tmp_path / f"{w}.pid").read_text()) == parent.pid for w in workers)
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait()
+        deadline = time.monotonic() + 10
+        while any(map(_alive, workers)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(map(_alive, workers)), "workers outlived the killed run by 10 s"
+    finally:
+        for pid in workers:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        if parent.poll() is None:
+            parent.kill()
+
+
 def test_run_cache_key_includes_code_version(tmp_path, monkeypatch):
     from mklcore.repro import experiments
 

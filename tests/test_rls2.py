@@ -521,6 +521,128 @@ def test_bad_data_messages(small):
         rls2_linear_solve(K[0], y, lam=1.0, scaling="fisher")
 
 
+def _diag(K):
+    return np.einsum("mii->mi", K).copy()
+
+
+# issue 28, item 1: bad transductive inputs and scalings raise, naming the argument
+@pytest.mark.parametrize("case,exc,match", [
+    ("K_nan", ValueError, r"^transductive_K contains NaN or infinity \(1 entries\)"),
+    ("K_inf", ValueError, r"^transductive_K contains NaN or infinity"),
+    ("K_diag_nan", ValueError, r"^transductive_K contains NaN or infinity"),
+    ("K_kernels", ValueError, r"^transductive_K must have shape \(n_kernels=4, n_all, n_all\)"),
+    ("K_not_square", ValueError, r"^transductive_K must have shape .* got shape \(4, 30, 29\)"),
+    ("K_short", ValueError, r"^transductive_K must have shape .*n_all >= 24.* \(4, 10\)"),
+    ("K_1d", ValueError, r"^transductive_K must have shape .* got shape \(4,\)"),
+    ("K_neg_diag", ValueError, r"^transductive_K holds a negative diagonal entry \(kernel 2\)"),
+    ("K_neg_trace", ValueError, r"^transductive_K holds a negative diagonal entry \(kernel 1\)"),
+    ("K_strings", ValueError, r"^transductive_K must hold numbers"),
+    ("X_nan", ValueError, r"^transductive_X contains NaN or infinity \(1 entries\)"),
+    ("X_inf", ValueError, r"^transductive_X contains NaN or infinity"),
+    ("X_columns", ValueError, r"^transductive_X must have 6 columns like X"),
+    ("scaling_zeros", ValueError, r"^The 'scaling' parameter of rls2_solve must be .* not all "
+                                  r"zero\. Got array\(\[0\., 0\., 0\., 0\.\]\)"),
+    ("scaling_negative", ValueError, r"^The 'scaling' parameter of rls2_solve must be"),
+    ("scaling_nan", ValueError, r"^The 'scaling' parameter of rls2_solve must be"),
+    ("scaling_inf", ValueError, r"^The 'scaling' parameter of rls2_solve must be"),
+    ("scaling_strings", ValueError, r"^The 'scaling' parameter of rls2_solve must be"),
+    ("linear_scaling_zeros", ValueError, r"^The 'scaling' parameter of rls2_linear_solve"),
+    ("rule_all_zero", ValueError, r"^scaling='trace' gives s = 0 to every one of the 4 kernels"),
+])
+def test_bad_transductive_inputs_and_scalings(small, case, exc, match):
+    K, y = small
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((24, 6))
+    big = np.zeros((4, 30, 30))
+    big[:, :24, :24] = K
+    big[:, 24:, 24:] = np.eye(6)
+    diag = _diag(big)
+    neg_trace = diag.copy()
+    neg_trace[1] = -1.0
+    neg_diag = diag.copy()
+    neg_diag[2, 27] = -1e-3
+    transductive = {
+        "K_nan": np.where(np.arange(30) == 26, np.nan, 1.0) * big,
+        "K_inf": _with(big, (0, 25, 25), np.inf), "K_diag_nan": _with(diag, (3, 5), np.nan),
+        "K_kernels": diag[:3], "K_not_square": big[:, :, :-1], "K_short": diag[:, :10],
+        "K_1d": diag[:, 0], "K_neg_diag": neg_diag, "K_neg_trace": neg_trace,
+        "K_strings": np.full((4, 30), "a"),
+    }
+    with pytest.raises(exc, match=match):
+        if case.startswith("K_"):
+            if case == "K_nan":  # one NaN entry off the diagonal: still refused
+                transductive[case] = _with(big, (0, 3, 26), np.nan)
+            rls2_solve(K, y, lam=0.1, scaling="trace", transductive_K=transductive[case])
+        elif case.startswith("X_"):
+            Xt = {"X_nan": _with(np.vstack([X, X]), (30, 2), np.nan),
+                  "X_inf": _with(np.vstack([X, X]), (0, 0), -np.inf),
+                  "X_columns": np.vstack([X, X])[:, :5]}[case]
+            rls2_linear_solve(X, y, lam=0.1, transductive_X=Xt)
+        elif case == "linear_scaling_zeros":
+            rls2_linear_solve(X, y, lam=0.1, scaling=np.zeros(6))
+        elif case == "rule_all_zero":
+            rls2_solve(np.zeros_like(K), y, lam=0.1, scaling="trace")
+        else:
+            s = {"scaling_zeros": np.zeros(4), "scaling_negative": np.array([1, 1, -1, 1.0]),
+                 "scaling_nan": np.array([1, np.nan, 1, 1]),
+                 "scaling_inf": np.array([1, np.inf, 1, 1]),
+                 "scaling_strings": np.array(["a"] * 4)}[case]
+            rls2_solve(K, y, lam=0.1, scaling=s)
+
+
+def _with(array, index, value):
+    out = np.array(array, dtype=float)
+    out[index] = value
+    return out
+
+
+def test_valid_transductive_inputs_and_partly_zero_scaling(small):
+    """The checks refuse only bad inputs: a diagonal or full transductive stack gives the same
+    scaling, and a scaling with some (not all) zeros excludes those kernels."""
+    K, y = small
+    full = rls2_solve(K, y, lam=0.1, scaling="trace", transductive_K=K)
+    diag = rls2_solve(K, y, lam=0.1, scaling="trace", transductive_K=_diag(K))
+    plain = rls2_solve(K, y, lam=0.1, scaling="trace")
+    np.testing.assert_array_equal(full.scaling, plain.scaling)
+    np.testing.assert_array_equal(diag.scaling, plain.scaling)
+    res = rls2_solve(K, y, lam=0.1, scaling=np.array([0.0, 0.0, 1.0, 0.0]))
+    assert res.status == 0 and np.array_equal(res.weights, [0.0, 0.0, 1.0, 0.0])
+
+
+def test_tiny_lam_is_a_clear_error_or_a_warning_naming_lam(small, prostate):
+    """lam = 1e-300 (issue 28): linear RLS2 on 8 features of 67 samples (K(d) of rank <= 8)
+    makes c overflow, a ValueError naming lam (it was 'zero-size array to reduction'); on a
+    full-rank Gaussian K(d) the run ends with status 2 and a warning naming lam."""
+    Xtr, ytr = prostate[:2]
+    with pytest.raises(ValueError, match=r"^The 'lam' parameter of rls2_linear_solve is too "
+                                         r"small for these kernels: at lam=1.0e-300"):
+        rls2_linear_solve(Xtr, ytr, lam=1e-300)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(24, 3))
+    D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    K = np.stack([X @ X.T, np.exp(-D / 2.0)])
+    with pytest.warns(ConvergenceWarning, match=r"lam=1\.0e-300 is below 1e-12 times the "
+                                                r"largest scaled kernel trace"):
+        res = rls2_solve(K, X[:, 0], lam=1e-300, scaling="trace", max_iter=20)
+    assert res.status in (1, 2) and res.n_iter <= 20
+
+
+def test_float32_stack_is_solved_in_float64(small):
+    """Documented: a float32 stack is copied once to float64 and gives exactly the result of
+    K.astype(float64)."""
+    import mklcore.rls2 as rls2
+
+    K, y = small
+    K32 = K.astype(np.float32)
+    a = rls2_solve(K32, y, lam=0.1, scaling="trace")
+    b = rls2_solve(K32.astype(np.float64), y, lam=0.1, scaling="trace")
+    for key in ("weights", "dual_coef", "scaling", "objective", "gap"):
+        np.testing.assert_array_equal(a[key], b[key])
+    assert a.dual_coef.dtype == np.float64
+    assert rls2._KernelOps(K32, np.ones(4)).K.dtype == np.float64
+    assert "float32 stack is copied once to float64" in " ".join(rls2_solve.__doc__.split())
+
+
 def test_estimator_bad_inputs():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((12, 3))
@@ -733,3 +855,55 @@ def test_system_is_the_portable_kernel_sum_plus_lam():
         expected.flat[:: n + 1] += 0.3
         assert np.array_equal(ops._system(d, 0.3).view(np.int64), expected.view(np.int64))
     assert np.array_equal(ops._system(np.zeros(3), 0.3), 0.3 * np.eye(n))
+
+
+# ---------------------------------------------------------------------------------------
+# issue 28, item 6: the same bits on 1 and 2 BLAS threads
+# ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("family", ["rls2", "rls2_path", "linear_rls2", "estimator"])
+def test_same_bits_on_one_and_two_blas_threads(family):
+    """Algorithm 1 runs BLAS and LAPACK on one thread: results are identical under
+    threadpool_limits(1) and (2) (OpenBLAS's threaded dpotrf, dgelsd, dgemv... differed)."""
+    from threadpoolctl import threadpool_limits
+
+    rng = np.random.default_rng(0)
+    n = 240
+    X = rng.normal(size=(n, 5))
+    y = X[:, 0] * X[:, 1] + 0.3 * X[:, 2] + 0.3 * rng.normal(size=n)
+    D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    K = np.stack([X @ X.T, np.exp(-D / 2), np.exp(-D / 8), (X @ X.T / 5 + 1) ** 2])
+    Xl = rng.normal(size=(n, 40))
+    run = {
+        "rls2": lambda: rls2_solve(K, y, lam=1e-2, scaling="trace"),
+        "rls2_path": lambda: rls2_path(K, y, lams=[1e-1, 1e-3], scaling="trace")[-1],
+        "linear_rls2": lambda: rls2_linear_solve(Xl, Xl[:, 0] - Xl[:, 1] + 0.1 * y, lam=1e-2),
+        "estimator": lambda: RLS2Regressor(kernels=[linear(), gaussian(gamma=0.5)],
+                                           lam=1e-2).fit(X, y).result_,
+    }[family]
+    with threadpool_limits(1):
+        one = run()
+    with threadpool_limits(2):
+        two = run()
+    for key in ("weights", "dual_coef", "objective", "gap", "df"):
+        if key in one:
+            assert np.asarray(one[key]).tobytes() == np.asarray(two[key]).tobytes(), key
+
+
+def test_one_blas_thread_nests_and_restores_the_limits():
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from mklcore._linalg import one_blas_thread
+
+    def blas_threads():
+        return {lib["filepath"]: lib["num_threads"] for lib in threadpool_info()
+                if lib["user_api"] == "blas"}
+
+    with threadpool_limits(2, user_api="blas"):
+        before = blas_threads()
+        assert 2 in before.values()
+        with one_blas_thread():
+            with one_blas_thread():
+                inner = blas_threads()
+            outer = blas_threads()
+        assert set(inner.values()) == set(outer.values()) == {1}
+        assert blas_threads() == before

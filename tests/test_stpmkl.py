@@ -809,3 +809,106 @@ def test_exact_warm_cuts_and_chain(toy_problem):
                      warm_cuts=cold.cut_points)
     with pytest.raises(ValueError, match="warm_cuts must be an array of shape"):
         mipmkl_solve(K, y, noise_level=0.2, lam=0.3, warm_cuts=np.ones((1, 3)))
+
+
+# ---------------------------------------------------------------------------------------
+# issue 28, item 6: the same bits on 1 and 2 BLAS threads
+# ---------------------------------------------------------------------------------------
+def _threads_problem(n=300):
+    """Four trace-normalised kernels on n points: big enough for OpenBLAS to split its
+    factorisations and eigensolvers between two threads (and round differently)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 5))
+    y = np.where(X[:, 0] * X[:, 1] + 0.3 * X[:, 2] + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
+    D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    K = np.stack([X @ X.T / 5, np.exp(-D / 2), np.exp(-D / 8), (X @ X.T / 5 + 1) ** 2])
+    return K / (np.einsum("mii->m", K)[:, None, None] / n), y
+
+
+@pytest.mark.parametrize("family", ["stpmkl_exact", "stpmkl_amp", "stpmkl_factors", "mipmkl"])
+def test_same_bits_on_one_and_two_blas_threads(family):
+    """StPMKL / MiPMKL results are identical under threadpool_limits(1) and (2): the solvers
+    run BLAS and LAPACK on one thread (they differed by up to 3e-14 relative)."""
+    from threadpoolctl import threadpool_limits
+
+    K, y = _threads_problem()
+    run = {
+        "stpmkl_exact": lambda: stpmkl_solve(K, y, noise_level=0.1, lam=1e-2, max_iter=4),
+        "stpmkl_amp": lambda: stpmkl_solve(K, y, noise_level=0.1, lam=1e-2, solver="amp",
+                                           max_iter=30),
+        "stpmkl_factors": lambda: stpmkl_solve(K, y, noise_level=0.1, lam=1e-2, max_iter=4,
+                                               rank_tol=1e-8),
+        "mipmkl": lambda: mipmkl_solve(K, y, noise_level=0.1, lam=1e-2, max_alt=2, max_iter=4),
+    }[family]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        with threadpool_limits(1):
+            one = run()
+        with threadpool_limits(2):
+            two = run()
+    for key in ("weights", "dual_coef", "objective", "gap", "coef", "gamma"):
+        assert np.asarray(one[key]).tobytes() == np.asarray(two[key]).tobytes(), key
+
+
+# ---------------------------------------------------------------------------------------
+# issue 28, item 5: degenerate scales end within the budget, naming the likely cause
+# ---------------------------------------------------------------------------------------
+def _degenerate(case):
+    rng = np.random.default_rng(0)
+    n = 24
+    X = rng.normal(size=(n, 3))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1.0, -1.0)
+    D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    K = np.stack([X @ X.T, np.exp(-D / 2.0)])
+    if case == "big":
+        K[1] *= 1e12
+    elif case == "asym_big":  # an asymmetric kernel beside a huge one, unchecked
+        K[1] *= 1e12
+        A = rng.normal(size=(n, n))
+        K[0] += 1e-3 * (A - A.T)
+    return K, y
+
+
+_SCALE = r"Likely cause: the kernel traces differ by a factor of [0-9.]+e\+1[12]: scale the kernels"
+_RHO = r"Likely cause: rho=1\.0e-300 is below 1e-12 \* n \* upper"
+_LAM = r"Likely cause: .*lam=1\.0e-300 is below 1e-12 times the mean diagonal"
+
+
+@pytest.mark.parametrize("func,case,kwargs,status,pattern", [
+    ("stpmkl_solve", "big", {}, 1, r"^stpmkl_solve \(exact\) did not converge in 5 iterations.*"
+                                   + _SCALE),
+    ("stpmkl_solve", "big", {"solver": "amp"}, 1, r"^stpmkl_solve \(amp\) did not converge.*"
+                                                  + _SCALE),
+    ("stpmkl_solve", "asym_big", {"check_input": False}, 1, _SCALE),
+    ("stpmkl_grid", "big", {"lam": [1e-2, 1e-1]}, 1, r"^stpmkl_grid \(exact, problem [01]\) "
+                                                     r"did not converge.*" + _SCALE),
+    ("mipmkl_solve", "big", {"max_alt": 3}, 2, r"^mipmkl_solve: numerical failure: the inner "
+                                                r"solve did not converge.*" + _SCALE),
+    ("stpmkl_solve", "plain", {"rho": 1e-300}, 2, _RHO),
+    ("stpmkl_solve", "plain", {"rho": 1e-300, "solver": "amp"}, 2, _RHO),
+    ("stpmkl_grid", "plain", {"lam": [1e-2], "rho": 1e-300}, 2, _RHO),
+    ("mipmkl_solve", "big", {"lam": 1e-300, "max_alt": 3}, 2, _LAM),
+])
+def test_degenerate_scales_end_within_the_budget(func, case, kwargs, status, pattern):
+    """One kernel scaled by 1e12 (beside an asymmetric one, unchecked) and rho or lam at
+    1e-300: the runs used to go on for minutes (100 000 inner-QP steps per iteration) or end
+    without naming the cause. Each now ends within max_iter (and a bounded number of inner
+    steps) with a status and a ConvergenceWarning saying what to scale."""
+    import mklcore.stpmkl as stpmkl
+
+    K, y = _degenerate(case)
+    args = {"noise_level": 0.1, "lam": 1e-2, "max_iter": 5, **kwargs}
+    with pytest.warns(ConvergenceWarning, match=pattern):
+        out = getattr(stpmkl, func)(K, y, **args)
+    for res in out if isinstance(out, list) else [out]:
+        assert res.status == status
+        if func == "mipmkl_solve":
+            assert res.n_iter <= 3 and res.n_inner_iter <= 3 * 5
+        else:
+            assert res.n_iter <= 5
+        if res.solver == "exact" and ("rho" in kwargs or kwargs.get("lam") == 1e-300):
+            # lam or rho at round-off: the inner QP is capped too
+            assert res.n_inner_iter <= 5 * stpmkl._INNER_MAX_ITER_DEGENERATE
+    if case == "asym_big":
+        with pytest.raises(ValueError, match=r"^Kernel 0 of 2 is not symmetric"):
+            stpmkl.stpmkl_solve(K, y, noise_level=0.1, lam=1e-2, max_iter=5)

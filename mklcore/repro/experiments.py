@@ -28,6 +28,8 @@ import math
 import numbers
 import os
 import tempfile
+import threading
+import time
 import warnings
 from collections import namedtuple
 from collections.abc import Mapping
@@ -683,23 +685,47 @@ def _cell_key(func_id, setting, repeat, seed, code=None):
     return hashlib.sha256(_canonical(payload).encode("ascii")).hexdigest()
 
 
-def _rows_checksum(rows):
-    """sha256 of the canonical JSON of a cell's rows (stored beside them in the cache)."""
-    return hashlib.sha256(_canonical(rows).encode("ascii")).hexdigest()
+def _rows_checksum(rows, key):
+    """sha256 of the canonical JSON of a cell's key and rows (stored beside them in the cache)."""
+    return hashlib.sha256(_canonical({"key": key, "rows": rows}).encode("ascii")).hexdigest()
 
 
-def _read_cell(path):
-    """Rows of a cache file and ``None``, or ``None`` and why the file cannot be trusted."""
+def _read_cell(path, key):
+    """Rows of the cache file of the cell ``key`` and ``None``, or ``None`` and why the file
+    cannot be trusted (unreadable, empty, altered, or the file of another cell)."""
     try:
         payload = json.loads(path.read_text(encoding="ascii"))
         rows, checksum = payload["rows"], payload["checksum"]
     except (ValueError, KeyError, UnicodeDecodeError, TypeError):
         return None, "unreadable or written by an older version"
+    if not isinstance(payload, dict) or "key" not in payload:
+        return None, "written by an older version, without its cell key"
+    if payload["key"] != key:
+        return None, (f"it holds the cell {str(payload['key'])[:16]}..., not this one: "
+                      f"copied or renamed")
     if not isinstance(rows, list) or not rows or not all(isinstance(r, dict) and r for r in rows):
         return None, "structurally empty"
-    if _rows_checksum(rows) != checksum:
+    if _rows_checksum(rows, key) != checksum:
         return None, "its content does not match its checksum"
     return rows, None
+
+
+def _check_writable(cache_dir, n_missing):
+    """Raise an error naming ``cache_dir`` unless a file can be created in it.
+
+    ``PermissionError`` for a read-only folder (the error of the same ``OSError`` type as the
+    cause otherwise, e.g. ``FileExistsError`` when ``cache_dir`` is a file).
+    """
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".write-test.", suffix=".tmp", dir=cache_dir)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise type(exc)(
+            f"cache_dir {str(cache_dir)!r} is not writable ({exc.strerror or exc}), so the "
+            f"{n_missing} missing cells could not be saved; nothing was computed. Pass a "
+            f"writable cache_dir, or cache_dir=None to run without a cache.") from exc
 
 
 def _atomic_write(path, text):
@@ -855,7 +881,38 @@ def _backend(scheduler):
     return parallel_config(backend="dask", client=dask_client(scheduler))
 
 
+#: seconds between two checks of a worker process that the process of run() is alive
+_PARENT_POLL = 0.5
+#: the process of run() a worker process watches (set once per worker)
+_WATCHED_PARENT = None
+
+
+def _watch_parent(parent):
+    """End this worker process as soon as the process ``parent`` of :func:`run` is gone.
+
+    joblib's loky workers are children of the process that calls :func:`run`; when it dies
+    without closing them (``kill -9``, a crash, an out-of-memory kill) they are re-parented and
+    would finish their cell, then idle until loky's timeout (300 s). A daemon thread started
+    with the first cell a worker runs polls ``os.getppid()`` every :data:`_PARENT_POLL` seconds
+    and calls ``os._exit`` once the parent changed. Only for workers that are direct children
+    of ``parent`` (not Dask workers); on POSIX (on Windows a dead parent's pid stays).
+    """
+    global _WATCHED_PARENT
+    if _WATCHED_PARENT == parent or os.getppid() != parent:
+        return
+    _WATCHED_PARENT = parent
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(_PARENT_POLL)
+        os._exit(1)  # the parent died: its results can no longer be delivered
+
+    threading.Thread(target=watch, name="mklcore-run-parent-watch", daemon=True).start()
+
+
 def _call_cell(func, index, setting, repeat, seed, blas_limit=None, parent=None):
+    if parent is not None and os.getpid() != parent:
+        _watch_parent(parent)
     if blas_limit is not None and os.getpid() != parent:
         # a worker process: cap its thread pools for this cell (the parent process, which
         # also runs the cells of the sequential and threading backends, caps itself in run())
@@ -929,8 +986,15 @@ def run(func, grid, *, n_repeats=1, seed=0, cache_dir=None, n_jobs=1, progress=T
         ``cache_dir/<key>.json`` where ``key`` is the sha256 of the canonical JSON of
         (qualified name of ``func``, setting, repeat, seed). A rerun loads the cells
         found there and computes only the missing ones, so an interrupted run resumes
-        where it stopped. The key does *not* cover the code or data of ``func``:
-        use a fresh folder (or add e.g. ``version=2`` to the grid) after changing them.
+        where it stopped. Each file stores its key, and its checksum covers key and rows: a
+        file copied or renamed to another cell's name, altered, or written by an older
+        version (without the key) is ignored with a ``RuntimeWarning`` and recomputed. If
+        cells are missing, the folder must be writable: otherwise ``PermissionError`` naming
+        it is raised before any cell is computed (a read-only folder that holds every cell
+        is fine); a file that cannot be written later (a full disk) is skipped with a
+        ``RuntimeWarning``, its cell kept in the result. The key does *not* cover the data
+        of ``func``: use a fresh folder (or add e.g. ``version=2`` to the grid) after
+        changing them.
         Settings and returned values must then be JSON-serialisable (numbers,
         strings, bools, None, lists, numpy scalars and numeric arrays).
     n_jobs : int or None, default=1
@@ -1025,17 +1089,17 @@ def run(func, grid, *, n_repeats=1, seed=0, cache_dir=None, n_jobs=1, progress=T
     results = {}
     if cache_dir is not None:
         cache_dir = Path(cache_dir)
-        cache_dir.mkdir(parents=True, exist_ok=True)
         for index, setting, r, s in cells:
             try:
                 jsetting = _jsonable(setting, f"Setting {index // n_repeats} of the grid")
             except _NotJSON as exc:
                 raise TypeError(f"{exc} With cache_dir, settings must be JSON-serialisable: "
                                 f"pass a name and look the object up inside func.") from None
-            path = cache_dir / f"{_cell_key(func_id, jsetting, r, s, code)}.json"
+            key = _cell_key(func_id, jsetting, r, s, code)
+            path = cache_dir / f"{key}.json"
             paths[index] = path
             if path.is_file():
-                rows, problem = _read_cell(path)
+                rows, problem = _read_cell(path, key)
                 if problem is None:
                     results[index] = rows
                 else:
@@ -1043,6 +1107,8 @@ def run(func, grid, *, n_repeats=1, seed=0, cache_dir=None, n_jobs=1, progress=T
                                   RuntimeWarning, stacklevel=2)
     n_cached = len(results)
     todo = [cell for cell in cells if cell[0] not in results]
+    if cache_dir is not None and todo:  # before any work: a result that cannot be saved is lost
+        _check_writable(cache_dir, len(todo))
 
     if desc is None:
         desc = getattr(func, "__name__", None) or getattr(getattr(func, "func", None),
@@ -1067,9 +1133,10 @@ def run(func, grid, *, n_repeats=1, seed=0, cache_dir=None, n_jobs=1, progress=T
                 _, setting, r, s = by_index[index]
                 rows = _rows_of(out, index, setting)
                 if cache_dir is not None:
-                    payload = {"func": func_id, "setting": _jsonable(setting, ""),
+                    key = paths[index].stem
+                    payload = {"key": key, "func": func_id, "setting": _jsonable(setting, ""),
                                "repeat": r, "seed": s, "code": code, "rows": rows,
-                               "checksum": _rows_checksum(rows)}
+                               "checksum": _rows_checksum(rows, key)}
                     try:
                         text = json.dumps(payload, indent=1, ensure_ascii=True,
                                           allow_nan=True) + "\n"
@@ -1078,8 +1145,13 @@ def run(func, grid, *, n_repeats=1, seed=0, cache_dir=None, n_jobs=1, progress=T
                                         f"cache_dir, func must return JSON-serialisable "
                                         f"values (numbers, strings, bools, lists, numpy "
                                         f"arrays).") from None
-                    _atomic_write(paths[index], text)
                     rows = json.loads(text)["rows"]  # exactly what a rerun will load
+                    try:
+                        _atomic_write(paths[index], text)
+                    except OSError as exc:  # e.g. the disk filled up: keep the result
+                        warnings.warn(f"Could not write the cache file {paths[index]} "
+                                      f"({exc.strerror or exc}); cell {index} is kept in the "
+                                      f"result but not cached.", RuntimeWarning, stacklevel=2)
                 results[index] = rows
                 bar.update(1)
         finally:
