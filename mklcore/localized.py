@@ -504,7 +504,7 @@ def _check_inputs(K, y, X_gate, gating, owner):
     y = np.asarray(check_dense(y, "y")).ravel()
     if y.dtype.kind not in "biuf" or not np.all(np.isin(y, (-1.0, 1.0))):
         raise ValueError(f"y must hold labels in {{-1, +1}} for {owner}; got values "
-                         f"{np.unique(y)[:5].tolist()}. Map them first (the estimator "
+                         f"{list(dict.fromkeys(y.tolist()))[:5]}. Map them first (the estimator "
                          f"LMKLClassifier accepts any two labels).")
     y = y.astype(float)
     if np.unique(y).size < 2:

@@ -76,8 +76,9 @@ def sum_kernel_svm_solve(K, y, *, C=1.0, svm_tol=1e-3, check_input=True, svm_max
     >>> res.weights.tolist(), res.success
     ([1.0, 1.0], True)
     """
-    validate_params("sum_kernel_svm_solve", COMMON_CONSTRAINTS,
-                    {"C": C, "svm_tol": svm_tol, "svm_max_iter": svm_max_iter})
+    validate_params("sum_kernel_svm_solve", {**COMMON_CONSTRAINTS, "check_input": [bool]},
+                    {"C": C, "svm_tol": svm_tol, "svm_max_iter": svm_max_iter,
+                     "check_input": check_input})
     return lpmkl_solve(K, y, p=np.inf, C=C, svm_tol=svm_tol, check_input=check_input,
                        svm_max_iter=svm_max_iter)
 

@@ -1147,6 +1147,7 @@ def grid_laplacian(h, w, *, mu=1.0, radius=np.sqrt(2.0), add_identity=True, spar
 
 
 _QSVM_CONSTRAINTS = {k: COMMON_CONSTRAINTS[k] for k in ("C", "svm_tol")}
+_QSVM_CONSTRAINTS["check_input"] = [bool]
 
 
 def _check_q_features(Q, d, owner):
@@ -1226,7 +1227,7 @@ def qsvm_solve(X, y, Q, *, C=1.0, svm_tol=1e-6, svm_backend=None, check_input=Tr
     ((4,), True)
     """
     validate_params("qsvm_solve", _QSVM_CONSTRAINTS,
-                    {"C": C, "svm_tol": svm_tol})
+                    {"C": C, "svm_tol": svm_tol, "check_input": check_input})
     X = as_float_array(X, "X", "qsvm_solve") if check_input else np.asarray(X, dtype=float)
     if check_input:
         if X.ndim != 2:
@@ -1367,6 +1368,7 @@ class _QMKLStep(WeightStep):
 _QMKL_CONSTRAINTS = {k: COMMON_CONSTRAINTS[k] for k in
                      ("C", "tol", "max_iter", "svm_tol", "verbose")}
 _QMKL_CONSTRAINTS["beta_step"] = [Options(*BETA_STEP_METHODS[:4])]
+_QMKL_CONSTRAINTS["check_input"] = [bool]
 
 
 @_fill_doc
@@ -1448,7 +1450,7 @@ def qmkl_solve(K, y, Q, *, C=1.0, tol=1e-4, max_iter=200, beta_step="auto", svm_
     """
     validate_params("qmkl_solve", _QMKL_CONSTRAINTS, {
         "C": C, "tol": tol, "max_iter": max_iter, "svm_tol": svm_tol, "beta_step": beta_step,
-        "verbose": verbose})
+        "verbose": verbose, "check_input": check_input})
     if check_input:
         K = check_kernel_stack(K, y, thorough=False)
         y, _ = check_binary_labels(y, "qmkl_solve")

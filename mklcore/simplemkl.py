@@ -41,6 +41,8 @@ def simplemkl_duality_gap(state):
     gap : float
         The relative duality gap.
     """
+    if state.J <= 0:  # an empty SVM (alpha = 0): nothing certified
+        return np.inf
     return (state.J + float(np.max(state.S)) - state.L) / state.J
 
 

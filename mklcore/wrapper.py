@@ -1064,7 +1064,7 @@ class SIPWeightStep(WeightStep):
 
     def sip_gap(self, state):
         r""":math:`|1-\eta/J|` (``inf`` before the first master problem)."""
-        if not np.isfinite(self.eta):
+        if not np.isfinite(self.eta) or state.J <= 0:
             return np.inf
         return abs(1.0 - self.eta / state.J)
 

@@ -180,8 +180,6 @@ VALUE_CASES = {"zero": 0.0, "neg": -1.0, "inf": np.inf, "nan": np.nan, "str": "1
 BOOL_CASES = {"str": "no", "int": 1, "np_bool": np.True_}
 PARAM_CASES = ([f"{p}={v}" for p in ("C", "lam", "lams", "tol", "budget") for v in VALUE_CASES]
                + [f"check_input={v}" for v in BOOL_CASES] + ["svm_tol=10"])
-#: solvers (in files of the SVM engine) that do not check check_input yet (issue 28, item 4)
-UNCHECKED_SWITCHES = {"qmkl_solve", "qsvm_solve"}
 
 
 def _expected(api, case):
@@ -227,13 +225,8 @@ def _expected(api, case):
     if param == "check_input":
         if BOOL_CASES[value] is np.True_:
             return {param: np.True_}, OK
-        # sum_kernel_svm_solve hands check_input on to lpmkl_solve, which names itself
-        owner = "lpmkl_solve" if api.owner == "sum_kernel_svm_solve" else api.owner
-        verdict = (ValueError, rf"^The 'check_input' parameter of {owner} must be an "
+        verdict = (ValueError, rf"^The 'check_input' parameter of {api.owner} must be an "
                                rf"instance of bool\. Got {BOOL_CASES[value]!r} instead")
-        if api.owner in UNCHECKED_SWITCHES:
-            verdict = pytest.mark.xfail(strict=True, reason="check_input not validated in "
-                                        "qmkl.py (issue 28, item 4)"), verdict
         return {param: BOOL_CASES[value]}, verdict
     if param == "svm_tol":  # a KKT tolerance >= 1 stops the SVM at alpha = 0 (it divided by 0)
         return {param: 10.0}, (ValueError, rf"^The 'svm_tol' parameter of {api.owner} must be "
