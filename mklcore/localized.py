@@ -36,7 +36,8 @@ from ._base import BaseMKLClassifier, common_constraints, fill_doc
 from ._result import MKLResult, Monitor
 from ._validation import (Interval, Options, as_float_array, check_dense, check_finite,
                           check_kernel_stack, validate_params)
-from .svm import available_backends, default_backend, libsvm_intercept, svm_solve
+from .svm import (available_backends, default_backend, default_svm_max_iter, libsvm_intercept,
+                  svm_solve)
 
 __all__ = [
     "softmax_gating", "locally_combined_kernel", "kernel_row_max", "lmkl_gradient",
@@ -377,6 +378,7 @@ class _Problem:
         self.C, self.svm_tol, self.gate_threshold = C, svm_tol, gate_threshold
         self.backend = default_backend() if backend == "auto" else backend
         self.n_svm_calls = 0
+        self.capped = None  # the message of the first SVM that reached its iteration cap
         self._buffer = np.empty(K.shape[1:], dtype=np.float64)
         # with few kernels a full pass costs little and nothing is skipped (bit-identical sums)
         self.row_max = kernel_row_max(K) if K.shape[0] >= _COMBINE_MIN_KERNELS else None
@@ -417,7 +419,12 @@ class _Problem:
         self.n_svm_calls += 1
         # canonical SVM dual (7) on the locally combined kernel; J = its optimal value
         svm = svm_solve(K_eta, self.y, C=self.C, tol=self.svm_tol, alpha0=alpha0,
-                        backend=self.backend, K_combined=K_eta)
+                        backend=self.backend, K_combined=K_eta,
+                        max_iter=default_svm_max_iter(self.y.size))
+        if not svm.converged and self.capped is None:
+            self.capped = (f"the SVM did not converge within {svm.n_iter} iterations at "
+                           f"C={self.C:g} (kernels on very different scales? huge C?); scale "
+                           f"the kernels (normalize='trace') or lower C")
         J = _dual_value(K_eta, svm.alpha, self.y)
         if not np.isfinite(J):
             check_finite(self.K, "K")  # a non-finite kernel entry was read: name it
@@ -839,6 +846,9 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=100, random_state=None, gating="
     initial = {"objective": state.J, "weights": state.eta.mean(axis=0), **row()}
     first = 1.0
     while True:
+        if problem.capped is not None:  # an SVM reached its cap: nothing is certain
+            monitor.fail(problem.capped)
+            break
         # Alg. 1, line 7: a zero gradient is a stationary point
         if not grad_norm > 0:
             monitor.succeed("the gradient with respect to the gating parameters is zero")

@@ -1248,6 +1248,10 @@ def qsvm_solve(X, y, Q, *, C=1.0, svm_tol=1e-6, svm_backend=None, check_input=Tr
                     backend=default_backend() if svm_backend is None else svm_backend)
     coef = Z @ svm.dual_coef  # w = Q^{-1} X^T (alpha * y)
     monitor.record(objective=svm.primal_objective, gap=svm.gap, weights=[1.0], criterion=0.0)
+    if not svm.converged:
+        monitor.fail(f"the SVM did not converge within {svm.n_iter} iterations at C={C:g} "
+                     f"(features on a large scale? huge C?); scale the features (e.g. "
+                     f"StandardScaler) or lower C")
     return monitor.finish(weights=np.ones(1), dual_coef=svm.dual_coef, intercept=svm.intercept,
                           objective=svm.primal_objective, gap=svm.gap, coef=coef,
                           alpha=svm.alpha, dual_objective=svm.dual_objective)

@@ -18,6 +18,7 @@ from ._validation import Interval, check_binary_labels, check_dense, validate_pa
 
 __all__ = ["svm_solve", "combine_kernels", "kernel_quadratic_terms", "register_backend",
            "available_backends", "libsvm_intercept", "BUILTIN_BACKENDS", "default_backend",
+           "default_svm_max_iter",
            "svm_dual_objective", "svm_primal_objective", "relative_gap"]
 
 #: backends added by :func:`register_backend` (name -> solver); the built-in ones are in
@@ -78,6 +79,20 @@ def _libsvm(K, y, C, tol, alpha0, max_iter):
     return alpha, float(svc.intercept_[0]), n_iter
 
 
+def default_svm_max_iter(n_samples):
+    """The default cap on the iterations of one SVM solve: ``max(10**6, 100 * n_samples)``.
+
+    Parameters
+    ----------
+    n_samples : int
+
+    Returns
+    -------
+    max_iter : int
+    """
+    return max(10 ** 6, 100 * int(n_samples))
+
+
 def _smo(K, y, C, tol, alpha0, max_iter):
     """The compiled engine (:func:`mklcore.smo.smo_solve`) on one kernel, warm-started from
     ``alpha0`` when it is feasible."""
@@ -87,8 +102,8 @@ def _smo(K, y, C, tol, alpha0, max_iter):
         alpha0 = np.clip(np.asarray(alpha0, dtype=float), 0.0, C)
         if alpha0.shape != y.shape or abs(float(y @ alpha0)) > 1e-10 * max(C, 1.0) * y.size:
             alpha0 = None  # not feasible: cold start
-    sol, _ = smo_solve(KernelRows(K), y, C, alpha0=alpha0, tol=tol,
-                       max_iter=10 ** 9 if max_iter is None or max_iter < 0 else max_iter)
+    cap = default_svm_max_iter(y.size) if max_iter is None or max_iter < 0 else max_iter
+    sol, _ = smo_solve(KernelRows(K), y, C, alpha0=alpha0, tol=tol, max_iter=cap)
     return sol.alpha, sol.intercept, sol.n_iter
 
 
@@ -298,7 +313,8 @@ def svm_solve(K, y, *, weights=None, C=1.0, tol=1e-3, alpha0=None, backend="smo"
         One of :func:`available_backends`: ``"smo"``, the compiled engine of
         :mod:`mklcore.smo`, or ``"libsvm"``, scikit-learn's ``SVC(kernel="precomputed")``.
     max_iter : int, default=-1
-        Cap on the backend's iterations (-1: none).
+        Cap on the backend's iterations; -1: :func:`default_svm_max_iter` for ``"smo"``,
+        LIBSVM's own cap for ``"libsvm"``.
     K_combined : ndarray of shape (n, n), default=None
         The combined kernel if the caller already has it (saves one pass over K).
 
@@ -309,8 +325,8 @@ def svm_solve(K, y, *, weights=None, C=1.0, tol=1e-3, alpha0=None, backend="smo"
         ``dual_objective``, ``primal_objective`` (hinge primal at ``w`` implied by alpha),
         ``gap`` (their relative difference, the SVM's optimality certificate),
         ``q`` (per-kernel quadratic terms, shape (n_kernels,)), ``decision_train``
-        (f on the training points), ``support`` (indices with alpha > 0), ``n_iter`` and
-        ``backend``.
+        (f on the training points), ``support`` (indices with alpha > 0), ``n_iter``,
+        ``converged`` (False when the backend stopped at its iteration cap) and ``backend``.
 
     Examples
     --------
@@ -353,4 +369,6 @@ def svm_solve(K, y, *, weights=None, C=1.0, tol=1e-3, alpha0=None, backend="smo"
         alpha=alpha, dual_coef=coef, intercept=intercept, dual_objective=dual,
         primal_objective=primal, gap=relative_gap(primal, dual), q=q,
         decision_train=decision_train, support=np.flatnonzero(alpha > 0), n_iter=n_iter,
+        converged=bool(n_iter < (max_iter if max_iter is not None and max_iter > 0 else
+                                 default_svm_max_iter(y.size) if backend == "smo" else np.inf)),
         backend=backend)

@@ -63,7 +63,7 @@ import numpy as np
 from ._result import Monitor
 from ._validation import check_finite
 from .smo import StackSMO
-from .svm import combine_kernels, kernel_quadratic_terms, svm_solve
+from .svm import combine_kernels, default_svm_max_iter, kernel_quadratic_terms, svm_solve
 
 __all__ = ["THETA_FLOOR", "SVM_GAP_LIMIT", "default_svm_max_iter", "SVMIterationLimit",
            "conjugate_exponent", "dual_norm", "log_sum_exp", "pnorm", "normalize_pnorm",
@@ -104,20 +104,6 @@ class SVMIterationLimit(NumericalFailure):
 #: relative gap of converged solves grows with C: about 1e-3 at C = 1 and 0.5 at C = 1000
 #: on trace-normalised kernels, 0.9999 at C = 1e8
 SVM_GAP_LIMIT = 0.9
-
-
-def default_svm_max_iter(n_samples):
-    """The default cap on the iterations of one SVM solve: ``max(10**6, 100 * n_samples)``.
-
-    Parameters
-    ----------
-    n_samples : int
-
-    Returns
-    -------
-    max_iter : int
-    """
-    return max(10 ** 6, 100 * int(n_samples))
 
 
 # --------------------------------------------------------------------------------------
@@ -455,10 +441,15 @@ class SVMOracle:
         error : SVMIterationLimit
             Naming the likely causes (huge C, unscaled features) and the remedies.
         """
+        n = self.K.shape[1]
+        traces = np.abs(self.K[:, np.arange(n), np.arange(n)].sum(axis=1))
+        spread = traces.max() / max(traces.min(), np.finfo(float).tiny)
+        cause = (f"the kernels' traces differ by a factor {spread:.1e}" if spread > 1e4
+                 else "huge C? unscaled features?")
         return SVMIterationLimit(
             f"the SVM did not converge within svm_max_iter={self.svm_max_iter} iterations "
-            f"at C={self.C:g} (huge C? unscaled features?); scale the kernels "
-            f"(normalize='trace') or the features, lower C, or raise svm_max_iter", state)
+            f"at C={self.C:g} ({cause}); scale the kernels (normalize='trace') or the "
+            f"features, lower C, or raise svm_max_iter", state)
 
     def _solve_smo(self, theta, start, tol, max_iter):
         n_kernels, n = self.K.shape[0], self.K.shape[1]

@@ -511,3 +511,68 @@ def test_labels_of_mixed_types_name_y():
     with pytest.raises(ValueError, match=r"^y must hold labels of one comparable type; got a "
                                          r"mix of int, str"):
         lpmkl_solve(K, y_mixed)
+
+
+# ------------------------------------------------------------------ bounded SVM solves
+def _wide_scales():
+    """30 points; a linear kernel on features of scale 1000 beside two Gaussians."""
+    rng = np.random.default_rng(0)
+    Xw = rng.normal(size=(30, 3)) * 1000
+    yw = np.where(Xw[:, 0] > 0, 1.0, -1.0)
+    yw[:3] *= -1
+    Dw = ((Xw[:, None] - Xw[None]) ** 2).sum(-1)
+    return Xw, yw, np.stack([Xw @ Xw.T, np.exp(-Dw / Dw.mean()), np.exp(-Dw / (10 * Dw.mean()))])
+
+
+@pytest.mark.parametrize("name", ["sum_kernel", "lpmkl", "silp", "simplemkl", "qmkl", "lmkl"])
+def test_kernels_on_wide_scales_end_at_the_svm_cap_and_name_the_cause(name):
+    """Every solver on the SMO engine ends at the SVM's iteration cap (default
+    max(10**6, 100 n)) with status 2 and a warning naming the cause, instead of running on."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    from mklcore.localized import lmkl_solve
+    from mklcore.lpnorm import lpmkl_solve, sum_kernel_svm_solve
+    from mklcore.qmkl import qmkl_solve
+    from mklcore.silp import silp_solve
+    from mklcore.simplemkl import simplemkl_solve
+
+    Xw, yw, Kw = _wide_scales()
+    run = {"sum_kernel": lambda: sum_kernel_svm_solve(Kw, yw),
+           "lpmkl": lambda: lpmkl_solve(Kw, yw), "silp": lambda: silp_solve(Kw, yw),
+           "simplemkl": lambda: simplemkl_solve(Kw, yw),
+           "qmkl": lambda: qmkl_solve(Kw, yw, np.eye(3)),
+           "lmkl": lambda: lmkl_solve(Kw, yw, Xw, max_iter=5, random_state=1)}[name]
+    cause = r"traces differ by a factor" if name != "lmkl" else r"very different scales"
+    with pytest.warns(ConvergenceWarning, match=rf"did not converge within .*{cause}"):
+        res = run()
+    assert res.status == 2 and not res.success
+
+
+@pytest.mark.parametrize("case", ["features_1e6", "C_1e300"])
+def test_qsvm_ends_at_the_svm_cap(case):
+    from sklearn.exceptions import ConvergenceWarning
+
+    from mklcore.qmkl import qsvm_solve
+
+    Xw, yw, _ = _wide_scales()
+    X_case, C = (Xw * 1e3, 1.0) if case == "features_1e6" else (Xw / 1e3, 1e300)
+    with pytest.warns(ConvergenceWarning, match=r"did not converge within 1000000 iterations"):
+        res = qsvm_solve(X_case, yw, np.eye(3), C=C)
+    assert res.status == 2
+
+
+def test_svm_engine_returns_to_python_for_ctrl_c():
+    """The compiled loop hands control back every CHECK_EVERY iterations, so a KeyboardInterrupt
+    raised there (as Ctrl-C's handler does) stops a long solve at once."""
+    import mklcore.smo as smo
+
+    _, yw, Kw = _wide_scales()
+    calls = []
+
+    def interrupt(n_iter):
+        calls.append(n_iter)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        smo.smo_solve(smo.KernelRows(Kw.sum(axis=0)), yw, 1.0, tol=1e-12, on_check=interrupt)
+    assert calls == [smo.CHECK_EVERY]
