@@ -1289,6 +1289,8 @@ def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose
         certified, :math:`(P_{hinge}-J)/|P_{hinge}|` above :data:`SVM_GAP_LIMIT`, ends with
         status 2 ("the SVM did not converge"), whatever its MKL criterion.
     """
+    # one memory layout, so that a Fortran-ordered or strided stack gives the same bits
+    K = K if K.flags.c_contiguous else np.ascontiguousarray(K)
     n_kernels = K.shape[0]
     interleaved = mode == "interleaved"
     if interleaved and svm_backend != "smo":

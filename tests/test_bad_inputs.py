@@ -576,3 +576,30 @@ def test_svm_engine_returns_to_python_for_ctrl_c():
     with pytest.raises(KeyboardInterrupt):
         smo.smo_solve(smo.KernelRows(Kw.sum(axis=0)), yw, 1.0, tol=1e-12, on_check=interrupt)
     assert calls == [smo.CHECK_EVERY]
+
+
+@pytest.mark.parametrize("name", ["lpmkl", "silp", "simplemkl", "qmkl", "lmkl"])
+def test_memory_layout_of_the_stack_does_not_change_the_bits(name):
+    """A Fortran-ordered or strided stack gives the bits of the C-ordered one."""
+    from mklcore.localized import lmkl_solve
+    from mklcore.lpnorm import lpmkl_solve
+    from mklcore.qmkl import qmkl_solve
+    from mklcore.silp import silp_solve
+    from mklcore.simplemkl import simplemkl_solve
+
+    rng = np.random.default_rng(0)
+    Xl = rng.normal(size=(90, 4))
+    yl = np.where(Xl[:, 0] + 0.3 * rng.normal(size=90) > 0, 1.0, -1.0)
+    Dl = ((Xl[:, None] - Xl[None]) ** 2).sum(-1)
+    Kl = np.stack([Xl @ Xl.T / 4, np.exp(-Dl / 2), np.exp(-Dl / 8), np.exp(-Dl / 32)])
+    big = np.zeros((4, 180, 180))
+    big[:, ::2, ::2] = Kl
+    run = {"lpmkl": lambda K: lpmkl_solve(K, yl), "silp": lambda K: silp_solve(K, yl),
+           "simplemkl": lambda K: simplemkl_solve(K, yl),
+           "qmkl": lambda K: qmkl_solve(K, yl, np.eye(4)),
+           "lmkl": lambda K: lmkl_solve(K, yl, Xl, max_iter=3, random_state=0)}[name]
+    ref = run(Kl)
+    for K in (np.asfortranarray(Kl), big[:, ::2, ::2]):
+        res = run(K)
+        np.testing.assert_array_equal(res.weights, ref.weights)
+        np.testing.assert_array_equal(res.dual_coef, ref.dual_coef)
