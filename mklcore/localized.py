@@ -731,31 +731,14 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=100, random_state=None, gating="
     the SVM; lines 5-6 take a line-search step along the negative gradient (Sec. 3.1); line 7
     stops when the gradient is zero, no descent step is found, or the relative decrease of
     :math:`J` falls below ``tol``. Trial steps are accepted only if they strictly decrease
-    :math:`J`. The SVM is hot-started from the previous :math:`\alpha` (Sec. 3.1) by
-    backends that can (the LIBSVM ones cannot).
+    :math:`J`. The SVM is hot-started from the previous :math:`\alpha` (Sec. 3.1) by the
+    compiled engine (the default backend; ``"libsvm"`` cannot).
 
     ``max_iter`` is a budget (its default was 50, the paper's fixed schedule): with
     ``tol=None`` the run ends at a local optimum (status 0: no descent step of length
     ``>= ls_min_step``), and ``status=1`` with its message says that the budget ran out
-    first. Measured with the defaults (``random_state=0``, single-threaded): on the
-    442-kernel ionosphere bank of SimpleMKL (``kernel_bank("simplemkl", n_features=33)``, 245
-    standardised training points, C = 1) the run stops at a local optimum after 58 updates
-    and 181 SVM solves (:math:`J` = 2.129, 7.7 s CPU; the 50 updates of the former default
-    ended with status 1 after 142 SVM solves, :math:`J` = 2.713, 8.0 s); with
-    ``LMKLClassifier`` on 1000 Banana points it stops after 31 updates (as before); on
-    Gauss4 (``make_gauss4``, 1200 points) :math:`J` still decreases by :math:`10^{-7}` to
-    :math:`10^{-5}` relative per update after 100 updates (status 1, :math:`J` 413.165
-    against 413.182 after 50; a local optimum after 157 updates).
-
-    A trial step is accepted only if its :math:`J` is below the reference value (of the
-    current gating, or of the last accepted step of the expansion phase), so with the lean
-    LIBSVM backend (the default) a trial whose reference solve took at least 3000 LIBSVM
-    iterations first runs LIBSVM for a tenth of them: LIBSVM's iterates increase the dual
-    value, and a run stopped after :math:`k` iterations is the start of the full run, so
-    once the dual value of that iterate exceeds the reference value the trial is rejected
-    without finishing its solve (it still counts as one of ``n_svm_calls``). Otherwise the
-    solve runs in full; accepted steps and every comparison are those of full solves, and
-    the result is the same, bit for bit, as with full solves at every trial.
+    first. A trial step is accepted only if its :math:`J` is below the reference value (of
+    the current gating, or of the last accepted step of the expansion phase).
 
     On a stack of at least 16 kernels the solver skips, in :math:`K_\eta`, the terms of
     negligible gates (``rtol`` of :func:`locally_combined_kernel`), with ``rtol`` chosen per
@@ -771,7 +754,7 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=100, random_state=None, gating="
     gives the result of the float64 stack that holds the same, rounded, values. A float32
     stack and the float64 stack it was rounded from differ by about :math:`6\cdot10^{-8}`
     relative, and this difference is not amplified for a fixed gating (:math:`J` moves by as
-    much); along the iterations, however, LIBSVM's stopping rule (a KKT violation of
+    much); along the iterations, however, the SVM's stopping rule (a KKT violation of
     ``svm_tol``) and the strict comparisons of the line search can turn it into a different
     trajectory of the non-convex problem (differences up to ``svm_tol``-size, more over many
     updates). The reductions that feed these comparisons and thresholds (the gating scores,

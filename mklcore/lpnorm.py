@@ -62,10 +62,7 @@ def sum_kernel_svm_solve(K, y, *, C=1.0, svm_tol=1e-3, check_input=True, svm_max
 
     Notes
     -----
-    One LIBSVM fit on the summed kernel (the wrapper mode of :func:`lpmkl_solve`), measured
-    the fastest engine here: 1.2x the time of scikit-learn's ``SVC`` on the summed kernel (sum
-    included) at n = 2000, M = 50, against 4x for the warm-startable
-    :class:`~mklcore.smo.StackSMO`, which reads all M kernel rows at every SMO step.
+    One SVM on :math:`\sum_mK_m`, formed once by the engine (:class:`mklcore.smo.StackSMO`).
 
     Examples
     --------
@@ -402,8 +399,8 @@ def default_engine(solver, p, n_samples, *, mode=None, svm_backend=None, mkl_eve
     weight update (see the Notes of :func:`lpmkl_solve`): ``mode="interleaved"`` (the
     warm-started :class:`~mklcore.smo.StackSMO`, ``max(10, n_samples // 20)`` SMO
     iterations between weight steps) for ``"newton"`` and ``"analytic"`` at finite p and for
-    ``"cutting_plane"`` at p = 1 (a linear master, as SILP); ``mode="wrapper"`` with LIBSVM
-    for ``"cutting_plane"`` at p > 1 (whose conic master problems cost more than the SVM
+    ``"cutting_plane"`` at p = 1 (a linear master, as SILP); ``mode="wrapper"`` (the SVM
+    solved before every step, warm-started) for ``"cutting_plane"`` at p > 1 (whose conic master problems cost more than the SVM
     iterations that interleaving saves) and for ``p=inf`` (one SVM on the sum kernel).
 
     Parameters
@@ -418,9 +415,8 @@ def default_engine(solver, p, n_samples, *, mode=None, svm_backend=None, mkl_eve
         Chosen mode, or None for the default above (``"wrapper"`` whenever ``svm_backend``
         is given and is not ``"smo"``).
     svm_backend : str, default=None
-        Chosen backend, or None: ``"smo"`` in interleaved mode, otherwise
-        :func:`mklcore.svm.default_backend` (LIBSVM called without scikit-learn's per-call
-        input checks when that works, the same solution bit for bit).
+        Chosen backend, or None: :func:`mklcore.svm.default_backend` (``"smo"``, the compiled
+        engine; ``"libsvm"``, scikit-learn's SVC, is the reference).
     mkl_every : int, default=None
         Chosen chunk length, or None for the default above (ignored in wrapper mode).
     **_ignored
@@ -434,7 +430,7 @@ def default_engine(solver, p, n_samples, *, mode=None, svm_backend=None, mkl_eve
         None in wrapper mode.
     """
     if mode is None and svm_backend not in (None, "smo"):
-        mode = "wrapper"  # a LIBSVM-type backend cannot be interleaved
+        mode = "wrapper"  # another backend (e.g. LIBSVM) cannot be interleaved
     if mode is None:
         conic_master = solver == "cutting_plane" and p > 1
         mode = "wrapper" if np.isinf(p) or conic_master else "interleaved"
@@ -514,8 +510,8 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="auto", tol=1e-5, max_iter=1000, s
         ``mode={"wrapper", "interleaved"}`` (``"interleaved"``: the paper's scheme,
         ``mkl_every`` SMO iterations between updates, default ``max(10, n // 20)``; the
         default mode is the faster one measured, see Notes and :func:`default_engine`),
-        ``svm_backend`` (``"libsvm"``, the wrapper default, or ``"smo"``,
-        :class:`mklcore.smo.StackSMO`, required by ``"interleaved"``), ``polish_tol``
+        ``svm_backend`` (``"smo"``, the compiled engine, default and required by
+        ``"interleaved"``; ``"libsvm"``, scikit-learn's SVC, the reference), ``polish_tol``
         (re-solve the final SVM at this tolerance), ``svm_max_iter`` (cap on the iterations
         of one SVM solve, default ``max(10**6, 100 n)``; reaching it ends the run with
         status 2, see :func:`mklcore.wrapper.run_wrapper`).
@@ -549,42 +545,13 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="auto", tol=1e-5, max_iter=1000, s
     (:math:`\|w_m\|^2=\theta_m^2\alpha^\top Q_m\alpha`); norms and updates are computed in
     the log domain. The final SVM belongs to the returned weights.
 
-    Default engine (measured, :func:`default_engine`): ``"newton"`` and ``"analytic"`` (and
-    ``"cutting_plane"`` at p = 1) run interleaved, ``max(10, n // 20)`` iterations of the
-    warm-started :class:`~mklcore.smo.StackSMO` between weight steps, which needs about as
-    many SMO iterations in total as one SVM solve; ``mode="wrapper"`` (one LIBSVM solve to
-    ``svm_tol`` per step) remains an option. Both stop at the same certified gap ``tol``; the
-    weights agree to about 1e-3 and the objectives to about 1e-5 (relative). CPU seconds, one
-    BLAS thread, min of 2-3 runs, as ratios to scikit-learn's ``SVC`` on the summed kernel (sum
-    included; ``check_input=False``, 50 Gaussian kernels on MNIST odd vs even, C = 1, tol
-    1e-5): at p = 2, Newton 14.9x (wrapper) -> 4.4x (interleaved) at n = 1000, 12-14x ->
-    3.2-3.6x at n = 2000; analytic 13.5x -> 4.3x (n = 1000), 11-13x -> 3.2x (n = 2000); on the
-    442-kernel ionosphere bank of SimpleMKL (245 points) Newton p = 2 34x -> 9x, p = 4
-    25x -> 7x, analytic p = 1 29x -> 6x. The cutting plane at p > 1 keeps the wrapper:
-    interleaving multiplies its conic master problems (ionosphere, p = 2: 9.7x wrapper,
-    19x interleaved), although at n = 2000 on MNIST interleaving is faster (8.7x -> 4.4x);
-    pass ``mode="interleaved"`` there. ``p=inf`` keeps one LIBSVM fit (1.2x; the SMO takes
-    4x). The remaining cost of the interleaved engine is reading the M kernel rows of each
-    SMO step, M times what an SVM on a precomputed sum kernel reads.
-
-    Where the default spends its time (n = 2000, M = 50, p = 2; 3.4x the SVC on the sum):
-    about 2300 SMO iterations in all, as many as one LIBSVM solve at fixed weights (2237),
-    in 15 outer iterations; each changed index costs one read of its M kernel rows for the
-    row of :math:`K_\theta` (35% of the time) and one for the caches
-    :math:`H_m=K_m(\alpha\circ y)` (55%; about 4000 (weight step, changed index) pairs, as
-    every weight step changes :math:`K_\theta`), the SMO bookkeeping 10%. Measured and not
-    kept (ratios to the same SVC, one run each): a LIBSVM warm start at the uniform weights
-    4.2x (the SVM there is far from the final one: 1800 more SMO iterations); weights from
-    the same problem on a subsample of n/2, n/4, n/8 points, then LIBSVM, 4-15x; LIBSVM for
-    the final SVM +5% time; the rows of :math:`K_\theta` and the cache updates from one read
-    +3%; ``mkl_every`` 50, 200, 400, 800: 3.7x, 4.7x, 7.1x, 9.0x (100: 3.6x);
-    ``newton_steps=3`` and ``solver="analytic"`` need the same number of SMO iterations.
-    Kept: :class:`~mklcore.smo.StackSMO` recomputes the caches in one pass over the stack
-    when most of :math:`\alpha` changed (the final SVM): 3.6x -> 3.4x at n = 2000, 4.5x ->
-    4.3x at n = 1000 (``benchmarks/bench_peers.py``, min of 3). The target of 1.5x
-    (0.31 s) is not reached: with the optimal weights known in advance, forming
-    :math:`K_\theta` (0.11 s), one LIBSVM fit (0.035 s) and the certificate
-    :math:`S(\alpha)` (0.09 s, one pass over the stack) already take 0.23 s.
+    Engine (:func:`default_engine`): every SVM runs on the compiled SMO engine of
+    :mod:`mklcore.smo`. ``"newton"`` and ``"analytic"`` (and ``"cutting_plane"`` at p = 1)
+    interleave a weight step after every ``max(10, n // 20)`` SMO iterations (Sonnenburg et
+    al. 2006, Algorithm 2; the caches :math:`H_m=K_m(\alpha\circ y)` give :math:`S_m` and the
+    gradient at new weights in :math:`O(Mn)`); the cutting plane at p > 1 and ``p=inf`` solve
+    the SVM to ``svm_tol`` before each step (``mode="wrapper"``), warm-started. Both modes stop
+    at the same certified gap ``tol``. Measured costs: ``benchmarks/README.md``.
 
     References
     ----------

@@ -883,8 +883,8 @@ def alpha_correlation(K, y, *, C=1.0, statistic="corr", svm_tol=1e-6, svm_backen
     {svm_params}
     svm_backend : str, default=None
         SVM backend of :func:`mklcore.svm.svm_solve`; ``None`` is
-        :func:`mklcore.svm.default_backend` (LIBSVM without scikit-learn's per-call checks,
-        the same solution as ``"libsvm"``).
+        :func:`mklcore.svm.default_backend` (the compiled engine; ``"libsvm"``,
+        scikit-learn's SVC, is the reference).
 
     Returns
     -------
@@ -1204,7 +1204,8 @@ def qsvm_solve(X, y, Q, *, C=1.0, svm_tol=1e-6, svm_backend=None, check_input=Tr
         KKT tolerance of the SVM solver.
     svm_backend : str, default=None
         SVM backend of :func:`mklcore.svm.svm_solve`; ``None`` is
-        :func:`mklcore.svm.default_backend` (the same solution as ``"libsvm"``).
+        :func:`mklcore.svm.default_backend` (the compiled engine; ``"libsvm"``,
+        scikit-learn's SVC, is the reference).
     check_input : bool, default=True
         Validate ``X`` and ``y``.
 
@@ -1409,8 +1410,8 @@ def qmkl_solve(K, y, Q, *, C=1.0, tol=1e-4, max_iter=200, beta_step="auto", svm_
     {qmkl_params}
     svm_backend : str, default=None
         SVM backend of Module 1, :func:`mklcore.svm.svm_solve`; ``None`` is
-        :func:`mklcore.svm.default_backend` (LIBSVM without scikit-learn's per-call checks,
-        the same solution as ``"libsvm"``).
+        :func:`mklcore.svm.default_backend` (the compiled engine; ``"libsvm"``,
+        scikit-learn's SVC, is the reference).
     callback : callable, default=None
         ``callback(intermediate_result)`` after each outer iteration (its ``criterion`` is the
         Q-MKL relative gap); raising ``StopIteration`` stops with ``status=3``.

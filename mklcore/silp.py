@@ -94,8 +94,9 @@ def silp_solve(K, y, *, C=1.0, tol=1e-5, max_iter=1000, svm_tol=1e-3, callback=N
     mkl_every : int, default=None
         SMO iterations between LP solves in interleaved mode; ``max(10, n // 20)``.
     svm_backend : str, default=None
-        ``"libsvm"`` (default in wrapper mode) or ``"smo"`` (the warm-started SMO with
-        per-kernel gradient caches; default and required in interleaved mode).
+        ``"smo"`` (the compiled engine with per-kernel gradient caches, warm-started; the
+        default, required in interleaved mode) or ``"libsvm"`` (scikit-learn's SVC, cold
+        starts: the reference; wrapper mode only).
     stop : {"gap", "sip"}, default="gap"
         Stopping criterion. ``"gap"``: :math:`\min(\Delta_{rel}, |1-\eta/J|)`, the better of
         two relative duality gaps, with the lower bounds :math:`D_1(\alpha)` (giving

@@ -475,23 +475,8 @@ def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callb
     old one if its duality gap is smaller (``n_reselected`` counts these); the stopping
     rule is SimpleMKL's duality gap of an SVM solution at :math:`d` in every case.
 
-    Measured (``benchmarks/bench_simplemkl.py``: C = 1, SimpleMKL run to the certified gap
-    SILP reaches at tol = 1e-2; CPU time ratio SimpleMKL / SILP, one BLAS thread, LIBSVM
-    backend, minimum of 3 runs; SVM calls in parentheses; on a loaded machine, where the
-    passes over the stack cost SimpleMKL more than SILP):
-
-    ===================  =================  ====================  ====================
-    line search          ionosphere (442)   MNIST n=1000, M=50    MNIST n=2000, M=50
-    ===================  =================  ====================  ====================
-    golden (reference)   1.2x (1034)        7.1x (77)             not measured
-    derivative           0.9x (219)         1.6x (6)              3.6x (6)
-    ===================  =================  ====================  ====================
-
-    The ``"smo"`` backend measured the same as LIBSVM at n = 1000 and 2000 (within 5%), so
-    the default stays ``"libsvm"``. At n = 2000 the 6 SVM calls are not the main cost: the
-    passes over the stack are, about eight per run (the combined kernel and :math:`S_m` at
-    the start, then per iteration :math:`K_D`, the kernel of the face reached and
-    :math:`S_m` at the accepted point; passing the faces costs one kernel each).
+    Every SVM (the trial points of the line search included) runs on the compiled engine,
+    warm-started from the previous point's alpha. Measured costs: ``benchmarks/README.md``.
 
     References
     ----------

@@ -1256,7 +1256,7 @@ def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose
         stops the loop with ``status=3``.
     verbose : int, default=0
         ``1``: a line every 10 iterations; ``>= 2``: every iteration.
-    svm_backend : {"libsvm", "smo"} or str, default="libsvm"
+    svm_backend : {"smo", "libsvm"} or str, default="smo"
         ``"smo"`` (:class:`mklcore.smo.StackSMO`) or a :func:`mklcore.svm.svm_solve` backend.
     polish_tol : float, default=None
         If given and smaller than ``svm_tol``, the final SVM is re-solved at this tolerance.
