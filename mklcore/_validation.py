@@ -308,7 +308,8 @@ def check_psd(K, *, index=None, n_kernels=None, description=None, tol=PSD_TOL):
 
 
 #: the sampled checks of :func:`check_kernel_stack` (``thorough=False``) look at the principal
-#: block of this many evenly spaced points of every kernel (all of it for smaller kernels)
+#: block of ``max(16, min(CHECK_SAMPLE, n // 16))`` evenly spaced points of every kernel (its
+#: rows are about 1/16 of the stack at most), and at all of it when n <= CHECK_SAMPLE
 CHECK_SAMPLE = 64
 
 
@@ -321,8 +322,8 @@ def check_kernel_stack(K, y=None, *, check_psd_=True, psd_tol=PSD_TOL, square=Tr
     each kernel's own largest entry) and positive semidefiniteness (a shifted Cholesky
     factorisation per kernel). ``thorough=False`` (what the solve functions of the SVM-based
     solvers run) makes the last three cost :math:`O(Ms^3)` instead of :math:`O(Mn^3)`: the
-    diagonals must be finite and the principal block of :data:`CHECK_SAMPLE` evenly spaced
-    points of each kernel must be finite, symmetric and PSD (a principal block of a PSD matrix
+    diagonals must be finite and the principal block of up to :data:`CHECK_SAMPLE` evenly
+    spaced points of each kernel must be finite, symmetric and PSD (a principal block of a PSD matrix
     is PSD, so a failure is always real; for n <= :data:`CHECK_SAMPLE` the block is the whole
     kernel). A non-finite entry outside the block that a solver reads makes its solution
     non-finite; the solvers then run :func:`check_finite` on the whole stack, so the error
@@ -394,19 +395,30 @@ def check_kernel_stack(K, y=None, *, check_psd_=True, psd_tol=PSD_TOL, square=Tr
 
 
 def _check_sampled(K, y, check_psd_, psd_tol, symmetric_tol, descriptions):
-    """The sampled checks of :func:`check_kernel_stack` (``thorough=False``)."""
+    """The sampled checks of :func:`check_kernel_stack` (``thorough=False``), batched over the
+    kernels (one LAPACK call per kernel only when a block fails)."""
     n = K.shape[1]
-    idx = np.unique(np.linspace(0, n - 1, CHECK_SAMPLE).astype(np.intp))
+    size = max(16, min(CHECK_SAMPLE, n // 16))
+    idx = np.unique(np.linspace(0, n - 1, size).astype(np.intp))
     block = np.ascontiguousarray(K[:, idx[:, None], idx[None, :]], dtype=np.float64)
     diag = K[:, np.arange(n), np.arange(n)]
     if not (_all_finite(diag) and _all_finite(block)):
         check_finite(K, "K")  # names the entries
     if symmetric_tol is not None:
-        _check_symmetric(block, symmetric_tol)
+        scale = np.maximum(np.abs(block).max(axis=(1, 2)), np.finfo(float).tiny)
+        asym = np.abs(block - block.transpose(0, 2, 1)).max(axis=(1, 2))
+        if np.any(asym > symmetric_tol * scale):
+            _check_symmetric(block, symmetric_tol)  # names the kernel
     if check_psd_:
-        for m in range(K.shape[0]):
-            desc = descriptions[m] if descriptions is not None else None
-            check_psd(block[m], index=m, n_kernels=K.shape[0], description=desc, tol=psd_tol)
+        traces = np.maximum(np.trace(block, axis1=1, axis2=2), np.finfo(float).tiny)
+        shifted = block + (psd_tol * traces)[:, None, None] * np.eye(idx.size)
+        try:
+            np.linalg.cholesky(shifted)
+        except np.linalg.LinAlgError:
+            for m in range(K.shape[0]):
+                desc = descriptions[m] if descriptions is not None else None
+                check_psd(block[m], index=m, n_kernels=K.shape[0], description=desc,
+                          tol=psd_tol)
     if y is not None:
         check_labels_present(y)
         if np.shape(y)[0] != n:
