@@ -735,11 +735,11 @@ class _KernelOps:
         return self._aligned[1]
 
     def _system(self, d, lam):
-        """K(d) + lam I, without a copy of the selected kernels: NumPy's correctly rounded
-        products and sums (:func:`~mklcore.svm.combine_kernels` with ``portable=True``), so
-        ``K(d)`` has the same bits on every processor, BLAS and thread count."""
-        return _plus_lam(combine_kernels(self.K, d * self.s, out=np.empty((self.n, self.n)),
-                                         portable=True), lam)
+        """K(d) + lam I, without a copy of the selected kernels: correctly rounded products
+        and sums (:func:`~mklcore.svm.combine_kernels`), so ``K(d)`` has the same bits on
+        every processor, BLAS and thread count."""
+        return _plus_lam(combine_kernels(self.K, d * self.s, out=np.empty((self.n, self.n))),
+                         lam)
 
     def _factored(self, d, lam):
         """(lower Cholesky factor or None, solve) of K(d) + lam I, from the cache if there."""

@@ -169,12 +169,14 @@ def libsvm_intercept(alpha, y, grad, C):
     return -rho
 
 
-#: :func:`combine_kernels` adds the kernels up over blocks of this many entries (cache-sized)
-SUM_BLOCK = 65_536
+def combine_kernels(K, weights, out=None):
+    """Return ``sum_m weights[m] * K[m]``, skipping zero weights: the one weighted kernel sum.
 
-
-def combine_kernels(K, weights, out=None, portable=False):
-    """Return ``sum_m weights[m] * K[m]``, skipping zero weights.
+    Compiled (:func:`mklcore.loops.weighted_sum`): per entry ``0 + w_1 K_1 + w_2 K_2 + ...`` in
+    the order of ``weights``, with correctly rounded products and sums (no BLAS, never fused
+    or threaded), so the same bits on every processor, BLAS and thread count; one pass over
+    the stack (blocks of rows stay in cache while each kernel streams). float32 stacks are
+    upcast exactly.
 
     Parameters
     ----------
@@ -182,42 +184,24 @@ def combine_kernels(K, weights, out=None, portable=False):
     weights : array-like of shape (n_kernels,)
     out : ndarray of shape (n_rows, n_cols), optional
         Output buffer (float64).
-    portable : bool, default=False
-        Never use BLAS: with every weight non-zero the default is one BLAS pass over the stack
-        (``weights @ K``), whose last bits depend on the processor, the BLAS and its thread
-        count. The other path, taken always when ``portable``, adds ``weights[m] * K[m]`` to
-        zeros in the order of ``weights`` with NumPy's correctly rounded product and sum
-        (never fused or threaded): the same bits everywhere.
 
     Returns
     -------
     K_theta : ndarray of shape (n_rows, n_cols), float64
     """
-    weights = np.asarray(weights, dtype=float)
+    from .loops import weighted_sum
+
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
     if out is None:
-        out = np.zeros(K.shape[1:], dtype=np.float64)
-    active = np.flatnonzero(weights)
-    fast = (K.dtype == np.float64 and K.flags.c_contiguous and out.flags.c_contiguous
-            and out.dtype == np.float64)
-    if active.size == weights.size > 1 and fast and not portable:
-        # all weights non-zero: one BLAS pass over the stack instead of M temporaries
-        np.dot(weights, K.reshape(K.shape[0], -1), out=out.reshape(-1))
-        return out
-    if not (K.flags.c_contiguous and out.flags.c_contiguous and out.dtype == np.float64):
-        out[...] = 0.0
-        for m in active:
-            out += weights[m] * K[m]  # upcasts float32 stacks
-        return out
-    # the same sums over cache-sized blocks of entries: one pass over the output
-    flat, Kf = out.reshape(-1), K.reshape(K.shape[0], -1)
-    tmp = np.empty(min(SUM_BLOCK, flat.size))
-    for b0 in range(0, flat.size, SUM_BLOCK):
-        block = flat[b0:b0 + SUM_BLOCK]
-        t = tmp[:block.size]
-        block[:] = 0.0
-        for m in active:
-            np.multiply(Kf[m, b0:b0 + SUM_BLOCK], weights[m], out=t)  # float64 (upcasts)
-            block += t
+        out = np.empty(K.shape[1:], dtype=np.float64)
+    target = out if out.flags.c_contiguous and out.dtype == np.float64 else np.empty(
+        K.shape[1:], dtype=np.float64)
+    if K.dtype not in (np.float64, np.float32):
+        K = K.astype(np.float64)
+    K = K if K.flags.c_contiguous else np.ascontiguousarray(K)
+    weighted_sum(K, weights, np.flatnonzero(weights).astype(np.int64), target)
+    if target is not out:
+        out[...] = target
     return out
 
 

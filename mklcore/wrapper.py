@@ -523,35 +523,12 @@ class LinePoint:
 
 
 def _kernel_sum(K, weights, out, base=None):
-    r""":math:`B+\sum_mw_mK_m` into ``out`` (:math:`B` = ``base`` or 0): one BLAS pass over the
-    stack, or in-place updates on the non-zero weights when at most a quarter of them are
-    non-zero or the kernels are small (cheaper there: no pass over the kernels of zero
-    weight, no temporaries)."""
-    from scipy.linalg.blas import daxpy
-
-    weights = np.asarray(weights, dtype=float)
-    active = np.flatnonzero(weights)
-    flat = out.reshape(-1)
-    if not (K.dtype == np.float64 and K.flags.c_contiguous):  # e.g. float32 stacks
-        combine_kernels(K, weights, out=out)
-        if base is not None:
-            out += base
-        return out
-    # streaming the whole stack beats in-place updates (3 passes over the output per
-    # kernel) unless few weights are non-zero or the output fits in cache
-    if active.size == weights.size or (4 * active.size > weights.size and out.size > 2 ** 19):
-        if base is out:
-            base = base.copy()
-        np.dot(weights, K.reshape(K.shape[0], -1), out=flat)
-        if base is not None:
-            out += base
-        return out
-    if base is None:
-        out[...] = 0.0
-    else:
-        out[...] = base
-    for m in active:
-        flat = daxpy(K[m].reshape(-1), flat, a=float(weights[m]))
+    r""":math:`B+\sum_mw_mK_m` into ``out`` (:math:`B` = ``base`` or 0)."""
+    if base is out:
+        base = base.copy()
+    combine_kernels(K, weights, out=out)
+    if base is not None:
+        out += base
     return out
 
 

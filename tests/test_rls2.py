@@ -839,7 +839,7 @@ def test_unchecked_stack_reuses_its_analysis_and_gives_the_same_path():
 
 
 def test_system_is_the_portable_kernel_sum_plus_lam():
-    """K(d) + lam I is combine_kernels(K, d s, portable=True) + lam I, to the bit (the same
+    """K(d) + lam I is combine_kernels(K, d s) + lam I, to the bit (the same
     bits on every processor), with every weight non-zero too, and lam I alone at d = 0."""
     from mklcore.rls2 import _KernelOps
     from mklcore.svm import combine_kernels
@@ -851,7 +851,7 @@ def test_system_is_the_portable_kernel_sum_plus_lam():
     s = rng.uniform(0.5, 2.0, 3)
     ops = _KernelOps(K, s)
     for d in (np.array([0.2, 0.0, 0.8]), np.array([0.2, 0.3, 0.5])):
-        expected = combine_kernels(K, d * s, portable=True)
+        expected = combine_kernels(K, d * s)
         expected.flat[:: n + 1] += 0.3
         assert np.array_equal(ops._system(d, 0.3).view(np.int64), expected.view(np.int64))
     assert np.array_equal(ops._system(np.zeros(3), 0.3), 0.3 * np.eye(n))

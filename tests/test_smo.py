@@ -146,13 +146,13 @@ def test_engine_checks_back_and_caps():
 
 
 def test_weighted_and_gated_rows():
-    """Rows of the weighted sum are combine_kernels(portable=True) bit for bit; gated rows
+    """Rows of the weighted sum are combine_kernels bit for bit; gated rows
     are eta_m(x_i) K_m(x_i, x_j) eta_m(x_j)."""
     rng = np.random.default_rng(0)
     K = np.stack([_problem(25, seed=s)[0] for s in range(4)])
     w = np.array([0.5, 0.0, 1.5, 0.25])
     src = WeightedRows(K, w)
-    full = combine_kernels(K, w, portable=True)
+    full = combine_kernels(K, w)
     row = np.empty(25)
     for i in (0, 7, 24):
         src.rows(i, row)

@@ -74,38 +74,34 @@ def test_combine_kernels_skips_zero_weights(toy):
 
 
 @pytest.mark.parametrize("blas_threads", [1, 2])
-def test_combine_kernels_portable_sum_is_bit_identical(blas_threads):
-    """Summed over cache-sized blocks of entries, with or without ``portable``, the sparse path
-    gives the bits of 0 + w_1 K_1 + w_2 K_2 + ... on whole matrices (NumPy's correctly rounded
-    operations); ``portable=True`` gives them with every weight non-zero too, whatever the BLAS
-    and its thread count (BLAS daxpy/gemv fuse multiply and add on some processors and split
-    long vectors between threads)."""
+def test_combine_kernels_is_bit_identical_to_the_ordered_sum(blas_threads):
+    """The weighted sum gives the bits of 0 + w_1 K_1 + w_2 K_2 + ... on whole matrices
+    (correctly rounded operations), whatever the BLAS thread count, for sparse and dense
+    weights, float32 stacks (upcast exactly), strided inputs and outputs."""
     from threadpoolctl import threadpool_limits
 
-    from mklcore.svm import SUM_BLOCK
-
     rng = np.random.default_rng(4)
-    n = 401  # three blocks, the last one short, block edges inside rows
-    assert n * n > 2 * SUM_BLOCK and n * n % SUM_BLOCK
+    n = 401
     A = rng.standard_normal((5, n, n))
     K = np.einsum("kij,klj->kil", A, A) / n
 
-    def reference(w):
-        out = np.zeros((n, n))
+    def reference(w, K=K):
+        out = np.zeros(K.shape[1:])
         for m in np.flatnonzero(w):
-            out = out + w[m] * K[m]
+            out = out + w[m] * K[m].astype(np.float64)
         return out
 
     sparse = np.array([0.2, 0.0, 0.5, 0.1, 0.2])
     dense = rng.uniform(0.5, 2.0, 5)
     with threadpool_limits(blas_threads):
-        for w, portable in ((sparse, False), (sparse, True), (dense, True)):
-            got = combine_kernels(K, w, out=np.empty((n, n)), portable=portable)
+        for w in (sparse, dense):
+            got = combine_kernels(K, w, out=np.empty((n, n)))
             assert np.array_equal(got.view(np.int64), reference(w).view(np.int64))
-        np.testing.assert_allclose(combine_kernels(K, dense), reference(dense), atol=1e-12)
-    K32 = K.astype(np.float32)  # float32 stacks are upcast before the product
-    assert np.array_equal(combine_kernels(K32, sparse, portable=True),
-                          sum(sparse[m] * K32[m] for m in np.flatnonzero(sparse)) + 0.0)
+    K32 = K.astype(np.float32)
+    assert np.array_equal(combine_kernels(K32, sparse), reference(sparse, K32))
+    out_f = np.empty((n, n), order="F")
+    combine_kernels(np.asfortranarray(K), dense, out=out_f)
+    assert np.array_equal(out_f, reference(dense))
 
 
 def test_backend_registry(toy):
