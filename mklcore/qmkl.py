@@ -1374,11 +1374,13 @@ _QMKL_CONSTRAINTS = {k: COMMON_CONSTRAINTS[k] for k in
                      ("C", "tol", "max_iter", "svm_tol", "verbose")}
 _QMKL_CONSTRAINTS["beta_step"] = [Options(*BETA_STEP_METHODS[:4])]
 _QMKL_CONSTRAINTS["check_input"] = [bool]
+_QMKL_CONSTRAINTS["mode"] = [Options("interleaved", "wrapper")]
 
 
 @_fill_doc
 def qmkl_solve(K, y, Q, *, C=1.0, tol=1e-4, max_iter=200, beta_step="auto", svm_tol=1e-6,
-               svm_backend=None, callback=None, verbose=0, check_input=True):
+               svm_backend=None, callback=None, verbose=0, check_input=True,
+               mode="interleaved"):
     r"""Solve Q-MKL by Algorithm 1 of [1]_ (alternating SVM and kernel-weight steps).
 
     Solves the constrained form of problem (3) of [1]_ (the regulariser as the constraint
@@ -1411,10 +1413,15 @@ def qmkl_solve(K, y, Q, *, C=1.0, tol=1e-4, max_iter=200, beta_step="auto", svm_
     svm_backend : str, default=None
         SVM backend of Module 1, :func:`mklcore.svm.svm_solve`; ``None`` is
         :func:`mklcore.svm.default_backend` (the compiled engine; ``"libsvm"``,
-        scikit-learn's SVC, is the reference).
+        scikit-learn's SVC, is the reference, with ``mode="wrapper"``).
     callback : callable, default=None
         ``callback(intermediate_result)`` after each outer iteration (its ``criterion`` is the
         Q-MKL relative gap); raising ``StopIteration`` stops with ``status=3``.
+    mode : {"interleaved", "wrapper"}, default="interleaved"
+        ``"wrapper"``: Module 1 solves the SVM to ``svm_tol`` before every beta step
+        (Algorithm 1 as written); ``"interleaved"``: a beta step after every
+        ``max(10, n // 20)`` SMO iterations, the SVM finished to ``svm_tol`` at the end
+        (Sonnenburg et al. 2006, Algorithm 2). Both stop at the same certified gap.
     verbose : int, default=0
         Print progress every 10 iterations (``>= 2``: every iteration).
     check_input : bool, default=True
@@ -1455,7 +1462,7 @@ def qmkl_solve(K, y, Q, *, C=1.0, tol=1e-4, max_iter=200, beta_step="auto", svm_
     """
     validate_params("qmkl_solve", _QMKL_CONSTRAINTS, {
         "C": C, "tol": tol, "max_iter": max_iter, "svm_tol": svm_tol, "beta_step": beta_step,
-        "verbose": verbose, "check_input": check_input})
+        "verbose": verbose, "check_input": check_input, "mode": mode})
     if check_input:
         K = check_kernel_stack(K, y, thorough=False)
         y, _ = check_binary_labels(y, "qmkl_solve")
@@ -1464,9 +1471,13 @@ def qmkl_solve(K, y, Q, *, C=1.0, tol=1e-4, max_iter=200, beta_step="auto", svm_
         y = np.asarray(y, dtype=float)
     Q = check_q(Q, K.shape[0], owner="qmkl_solve")
     step = _QMKLStep(Q, beta_step)
+    backend = default_backend() if svm_backend is None else svm_backend
+    if backend != "smo":
+        mode = "wrapper"  # other backends cannot be interleaved
     result = run_wrapper(K, y, step, C=C, tol=tol, max_iter=max_iter, svm_tol=svm_tol,
-                         svm_backend=default_backend() if svm_backend is None else svm_backend,
-                         callback=callback, verbose=verbose, extras={"beta_step": beta_step})
+                         svm_backend=backend, callback=callback, verbose=verbose,
+                         extras={"beta_step": beta_step}, mode=mode,
+                         mkl_every=max(10, K.shape[1] // 20) if mode == "interleaved" else None)
     return result
 
 
