@@ -262,8 +262,9 @@ def weighted_row(K, weights, active, k, out):
     for a in range(active.shape[0]):
         m = active[a]
         w = weights[m]
+        src = K[m, k]
         for c in range(n):
-            out[c] += w * K[m, k, c]
+            out[c] += w * src[c]
 
 @njit
 def weighted_sum(K, weights, active, out):
@@ -322,17 +323,21 @@ def gated_row(K, gates, k, out):
     for m in range(K.shape[0]):
         g = gates[m, k]
         if g != 0.0:
+            src = K[m, k]
+            gm = gates[m]
             for c in range(n):
-                out[c] += g * K[m, k, c] * gates[m, c]
+                out[c] += g * src[c] * gm[c]
 
 @njit
 def stack_update(K, coef, index, H):
     """H[m] += sum over k in index of coef[k] * K[m, k, :] (fixed order)."""
     n = H.shape[1]
     for m in range(K.shape[0]):
+        Hm = H[m]
         for a in range(index.shape[0]):
             k = index[a]
             c = coef[k]
+            src = K[m, k]
             for t in range(n):
-                H[m, t] += c * K[m, k, t]
+                Hm[t] += c * src[t]
 
