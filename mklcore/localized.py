@@ -420,7 +420,7 @@ class _Problem:
         # canonical SVM dual (7) on the locally combined kernel; J = its optimal value
         svm = svm_solve(K_eta, self.y, C=self.C, tol=self.svm_tol, alpha0=alpha0,
                         backend=self.backend, K_combined=K_eta,
-                        max_iter=default_svm_max_iter(self.y.size))
+                        max_iter=default_svm_max_iter(self.y.size), check_input=False)
         if not svm.converged and self.capped is None:
             self.capped = (f"the SVM did not converge within {svm.n_iter} iterations at "
                            f"C={self.C:g} (kernels on very different scales? huge C?); scale "

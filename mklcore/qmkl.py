@@ -1245,7 +1245,7 @@ def qsvm_solve(X, y, Q, *, C=1.0, svm_tol=1e-6, svm_backend=None, check_input=Tr
     Z = X.T if solve_q is None else solve_q(np.ascontiguousarray(X.T))  # Q^{-1} X^T
     K_Q = X @ Z
     K_Q = 0.5 * (K_Q + K_Q.T)
-    svm = svm_solve(K_Q, y, C=C, tol=svm_tol,
+    svm = svm_solve(K_Q, y, C=C, tol=svm_tol, check_input=False,
                     backend=default_backend() if svm_backend is None else svm_backend)
     coef = Z @ svm.dual_coef  # w = Q^{-1} X^T (alpha * y)
     monitor.record(objective=svm.primal_objective, gap=svm.gap, weights=[1.0], criterion=0.0)

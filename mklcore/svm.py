@@ -14,7 +14,8 @@ solver of mklcore uses, warm-startable), ``"libsvm"`` (scikit-learn's public
 import numpy as np
 
 from ._result import MKLResult
-from ._validation import Interval, check_binary_labels, check_dense, validate_params
+from ._validation import (Interval, check_binary_labels, check_dense, check_kernel_stack,
+                          validate_params)
 
 __all__ = ["svm_solve", "combine_kernels", "kernel_quadratic_terms", "register_backend",
            "available_backends", "libsvm_intercept", "BUILTIN_BACKENDS", "default_backend",
@@ -266,7 +267,7 @@ _SVM_CONSTRAINTS = {
 
 
 def svm_solve(K, y, *, weights=None, C=1.0, tol=1e-3, alpha0=None, backend="smo",
-              max_iter=-1, K_combined=None):
+              max_iter=-1, K_combined=None, check_input=True):
     r"""Train a C-SVM on a (combined) precomputed kernel.
 
     Solves the SVM dual
@@ -301,6 +302,10 @@ def svm_solve(K, y, *, weights=None, C=1.0, tol=1e-3, alpha0=None, backend="smo"
         LIBSVM's own cap for ``"libsvm"``.
     K_combined : ndarray of shape (n, n), default=None
         The combined kernel if the caller already has it (saves one pass over K).
+    check_input : bool, default=True
+        Check ``K`` (shape, finiteness, symmetry and positive semidefiniteness, sampled: see
+        :func:`mklcore._validation.check_kernel_stack`) and ``weights`` (finite,
+        non-negative, one per kernel); False for callers that already did.
 
     Returns
     -------
@@ -325,10 +330,12 @@ def svm_solve(K, y, *, weights=None, C=1.0, tol=1e-3, alpha0=None, backend="smo"
             and 0.0 < C < np.inf and 0.0 < tol < np.inf):  # else the full check (and message)
         validate_params("svm_solve", _SVM_CONSTRAINTS, {"C": C, "tol": tol})
     solver = _backend(backend)
+    y = np.asarray(check_dense(y, "y"))
+    if check_input:
+        K = check_kernel_stack(check_dense(K, "K"), y, thorough=False)
     K = np.asarray(check_dense(K, "K"))
     if K.ndim == 2:
         K = K[None]
-    y = np.asarray(check_dense(y, "y"))
     if y.dtype.kind in "fiu":  # numbers: the test of np.isin(y, (-1, 1)), without its setup
         pm_one = bool(np.all((y == 1) | (y == -1)))
     else:
@@ -339,6 +346,10 @@ def svm_solve(K, y, *, weights=None, C=1.0, tol=1e-3, alpha0=None, backend="smo"
     if weights is None:
         weights = np.ones(K.shape[0])
     weights = np.asarray(weights, dtype=float)
+    if check_input and (weights.shape != (K.shape[0],) or not np.all(np.isfinite(weights))
+                        or np.any(weights < 0)):
+        raise ValueError(f"weights must hold {K.shape[0]} finite non-negative numbers, one per "
+                         f"kernel; got {np.asarray(weights).tolist()[:8]}.")
     if K_combined is None:
         K_combined = combine_kernels(K, weights)
     alpha, intercept, n_iter = solver(

@@ -424,7 +424,7 @@ class SVMOracle:
             warnings.filterwarnings("ignore", "Solver terminated early")
             res = svm_solve(K, self.y, weights=weights, C=self.C, tol=tol, alpha0=alpha0,
                             backend=self.backend, K_combined=K_combined,
-                            max_iter=self.svm_max_iter)
+                            max_iter=self.svm_max_iter, check_input=False)
         self.n_smo_iter += max(int(res.n_iter), 0)
         return res, int(res.n_iter) >= self.svm_max_iter
 

@@ -603,3 +603,28 @@ def test_memory_layout_of_the_stack_does_not_change_the_bits(name):
         res = run(K)
         np.testing.assert_array_equal(res.weights, ref.weights)
         np.testing.assert_array_equal(res.dual_coef, ref.dual_coef)
+
+
+@pytest.mark.parametrize("case, match", [
+    ("negative_weight", r"weights must hold 3 finite non-negative numbers"),
+    ("nan_weight", r"weights must hold 3 finite non-negative numbers"),
+    ("short_weights", r"weights must hold 3 finite non-negative numbers"),
+    ("asymmetric", r"Kernel 1 of 3 is not symmetric"),
+    ("indefinite", r"Kernel 2 of 3 is not positive semidefinite"),
+])
+def test_svm_solve_refuses_bad_weights_and_kernels(case, match):
+    from mklcore.svm import svm_solve
+
+    rng = np.random.default_rng(2)
+    Xs = rng.normal(size=(80, 3))
+    ys = np.where(Xs[:, 0] > 0, 1.0, -1.0)
+    Ds = ((Xs[:, None] - Xs[None]) ** 2).sum(-1)
+    Ks = np.stack([Xs @ Xs.T, np.exp(-Ds), np.exp(-Ds / 4)])
+    weights = {"negative_weight": [1.0, -1.0, 1.0], "nan_weight": [1.0, np.nan, 1.0],
+               "short_weights": [1.0, 1.0]}.get(case)
+    if case == "asymmetric":
+        Ks[1] += np.triu(np.ones((80, 80)), 1)
+    elif case == "indefinite":
+        Ks[2] -= 3.0 * np.eye(80)
+    with pytest.raises(ValueError, match=match):
+        svm_solve(Ks, ys, weights=weights)
