@@ -295,6 +295,9 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
     _parameter_constraints = common_constraints(*WRAPPER_PARAMS, "svm_max_iter", "check_input")
     #: the ``*_solve`` function called by the default ``_solve`` (a staticmethod)
     _solver = None
+    #: Gram-sized float64 matrices the solver allocates besides the stack (the combined
+    #: kernel and the SVM's temporaries), reserved by the memory check before the stack is built
+    _solver_workspace = 3
     #: fixed unit weights (the sum kernel): the bank is summed kernel by kernel
     #: (:meth:`~mklcore.kernels.KernelBank.fit_transform_sum`), never stacked, and the solver
     #: receives the one summed kernel
@@ -352,7 +355,7 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
         if self._sum_kernel:
             K = self.kernel_bank_.fit_transform_sum(X)[np.newaxis]
         else:
-            K = self.kernel_bank_.fit_transform(X)
+            K = self.kernel_bank_.fit_transform(X, workspace=self._solver_workspace)
         if not getattr(self, "check_input", True):
             return K
         return check_kernel_stack(K, y, check_psd_=False, symmetric_tol=None)

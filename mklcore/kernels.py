@@ -1400,12 +1400,13 @@ def _sqdist(work, Xc, Yc, *, symmetric, have_gram):
         np.fill_diagonal(work, 0.0)
 
 
-def _stack(kernels, X, Y, dtype, max_bytes, check_psd_, owner, sink=None):
+def _stack(kernels, X, Y, dtype, max_bytes, check_psd_, owner, sink=None, workspace=0):
     """Compute the stack and return ``(stack, fitted kernels)``.
 
     With ``sink``, no stack is kept (``stack`` is None): each kernel is computed in float64
     into one scratch matrix and handed to ``sink(i, K_i)`` (after its checks), which may
-    change it in place; memory is then that of two Gram matrices, not of M.
+    change it in place; memory is then that of two Gram matrices, not of M. ``workspace``
+    float64 Gram-sized matrices are reserved for the solver that will read the stack.
     """
     dtype = _check_dtype(dtype, owner)
     if check_psd_ not in ("auto", True, False):
@@ -1438,7 +1439,7 @@ def _stack(kernels, X, Y, dtype, max_bytes, check_psd_, owner, sink=None):
     n_work = (int(bool(families & {"dot", "dist"}) and (dtype != np.float64 or sink is not None))
               + int(symmetric and any(not k.is_fitted for k in klist))
               + 2 * int(bool(families & {"string", "callable"})))
-    work_bytes = n_work * n_X * n_Y * 8
+    work_bytes = (n_work + int(workspace)) * n_X * n_Y * 8  # + the solver's (n, n) matrices
     if max_bytes is not None:
         limit = max_bytes
     elif stack_bytes + work_bytes <= MEMORY_CHECK_MIN_BYTES:
@@ -1898,7 +1899,7 @@ class KernelBank(TransformerMixin, BaseEstimator):
         self.dtype = dtype
         self.check_psd = check_psd
 
-    def _fit(self, X, transform, weights=None):
+    def _fit(self, X, transform, weights=None, workspace=0):
         """Fit on ``X``; return the normalised training stack if ``transform`` (their weighted
         sum if ``transform == "sum"``), else self."""
         validate_params("KernelBank", {"normalize": [Options("trace", "cosine"), None],
@@ -1916,7 +1917,7 @@ class KernelBank(TransformerMixin, BaseEstimator):
             diag = np.stack([diags[i] for i in range(len(kernels))])
         elif transform:
             stack, kernels = _stack(kernels, data, None, dtype, None, self.check_psd,
-                                    "KernelBank")
+                                    "KernelBank", workspace=workspace)
             diag = np.diagonal(stack, axis1=1, axis2=2).astype(np.float64)
         else:
             kernels = _fit_kernel_list(kernels, data)
@@ -1957,19 +1958,23 @@ class KernelBank(TransformerMixin, BaseEstimator):
         return self._fit(X, transform=False)
 
     @_doc
-    def fit_transform(self, X, y=None):
+    def fit_transform(self, X, y=None, *, workspace=0):
         """Fit and return the (normalised) training stack.
 
         Parameters
         ----------
         {X_fit}
+        workspace : int, default=0
+            Gram-sized float64 matrices that the solver reading the stack will allocate: the
+            memory check before the stack is allocated counts them too, so that a fit that
+            cannot finish is refused with a ``MemoryError`` instead of being killed later.
 
         Returns
         -------
         K : ndarray of shape (n_kernels, n_samples, n_samples)
             Training Gram stack.
         """
-        return self._fit(X, transform=True)
+        return self._fit(X, transform=True, workspace=workspace)
 
     def transform(self, X):
         """Stack between ``X`` (rows) and the training data (columns).

@@ -1712,7 +1712,8 @@ class _KernelRLS2(KernelBankMixin, _RLS2Estimator):
     @on_one_blas_thread  # kernels and solves: the same bits for every thread count
     def _fit_targets(self, X, targets, intercept, X_unlabeled):
         self.kernel_bank_ = self._build_bank()
-        K = self.kernel_bank_.fit_transform(X)
+        # Algorithm 1's K(d) + lam I, its Cholesky factor and temporaries: 8 Gram matrices
+        K = self.kernel_bank_.fit_transform(X, workspace=8)
         K = check_kernel_stack(K, check_psd_=False)
         owner = type(self).__name__
         s = _resolve_scaling(owner, self.scaling, _KERNEL_RULES, K.shape[0], "n_kernels",

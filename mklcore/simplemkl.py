@@ -539,6 +539,8 @@ class SimpleMKLClassifier(BaseMKLClassifier):
     """
 
     _solver = staticmethod(simplemkl_solve)
+    #: the line search's kernels K_d, K_D and its spare buffers
+    _solver_workspace = 8
 
     def __init__(self, *, kernels=None, C=1.0, normalize=None, tol=1e-2, max_iter=1000,
                  svm_tol=1e-3, verbose=0, svm_max_iter=None, check_input=True):

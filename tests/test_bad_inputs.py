@@ -628,3 +628,24 @@ def test_svm_solve_refuses_bad_weights_and_kernels(case, match):
         Ks[2] -= 3.0 * np.eye(80)
     with pytest.raises(ValueError, match=match):
         svm_solve(Ks, ys, weights=weights)
+
+
+@pytest.mark.parametrize("estimator, workspace", [("LpMKLClassifier", 3),
+                                                  ("SimpleMKLClassifier", 8)])
+def test_memory_check_reserves_the_solvers_workspace(monkeypatch, estimator, workspace):
+    """A stack that fits in free memory but leaves no room for the solver's Gram-sized
+    matrices is refused before it is built, with a MemoryError that counts them."""
+    import mklcore
+    import mklcore.kernels as kernels
+
+    n, M = 60, 2
+    stack_bytes = M * n * n * 8
+    monkeypatch.setattr(kernels, "MEMORY_CHECK_MIN_BYTES", 0)
+    # room for the stack and its own temporaries, not for the solver's workspace
+    monkeypatch.setattr(kernels, "available_memory", lambda: stack_bytes + n * n * 8)
+    Xm = np.random.default_rng(0).normal(size=(n, 3))
+    ym = np.where(Xm[:, 0] > 0, 1, -1)
+    clf = getattr(mklcore, estimator)(kernels=[kernels.linear(), kernels.gaussian()])
+    with pytest.raises(MemoryError, match=r"plus .* of workspace"):
+        clf.fit(Xm, ym)
+    assert type(clf)._solver_workspace == workspace
