@@ -586,7 +586,8 @@ def lmkl_objective(K, y, X_gate, coef, *, C=1.0, gating="softmax", gate_threshol
     """
     validate_params("lmkl_objective", _SOLVE_CONSTRAINTS, locals())
     K, y, X_gate = _check_inputs(K, y, X_gate, gating, "lmkl_objective")
-    K = np.asarray(K, dtype=np.float64)
+    K = np.asarray(K) if np.asarray(K).dtype in (np.float32, np.float64) else np.asarray(
+        K, dtype=np.float64)
     Z_aug = _augment(X_gate, K.shape[1], gating)
     coef = _check_coef(coef, (K.shape[0], Z_aug.shape[1]), "coef")
     problem = _Problem(K, y, Z_aug, float(C), float(svm_tol), float(gate_threshold),
@@ -750,7 +751,8 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=100, random_state=None, gating="
     kernel :math:`m` is read only between the points where its gate is not negligible;
     with fewer kernels every term is summed.
 
-    Every computation runs in float64: a float32 stack is converted (exactly) first, so it
+    Every computation runs in float64: a float32 stack is read as it is and each entry upcast
+    (exactly) where it is used, without a float64 copy of the stack, so it
     gives the result of the float64 stack that holds the same, rounded, values. A float32
     stack and the float64 stack it was rounded from differ by about :math:`6\cdot10^{-8}`
     relative, and this difference is not amplified for a fixed gating (:math:`J` moves by as
@@ -795,8 +797,10 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=100, random_state=None, gating="
     else:
         y = np.asarray(y, dtype=float)
         X_gate = None if gating == "fixed" else np.asarray(X_gate, dtype=float)
-    # float64 throughout: a float32 stack is converted exactly (see Notes)
-    K = np.asarray(K, dtype=np.float64)
+    # float64 arithmetic throughout; a float32 stack is read as it is (each entry upcast
+    # exactly where it is used: the results of its float64 copy, without the copy)
+    K = np.asarray(K) if np.asarray(K).dtype in (np.float32, np.float64) else np.asarray(
+        K, dtype=np.float64)
     n_kernels, n = K.shape[0], K.shape[1]
     C = float(C)
     Z_aug = _augment(X_gate, n, gating)

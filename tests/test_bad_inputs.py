@@ -649,3 +649,16 @@ def test_memory_check_reserves_the_solvers_workspace(monkeypatch, estimator, wor
     with pytest.raises(MemoryError, match=r"plus .* of workspace"):
         clf.fit(Xm, ym)
     assert type(clf)._solver_workspace == workspace
+
+
+def test_tiny_svm_tol_ends_at_the_svm_cap():
+    """svm_tol=1e-300 (below the round-off of the gradient) ends at the SVM's cap with
+    status 2 instead of running on."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    from mklcore.lpnorm import lpmkl_solve
+
+    _, yw, Kw = _wide_scales()
+    with pytest.warns(ConvergenceWarning, match=r"did not converge within svm_max_iter"):
+        res = lpmkl_solve(Kw[1:], yw, svm_tol=1e-300, svm_max_iter=20_000)
+    assert res.status == 2 and res.n_smo_iter <= 60_000  # chunks, then the capped final SVM
