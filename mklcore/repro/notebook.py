@@ -25,7 +25,8 @@ import shutil
 from pathlib import Path
 
 
-__all__ = ["check_params", "setup_run", "project_root", "staging_dir", "publish_run"]
+__all__ = ["check_params", "setup_run", "project_root", "staging_dir", "publish_run",
+           "markdown_section"]
 
 
 def project_root(start=None):
@@ -385,3 +386,42 @@ def setup_run(paper_id, quick, out_dir=None, quick_out_dir=None, *, root=None, n
         n_jobs = (_CHECKED or {}).get("N_JOBS", 1)
     _configure_session(n_jobs)
     return path
+
+
+def markdown_section(paper_id, heading, root=None):
+    """The Markdown of the notebook cell that starts with ``heading``, for a report.
+
+    A notebook writes a passage such as "What differs from the paper and why" once, as a
+    Markdown cell beside the printed facts of the run; ``REPORT.md`` takes the same text
+    from the notebook file instead of a second copy in code.
+
+    Parameters
+    ----------
+    paper_id : str
+        Notebook name without ``.ipynb`` (``notebooks/<paper_id>.ipynb``).
+    heading : str
+        Text of the cell's first line without the leading ``#`` marks.
+    root : str or Path, default=None
+        Repository root; :func:`project_root` by default.
+
+    Returns
+    -------
+    text : str
+        The cell's Markdown after its heading line.
+
+    Raises
+    ------
+    LookupError
+        If no Markdown cell of the notebook starts with that heading.
+    """
+    import nbformat
+
+    root = Path(root) if root is not None else project_root()
+    nb = nbformat.read(root / "notebooks" / f"{paper_id}.ipynb", as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        first, _, rest = cell.source.partition("\n")
+        if first.startswith("#") and first.lstrip("#").strip() == heading.strip():
+            return rest.strip()
+    raise LookupError(f"notebooks/{paper_id}.ipynb has no Markdown cell headed {heading!r}.")
