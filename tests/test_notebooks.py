@@ -461,6 +461,25 @@ def test_markdown_section_reads_the_notebook_cell(tmp_path):
         markdown_section("demo", "x = 1", root=tmp_path)
 
 
+def test_notebook_functions_define_without_running(tmp_path):
+    import nbformat
+
+    from mklcore.repro.notebook import notebook_functions
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import math\nQUICK: bool = True"),
+                nbformat.v4.new_code_cell("SCALE = 2 if QUICK else 3\nresult = run_everything()\n"
+                                          "TOTAL = result.sum()\nprint('ran')"),
+                nbformat.v4.new_code_cell("def area(r):\n    return SCALE * math.pi * r ** 2")]
+    (tmp_path / "notebooks").mkdir()
+    nbformat.write(nb, tmp_path / "notebooks" / "demo.ipynb")
+    ns = notebook_functions("demo", root=tmp_path)
+    assert ns["area"](1.0) == pytest.approx(2 * 3.141592653589793)
+    assert "result" not in ns and "TOTAL" not in ns  # the run and what needs it are skipped
+    ns["SCALE"] = 3  # the functions look their globals up in the namespace
+    assert ns["area"](1.0) == pytest.approx(3 * 3.141592653589793)
+
+
 def test_setup_run_rejects_bad_input(tmp_path):
     with pytest.raises(ValueError, match="Quick runs must not write into figures/"):
         setup_run("demo", True, "figures/demo", "figures/demo", root=tmp_path)

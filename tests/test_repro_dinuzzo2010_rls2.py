@@ -81,3 +81,35 @@ def test_table2_and_data():
     assert b.data.shape == (270, 13) and b.n_kernels == 182 and set(np.unique(b.target)) == {-1, 1}
     X, y, X_te, y_te = rx.binary_strings_split(0)
     assert X.shape == (150, 100) and X_te.shape == (100, 100)
+
+
+# ----------------------------------------------------------------------------- the notebook's
+# functions, taken from notebooks/dinuzzo2010_rls2.ipynb without running its experiments
+@pytest.fixture(scope="module")
+def nb():
+    from mklcore.repro.notebook import notebook_functions
+
+    return notebook_functions("dinuzzo2010_rls2")
+
+
+def test_learned_from(nb):
+    import pandas as pd
+
+    df = pd.DataFrame({"n": [1, 2, 4, 8, 16], "m": [1.0, 0.05, 0.5, 0.08, 0.02]})
+    assert nb["learned_from"](df, "m") == 8
+    assert nb["learned_from"](df.assign(m=0.01), "m") == 1
+    assert nb["learned_from"](df.assign(m=[0.0, 0, 0, 0, 0.2]), "m") is None
+
+
+def test_second_diff_ratio(nb):
+    t = np.linspace(0, 1, 7)
+    assert nb["second_diff_ratio"](t, np.column_stack([2 * t, -t])) < 1e-12
+    assert nb["second_diff_ratio"](t, np.column_stack([t ** 2, t])) > 0.1
+
+
+def test_linear_rls2_is_the_weighted_lasso(nb):
+    import pandas as pd
+
+    X, y, _, _ = rx.binary_strings_split(0)
+    curves = pd.DataFrame({"n": [20], "lam*": [1e-2]})
+    assert nb["weighted_lasso_difference"](X, y, curves, ns=(20,)) < 1e-6

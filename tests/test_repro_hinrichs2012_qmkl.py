@@ -14,7 +14,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from mklcore.qmkl import graph_laplacian  # noqa: E402
+from mklcore.qmkl import graph_laplacian, grid_laplacian  # noqa: E402
 from mklcore.repro import hinrichs2012_qmkl as qm  # noqa: E402
 
 
@@ -98,3 +98,30 @@ def test_data_loaders():
     assert len(digit) == 2000 and list(views) == ["fou", "fac", "kar", "pix", "zer", "mor"]
     X, y = qm.pixel_data()
     assert X.shape[1] == 64 and set(np.unique(y)) == {-1.0, 1.0} and X.max() <= 1.0
+
+
+# ----------------------------------------------------------------------------- the notebook's
+# functions, taken from notebooks/hinrichs2012_qmkl.ipynb without running its experiments
+@pytest.fixture(scope="module")
+def nb():
+    from mklcore.repro.notebook import notebook_functions
+
+    return notebook_functions("hinrichs2012_qmkl")
+
+
+def test_notebook_realisation_and_single_C(nb):
+    idx, y = nb["realisation"](0)
+    digit, _ = qm.mfeat_data()
+    assert len(idx) == 120 and np.bincount(digit[idx]).tolist() == [12] * 10
+    assert np.array_equal(y > 0, digit[idx] < 5)
+    # one C in the grid: no inner CV, every method gets it
+    assert nb["select_C"](idx, y, 0, [2.0], c_q=1.0, svm_tol=1e-5, tol=1e-2) == dict.fromkeys(
+        nb["METHODS"], 2.0)
+
+
+def test_notebook_qsvm_fit_is_the_svm_at_mu_0(nb):
+    X, y = qm.pixel_data()
+    X, y = X[:60], y[:60]
+    svm, qsvm = nb["qsvm_fit"](X, y, 0.0, 1.0, 1e-8), nb["qsvm_fit"](X, y, 10.0, 1.0, 1e-8)
+    L = grid_laplacian(8, 8, mu=1.0, add_identity=False)
+    assert qm.dirichlet_ratio(qsvm.coef, L) < qm.dirichlet_ratio(svm.coef, L)  # smoother map
