@@ -19,7 +19,7 @@ six views, 72 kernels, one 10-fold training split of 108 points): Q-MKL with
 excluded from the times. Target: Q-MKL (root) within 3x of the lp-MKL Newton fit.
 
 Part 3, the UCI regime of the reproduction (issue 15): sonar, split 0 of
-``hinrichs2012_qmkl.uci_split`` with the notebook's settings (793 kernels, Q = normalised
+the notebook's ``uci_split`` with its settings (793 kernels, Q = normalised
 Laplacian of |Corr| + B + 1e-3 I from ``regulariser("Lap(Cov)+B", ...)``, C = 10, relative
 gap 1e-2, SVM tolerance 1e-5). Times, minimum of 3 runs, of the beta steps and support
 functions of one fit (the inputs of Algorithm 1's 12 iterations replayed) and of the whole
@@ -32,7 +32,7 @@ of 3 runs) of one Table 1 fold (``table1_fold``, fold 0 of realisation 0, C grid
 {0.1, 1, 10} by inner 3-fold CV, 80 MKL fits) and of one Q-SVM fold (``qsvm_fold``, 87 Q-SVM
 fits), with this checkout's ``mklcore.qmkl`` against that of ``NOTEBOOK_BASELINE_REV``
 (before the lean LIBSVM backend and the direct LAPACK calls of the beta step) patched into
-the reproduction module; the rows of both must be identical. Target: the Table 1 fold
+the notebook's namespace; the rows of both must be identical. Target: the Table 1 fold
 >= 1.5x faster (the lp-MKL rows, about a third of the fold, run on the lp-norm engines).
 
 BLAS is limited to one thread (threadpoolctl), so the numbers are single-core.
@@ -64,6 +64,7 @@ from mklcore.qmkl import BetaStep, alpha_correlation, q_from_correlation, qmkl_s
 from mklcore.repro import hinrichs2012_qmkl
 from mklcore.repro.experiments import spawn_seeds
 from mklcore.repro.hinrichs2012_qmkl import multiview_kernels
+from mklcore.repro.notebook import notebook_functions
 
 #: the Q-MKL code before the coordinate steps and the pivoting support function
 BASELINE_REV = "208251c"
@@ -169,21 +170,19 @@ class _Captured(Exception):
 def sonar_inputs():
     """K, y and Q of the first Q-MKL fit of ``uci_split`` on sonar (split 0, notebook settings)."""
     box = {}
+    nb = notebook_functions("hinrichs2012_qmkl")  # the notebook's cell functions
 
     def capture(method, K, y, C, corr, groups, tol, svm_tol):
         box.update(K=K, y=y, Q=hinrichs2012_qmkl.regulariser("Lap(Cov)+B", corr, groups))
         raise _Captured
 
-    fit_mkl = hinrichs2012_qmkl.fit_mkl
-    hinrichs2012_qmkl.fit_mkl = capture
+    nb["fit_mkl"] = capture  # uci_split looks fit_mkl up in the notebook's namespace
     try:
-        hinrichs2012_qmkl.uci_split(dataset="sonar", repeat=0, seed=spawn_seeds(2, 10)[0],
-                                    c_grid=[10.0], sigmas=(2.0 ** np.arange(-3, 7)).tolist(),
-                                    c_q=1.0, svm_tol=1e-5, mkl_tol_cv=1e-2)
+        nb["uci_split"](dataset="sonar", repeat=0, seed=spawn_seeds(2, 10)[0], c_grid=[10.0],
+                        sigmas=(2.0 ** np.arange(-3, 7)).tolist(), c_q=1.0, svm_tol=1e-5,
+                        mkl_tol_cv=1e-2)
     except _Captured:
         pass
-    finally:
-        hinrichs2012_qmkl.fit_mkl = fit_mkl
     return box["K"], box["y"], box["Q"]
 
 
@@ -250,29 +249,27 @@ def _min_cpu(fn, repeats):
 
 def bench_notebook_cells(repeats):
     """CPU seconds of one Table 1 fold and one Q-SVM fold, baseline vs this checkout."""
-    qm = hinrichs2012_qmkl
+    qm = notebook_functions("hinrichs2012_qmkl")  # the notebook's cell functions and imports
     base = baseline_module(NOTEBOOK_BASELINE_REV, "mklcore.qmkl_notebook_baseline")
     current = sys.modules["mklcore.qmkl"]
     names = ("qmkl_solve", "alpha_correlation", "qsvm_solve")
     cells = {
-        "Table 1 fold": lambda: qm.table1_fold(
+        "Table 1 fold": lambda: qm["table1_fold"](
             fold=0, repeat=0, seed=spawn_seeds(0, 10)[0], c_grid=[0.1, 1.0, 10.0], c_q=1.0,
             svm_tol=1e-5, mkl_tol=1e-3, mkl_tol_cv=1e-2),
-        "Q-SVM fold": lambda: qm.qsvm_fold(
+        "Q-SVM fold": lambda: qm["qsvm_fold"](
             fold=0, repeat=0, seed=spawn_seeds(1, 10)[0],
             mus=[0.001, 0.01, 0.1, 1.0, 10.0, 100.0], c_grid=[0.01, 0.1, 1.0, 10.0],
             mu_fixed=10.0, svm_tol=1e-5),
     }
     rows = {}
     for label, module in (("before", base), ("after", current)):
-        saved = {n: getattr(qm, n) for n in names}
-        for n in names:
-            setattr(qm, n, getattr(module, n))
+        saved = {n: qm[n] for n in names}
+        qm.update({n: getattr(module, n) for n in names})
         try:
             rows[label] = {cell: _min_cpu(fn, repeats) for cell, fn in cells.items()}
         finally:
-            for n, f in saved.items():
-                setattr(qm, n, f)
+            qm.update(saved)
     return rows
 
 

@@ -10,7 +10,7 @@ import pytest
 from mklcore.repro.reporting import (
     DEFAULT_RTOL, Claim, claims_table, compare, environment_info, markdown_table, verdict,
     write_report, write_summary, summary_table, SUMMARY_COLUMNS, gain_verdict,
-    equivalence_verdict,
+    equivalence_verdict, gain_text, no_gain_text, count_verdict, readable_means, INCONCLUSIVE,
 )
 
 
@@ -267,3 +267,47 @@ def test_equivalence_verdict_needs_a_narrow_interval_and_a_noise_estimate():
     assert equivalence_verdict([0.0], 0.02).holds == "inconclusive"
     with pytest.raises(ValueError, match="margin"):
         equivalence_verdict([0.1, 0.2], 0.0)
+
+
+def test_claim_source_reaches_the_summary_only_when_given():
+    plain = claims_table([Claim("C1", "a claim", True)])
+    assert "source" not in plain.columns
+    assert summary_table(plain)["source"].tolist() == [""]
+    cited = claims_table([Claim("C1", "a claim", True, source="Sec. 5.1"),
+                          Claim("C2", "another", False)])
+    assert cited["source"].tolist() == ["Sec. 5.1", ""]
+    assert summary_table(cited)["source"].tolist() == ["Sec. 5.1", ""]
+
+
+def test_gain_texts():
+    test = gain_verdict([0.02, 0.03, 0.025, 0.03])
+    assert gain_text(test) == (f"{test.mean:+.3f} (se {test.se:.3f}, one-sided p = "
+                               f"{test.p_value:.2g})")
+    assert no_gain_text([0.0, 0.0, 0.0]) == ("the same test accuracy on all 3 folds, i.e. no "
+                                             "gain; ")
+    assert no_gain_text([0.0, 0.01], what="AUC", unit="splits") == ""
+    assert no_gain_text([0.0, 0.0], what="AUC", unit="splits").startswith(
+        "the same AUC on all 2 splits")
+
+
+@pytest.mark.parametrize("results, need, expected", [
+    ([True, True, False], 2, True),
+    ([True, False, False], 2, False),          # two of three fail: 2 cannot be reached
+    ([True, INCONCLUSIVE, False], 2, INCONCLUSIVE),
+    ([INCONCLUSIVE] * 3, 3, INCONCLUSIVE),
+    ([INCONCLUSIVE, False, False], 1, INCONCLUSIVE),
+    ([False, False, False], 1, False),
+])
+def test_count_verdict(results, need, expected):
+    assert count_verdict(results, need) == expected
+
+
+def test_readable_means():
+    summary = pd.DataFrame({"n": [20, 20], "accuracy_mean": [0.912345, 0.8],
+                            "accuracy_se": [0.01, 0.02], "dirichlet_mean": [4.0, 1.0]},
+                           index=["SVM", "Q-SVM"])
+    table = readable_means(summary)
+    assert list(table.columns) == ["method", "folds", "accuracy (mean)", "accuracy (s.e.)",
+                                   "E(w) (mean)"]
+    assert table["accuracy (mean)"].iloc[0] == 0.9123
+    assert "splits" in readable_means(summary, "splits").columns

@@ -25,7 +25,8 @@ import shutil
 from pathlib import Path
 
 
-__all__ = ["check_params", "setup_run", "project_root", "staging_dir", "publish_run"]
+__all__ = ["check_params", "setup_run", "project_root", "staging_dir", "publish_run",
+           "markdown_section", "notebook_functions"]
 
 
 def project_root(start=None):
@@ -385,3 +386,100 @@ def setup_run(paper_id, quick, out_dir=None, quick_out_dir=None, *, root=None, n
         n_jobs = (_CHECKED or {}).get("N_JOBS", 1)
     _configure_session(n_jobs)
     return path
+
+
+def markdown_section(paper_id, heading, root=None):
+    """The Markdown of the notebook cell that starts with ``heading``, for a report.
+
+    A notebook writes a passage such as "What differs from the paper and why" once, as a
+    Markdown cell beside the printed facts of the run; ``REPORT.md`` takes the same text
+    from the notebook file instead of a second copy in code.
+
+    Parameters
+    ----------
+    paper_id : str
+        Notebook name without ``.ipynb`` (``notebooks/<paper_id>.ipynb``).
+    heading : str
+        Text of the cell's first line without the leading ``#`` marks.
+    root : str or Path, default=None
+        Repository root; :func:`project_root` by default.
+
+    Returns
+    -------
+    text : str
+        The cell's Markdown after its heading line.
+
+    Raises
+    ------
+    LookupError
+        If no Markdown cell of the notebook starts with that heading.
+    """
+    import nbformat
+
+    root = Path(root) if root is not None else project_root()
+    nb = nbformat.read(root / "notebooks" / f"{paper_id}.ipynb", as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        first, _, rest = cell.source.partition("\n")
+        if first.startswith("#") and first.lstrip("#").strip() == heading.strip():
+            return rest.strip()
+    raise LookupError(f"notebooks/{paper_id}.ipynb has no Markdown cell headed {heading!r}.")
+
+
+def _definition(stmt):
+    """Is ``stmt`` an import, a function, a parameter or an UPPER_CASE constant assignment?"""
+    import ast
+
+    if isinstance(stmt, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AnnAssign)):
+        return True
+    if isinstance(stmt, ast.Assign):
+        names = [n for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        return bool(names) and all(n.id.isupper() and len(n.id) > 1 for n in names)
+    return False
+
+
+def notebook_functions(paper_id, root=None):
+    """The functions and constants a notebook defines, without running its experiments.
+
+    Executes, in a fresh namespace and in cell order, only the imports, the function
+    definitions, the parameters (their defaults: quick mode) and the assignments to
+    UPPER_CASE names (two characters or more) of the notebook's code cells; everything else
+    (the runs, the prints, the plots, ``setup_run``) is skipped, and so is a constant that
+    needs a value of the run (its assignment raises ``NameError``). Benchmarks and tests use it to call a notebook's
+    cell functions (e.g. one Table 1 fold) as the notebook does.
+
+    Parameters
+    ----------
+    paper_id : str
+        Notebook name without ``.ipynb`` (``notebooks/<paper_id>.ipynb``).
+    root : str or Path, default=None
+        Repository root; :func:`project_root` by default.
+
+    Returns
+    -------
+    namespace : dict
+        The notebook's globals after those statements: its functions look their helpers up
+        here, so replacing an entry (e.g. a solver) changes what they call.
+    """
+    import ast
+
+    import nbformat
+
+    root = Path(root) if root is not None else project_root()
+    nb = nbformat.read(root / "notebooks" / f"{paper_id}.ipynb", as_version=4)
+    namespace = {"__name__": f"notebook_{paper_id}"}
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        for stmt in ast.parse(cell.source).body:
+            if not _definition(stmt):
+                continue
+            code = compile(ast.Module([stmt], type_ignores=[]), f"notebooks/{paper_id}.ipynb",
+                           "exec")
+            try:
+                exec(code, namespace)  # noqa: S102
+            except NameError:
+                if not isinstance(stmt, ast.Assign):
+                    raise
+    return namespace

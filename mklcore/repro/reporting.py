@@ -32,7 +32,8 @@ __all__ = [
     "environment_info", "markdown_table", "write_report", "summary_table", "VERDICTS",
     "SUMMARY_COLUMNS", "RUNTIME_FILE", "VOLATILE_ENV_KEYS", "GainTest", "gain_verdict",
     "EquivalenceTest", "equivalence_verdict",
-    "tolerance_text", "SETTING_RULE",
+    "tolerance_text", "SETTING_RULE", "gain_text", "no_gain_text", "count_verdict",
+    "readable_means",
 ]
 
 #: file of :func:`write_report` holding what changes on every run (git-ignored)
@@ -268,6 +269,9 @@ class Claim:
     tolerance : str, default=""
         The tolerance or significance level the rule uses, e.g. ``"0.01 AUC"`` or
         ``"p < 0.05"``.
+    source : str, default=""
+        Where in the paper the claim is made, e.g. ``"Sec. 5.1"`` (the ``source`` column of
+        :func:`claims_table` and ``summary.csv``).
     """
 
     id: str
@@ -277,6 +281,7 @@ class Claim:
     hard: bool = True
     rule: str = ""
     tolerance: str = ""
+    source: str = ""
 
     def __post_init__(self):
         if not (self.holds is None
@@ -412,6 +417,79 @@ def _constant_gain(d, alpha):
     return GainTest(holds, value, 0.0, n, p_value, rule, evidence)
 
 
+def gain_text(test):
+    """A :class:`GainTest` in a few words, for the evidence of a claim.
+
+    Parameters
+    ----------
+    test : GainTest
+        From :func:`gain_verdict`.
+
+    Returns
+    -------
+    text : str
+        ``"<mean> (se <se>, one-sided p = <p>)"``.
+
+    Examples
+    --------
+    >>> from mklcore.repro.reporting import gain_text, gain_verdict
+    >>> gain_text(gain_verdict([0.02, 0.03, 0.025, 0.03]))
+    '+0.026 (se 0.002, one-sided p = 0.00081)'
+    """
+    return f"{test.mean:+.3f} (se {test.se:.3f}, one-sided p = {test.p_value:.2g})"
+
+
+def no_gain_text(diffs, what="test accuracy", unit="folds"):
+    """Evidence prefix for paired differences that are all exactly zero, else ``""``.
+
+    Parameters
+    ----------
+    diffs : array-like
+        Paired differences new - baseline.
+    what, unit : str
+        What was measured and what the pairs are, for the text.
+
+    Returns
+    -------
+    text : str
+        ``"the same <what> on all <n> <unit>, i.e. no gain; "`` or ``""``.
+    """
+    d = np.asarray(diffs, dtype=float)
+    if d.size and np.all(d == 0):
+        return f"the same {what} on all {d.size} {unit}, i.e. no gain; "
+    return ""
+
+
+def count_verdict(results, need):
+    """Verdict of "at least ``need`` of these hold" from per-item verdicts.
+
+    Parameters
+    ----------
+    results : iterable of bool or "inconclusive"
+        Per-item verdicts (e.g. the ``holds`` of one :func:`gain_verdict` per data set).
+    need : int
+        How many must hold.
+
+    Returns
+    -------
+    holds : bool or "inconclusive"
+        ``True`` if at least ``need`` are ``True``; ``False`` if so many are ``False`` that
+        ``need`` cannot be reached; else :data:`INCONCLUSIVE`.
+
+    Examples
+    --------
+    >>> from mklcore.repro.reporting import count_verdict
+    >>> count_verdict([True, "inconclusive", False], 2)
+    'inconclusive'
+    """
+    results = list(results)
+    n_true = sum(r is True for r in results)
+    n_false = sum(r is False for r in results)
+    if n_true >= need:
+        return True
+    return False if n_false > len(results) - need else INCONCLUSIVE
+
+
 class EquivalenceTest(NamedTuple):
     """Outcome of :func:`equivalence_verdict`.
 
@@ -521,7 +599,8 @@ def claims_table(claims):
     Returns
     -------
     table : pandas.DataFrame
-        Columns ``id, claim, hard, holds, verdict, tolerance, rule, evidence``;
+        Columns ``id, claim, hard, holds, verdict, tolerance, rule, evidence`` (and
+        ``source`` when a claim gives one);
         ``verdict`` is ``"match"`` (our run supports the claim), ``"differs"`` (it does
         not), ``"inconclusive"`` (inside the noise) or ``"n/a"`` (not tested), the
         vocabulary of :data:`VERDICTS`. Nothing is asserted here.
@@ -535,9 +614,11 @@ def claims_table(claims):
         holds = _holds_value(c.holds)
         rows.append({"id": str(c.id), "claim": c.text, "hard": bool(c.hard), "holds": holds,
                      "verdict": _claim_verdict(holds), "tolerance": c.tolerance,
-                     "rule": c.rule, "evidence": c.evidence})
-    return pd.DataFrame(rows, columns=["id", "claim", "hard", "holds", "verdict", "tolerance",
-                                       "rule", "evidence"])
+                     "rule": c.rule, "evidence": c.evidence, "source": c.source})
+    columns = ["id", "claim", "hard", "holds", "verdict", "tolerance", "rule", "evidence"]
+    if any(row["source"] for row in rows):
+        columns.append("source")
+    return pd.DataFrame(rows, columns=columns)
 
 
 def summary_table(df):
@@ -577,6 +658,7 @@ def summary_table(df):
                            "tolerance": df.get("tolerance", pd.Series("", index=df.index))
                            .map(lambda t: t if str(t).strip() else "none"),
                            "rule": df.get("rule", ""),
+                           "source": df.get("source", ""),
                            "note": df.get("evidence", "")})
     elif "value" in df.columns and "ours" not in df.columns:
         df = df.rename(columns={"value": "ours"})
@@ -595,6 +677,37 @@ def summary_table(df):
         if column not in df.columns:
             df[column] = ""
     return df[SUMMARY_COLUMNS].reset_index(drop=True)
+
+
+#: readable names of metrics in :func:`readable_means` (others keep their column name)
+METRIC_NAMES = {"dirichlet": "E(w)"}
+
+
+def readable_means(summary, unit="folds"):
+    """A table of means (e.g. from :func:`mklcore.repro.experiments.summarize`) for a report.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        Indexed by method, columns ``n`` and ``<metric>_mean``, ``<metric>_se``.
+    unit : str, default="folds"
+        What ``n`` counts.
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        Columns ``method``, ``<unit>``, ``<metric> (mean)``, ``<metric> (s.e.)``, rounded to
+        4 decimals (metric names as in :data:`METRIC_NAMES`).
+    """
+    names = {"n": unit}
+    for col in summary.columns:
+        for suffix, word in (("_mean", "mean"), ("_se", "s.e.")):
+            if col.endswith(suffix):
+                metric = col[:-len(suffix)]
+                names[col] = f"{METRIC_NAMES.get(metric, metric)} ({word})"
+    out = summary.rename(columns=names).round(4)
+    out.index.name = "method"
+    return out.reset_index()
 
 
 def write_summary(df, out_dir, *, filename="summary.csv", float_format="%.6g"):
