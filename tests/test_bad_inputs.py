@@ -662,3 +662,23 @@ def test_tiny_svm_tol_ends_at_the_svm_cap():
     with pytest.warns(ConvergenceWarning, match=r"did not converge within svm_max_iter"):
         res = lpmkl_solve(Kw[1:], yw, svm_tol=1e-300, svm_max_iter=20_000)
     assert res.status == 2 and res.n_smo_iter <= 60_000  # chunks, then the capped final SVM
+
+
+@pytest.mark.parametrize("estimator", ["LpMKLClassifier", "SimpleMKLClassifier",
+                                       "SILPMKLClassifier"])
+def test_estimator_with_a_huge_callable_kernel_ends_and_names_the_scale(estimator):
+    """A callable kernel scaled by 1e12 beside a Gaussian: the fit ends at the SVM's cap with
+    a warning naming the kernels' trace spread (not a run without end)."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    import mklcore
+    from mklcore.kernels import gaussian
+
+    rng = np.random.default_rng(0)
+    Xh = rng.normal(size=(40, 3))
+    yh = np.where(Xh[:, 0] > 0, 1, -1)
+    yh[:4] *= -1
+    clf = getattr(mklcore, estimator)(kernels=[lambda A, B: 1e12 * (A @ B.T), gaussian()])
+    with pytest.warns(ConvergenceWarning, match=r"traces differ by a factor 2\.8e\+12"):
+        clf.fit(Xh, yh)
+    assert not clf.converged_
