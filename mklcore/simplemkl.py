@@ -16,7 +16,7 @@ import numpy as np
 
 from ._base import BaseMKLClassifier, common_constraints, fill_doc
 from ._validation import Interval, Options, check_solver_inputs, validate_params
-from .wrapper import LineOracle, SVMIterationLimit, WeightStep, run_wrapper
+from .wrapper import LineOracle, StackLine, SVMIterationLimit, WeightStep, run_wrapper
 
 __all__ = ["simplemkl_solve", "SimpleMKLClassifier"]
 
@@ -143,7 +143,8 @@ class _SimpleMKLStep(WeightStep):
         elif oracle.last is state:  # the first line: the loop's SVM at d formed K_d
             kernel = LineOracle.solved_kernel(oracle, d)
         self._kernel = None
-        line = LineOracle(oracle, d, D, kernel=kernel, buffers=self._buffers)
+        Line = StackLine if oracle.backend == "smo" else LineOracle
+        line = Line(oracle, d, D, kernel=kernel, buffers=self._buffers)
         self._line0 = line
         self._lines.append(line)
         search = self._golden if self.line_search == "golden" else self._derivative
@@ -254,7 +255,7 @@ class _SimpleMKLStep(WeightStep):
                 support = np.flatnonzero(D)
                 slope = -float(chord.kernel_terms(face, support) @ D[support])
                 if slope < 0:  # the face descends along D: search on from there
-                    line = LineOracle(line.oracle, theta, D, kernel=chord.kernel(1.0, theta),
+                    line = type(line)(line.oracle, theta, D, kernel=chord.kernel(1.0, theta),
                                       buffers=self._buffers)
                     self._lines.append(line)
                     face.t, face.slope = 0.0, slope

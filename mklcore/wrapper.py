@@ -67,7 +67,7 @@ from .svm import combine_kernels, default_svm_max_iter, kernel_quadratic_terms, 
 
 __all__ = ["THETA_FLOOR", "SVM_GAP_LIMIT", "default_svm_max_iter", "SVMIterationLimit",
            "conjugate_exponent", "dual_norm", "log_sum_exp", "pnorm", "normalize_pnorm",
-           "uniform_weights", "WrapperState", "SVMOracle", "LinePoint", "LineOracle",
+           "uniform_weights", "WrapperState", "SVMOracle", "LinePoint", "LineOracle", "StackLine",
            "WeightStep", "SIPWeightStep",
            "FixedWeights", "NumericalFailure", "Cuts", "highs_lp",
            "lp_master", "run_wrapper"]
@@ -451,10 +451,19 @@ class SVMOracle:
             f"at C={self.C:g} ({cause}); scale the kernels (normalize='trace') or the "
             f"features, lower C, or raise svm_max_iter", state)
 
-    def _solve_smo(self, theta, start, tol, max_iter):
-        n_kernels, n = self.K.shape[0], self.K.shape[1]
+    def _stack_smo(self):
+        """The oracle's :class:`~mklcore.smo.StackSMO` (created on first use)."""
         if self._smo is None:
             self._smo = StackSMO(self.K, self.y, self.C)
+        return self._smo
+
+    def _stack(self):
+        """The stack as the engine reads it (C-ordered)."""
+        return self._stack_smo().K
+
+    def _solve_smo(self, theta, start, tol, max_iter):
+        n_kernels, n = self.K.shape[0], self.K.shape[1]
+        self._stack_smo()
         if start is None or start.H is None:
             alpha0, H = np.zeros(n), np.zeros((n_kernels, n))
         else:
@@ -894,6 +903,116 @@ class LineOracle:
         primal = float(theta @ S) + o.C * float(hinge)
         return WrapperState(theta, point.alpha, coef, point.intercept, S, o.p,
                             primal_objective=primal, exact=exact)
+
+
+class StackLine:
+    r"""The SVM along a line :math:`\theta+tD` on the stack itself (the ``"smo"`` engine).
+
+    The interface of :class:`LineOracle` without its two dense kernels: a point at step ``t``
+    is an SVM at weights :math:`\max(\theta+tD,0)` solved by the oracle's
+    :class:`~mklcore.smo.StackSMO` (rows of the combined kernel computed when SMO touches
+    them), warm-started from a previous point's alpha and caches
+    :math:`H_m=K_m(\alpha\circ y)`; the caches give every point all its per-kernel terms
+    :math:`S_m=\frac12c^\top H_m` and its slope along any direction at :math:`O(Mn)`.
+
+    Parameters
+    ----------
+    oracle : SVMOracle
+        The loop's oracle (kernels, labels, C, counters).
+    theta, direction : array-like of shape (n_kernels,)
+        Anchor and direction of the line.
+    **_ignored
+        The dense-kernel arguments of :class:`LineOracle` (unused).
+    """
+
+    _anchors = itertools.count()
+
+    def __init__(self, oracle, theta, direction, **_ignored):
+        self.oracle = oracle
+        self.theta = np.array(theta, dtype=float)
+        self.direction = np.array(direction, dtype=float)
+        self.anchor = next(self._anchors)
+
+    def weights(self, t):
+        r"""The weights :math:`\max(\theta+tD, 0)` at step ``t``."""
+        return np.maximum(self.theta + t * self.direction, 0.0)
+
+    def _caches(self, start):
+        """Alpha and caches H of a starting point (computed from its support if missing)."""
+        o = self.oracle
+        n_kernels, n = o.K.shape[0], o.K.shape[1]
+        if start is None:
+            return np.zeros(n), np.zeros((n_kernels, n))
+        if getattr(start, "H", None) is not None and start.H.shape == (n_kernels, n):
+            return start.alpha, start.H.copy()
+        from .loops import stack_update
+
+        coef = start.alpha * o.y
+        H = np.zeros((n_kernels, n))
+        stack_update(o._stack(), coef, np.flatnonzero(coef).astype(np.int64), H)
+        return start.alpha, H
+
+    def __call__(self, t, start=None, *, warm=False):
+        r"""The SVM at step ``t``, warm-started from ``start`` (a :class:`LinePoint` or a
+        :class:`WrapperState`); a :class:`LinePoint` with its terms :math:`S_m`."""
+        o = self.oracle
+        t0 = time.perf_counter()
+        w = self.weights(t)
+        alpha0, H = self._caches(start)
+        alpha, H, b, n_iter, converged = o._stack_smo().solve(w, alpha0, H, o.svm_tol,
+                                                             o.svm_max_iter)
+        o.n_smo_iter += n_iter
+        coef = alpha * o.y
+        q = np.maximum(H @ coef, 0.0)
+        point = LinePoint(t, alpha, b, w @ H + b, float(w @ q), float(self.direction @ q),
+                          H, self.anchor)
+        point.S = 0.5 * q
+        o.svm_time += time.perf_counter() - t0
+        o.n_calls += 1
+        if not converged:
+            raise o.limit_error()
+        return point
+
+    def kernel_terms(self, point, index=None):
+        r"""Per-kernel terms :math:`S_m` of a point (all of them known)."""
+        S = point.S
+        return S if index is None else S[np.asarray(index)]
+
+    def slope(self, point):
+        r""":math:`-D^\top S` of a point along the line's current direction."""
+        return -float(self.direction @ point.S)
+
+    def move(self, t, direction):
+        r"""Re-anchor at :math:`\max(\theta+tD, 0)` with a new direction."""
+        self.theta = self.weights(t)
+        self.direction = np.array(direction, dtype=float)
+        self.anchor = next(self._anchors)
+
+    def chord(self, t, theta):
+        """The line from the point at step ``t`` to ``theta`` (step 1 is ``theta``)."""
+        start = self.weights(t)
+        return StackLine(self.oracle, start, np.asarray(theta, dtype=float) - start)
+
+    def kernel(self, t, theta, out=None):
+        """No dense kernel: None."""
+        return None
+
+    def release_buffer(self):
+        """No buffer: None."""
+        return None
+
+    def recycle(self):
+        """Nothing to give back."""
+
+    def state(self, point, theta, *, exact=True):
+        """The :class:`WrapperState` of a point at ``theta`` (see :meth:`LineOracle.state`)."""
+        o = self.oracle
+        theta = np.asarray(theta, dtype=float)
+        S = point.S
+        hinge = np.maximum(0.0, 1.0 - o.y * point.decision).sum()
+        primal = float(theta @ S) + o.C * float(hinge)
+        return WrapperState(theta, point.alpha, point.alpha * o.y, point.intercept, S, o.p,
+                            primal_objective=primal, exact=exact, H=point.H)
 
 
 # --------------------------------------------------------------------------------------

@@ -245,3 +245,29 @@ def test_certifies_optimal_vertex_with_non_unique_svm_solution(heart_vertex, lin
     np.testing.assert_allclose(res.objective, silp.objective, rtol=1e-4)
     # the vertex is optimal: the certified gap bounds J(d) - J*
     assert res.objective - res.dual_objective <= 1e-2 * res.objective
+
+
+@pytest.mark.parametrize("line_search", ["derivative", "golden"])
+def test_stack_line_and_dense_line_reach_the_same_certified_optimum(line_search):
+    """The engine's line (points solved on the stack, caches H) and the dense two-kernel line
+    (LIBSVM on K_d + t K_D) certify the same l1 optimum; every StackLine point carries all its
+    per-kernel terms S_m = c'K_m c / 2."""
+    from mklcore.wrapper import StackLine, SVMOracle
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(70, 4))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 - 0.5 + 0.3 * rng.normal(size=70) > 0, 1.0, -1.0)
+    D2 = ((X[:, None] - X[None]) ** 2).sum(-1)
+    K = np.stack([X @ X.T / 4, np.exp(-D2 / 2), np.exp(-D2 / 8), np.exp(-D2 / 32)])
+    fast = simplemkl_solve(K, y, line_search=line_search, tol=1e-4, svm_tol=1e-8)
+    ref = simplemkl_solve(K, y, line_search=line_search, tol=1e-4, svm_tol=1e-8,
+                          svm_backend="libsvm")
+    assert fast.success and ref.success
+    np.testing.assert_allclose(fast.objective, ref.objective, rtol=1e-4)
+    oracle = SVMOracle(K, y, C=1.0, svm_tol=1e-8, p=1.0)
+    line = StackLine(oracle, np.full(4, 0.25), np.array([0.3, -0.1, -0.1, -0.1]))
+    point = line(0.5)
+    coef = point.alpha * y
+    np.testing.assert_allclose(point.S, 0.5 * np.einsum("i,mij,j->m", coef, K, coef),
+                               rtol=1e-10)
+    np.testing.assert_allclose(line.slope(point), -line.direction @ point.S)
