@@ -744,3 +744,21 @@ def test_highs_lp_is_linprog_bit_for_bit():
     res = highs_lp(np.ones(2), np.array([[1.0, 1.0]]), np.array([-1.0]), np.array([[1.0, 0.0]]),
                    np.ones(1), np.zeros(2), np.full(2, np.inf))
     assert not res["success"] and res["x"] is None and "infeasible" in res["message"].lower()
+
+
+def test_auto_solver_fits_every_p_including_one():
+    """solver='auto' (the default) is valid for every p: the cutting plane at p = 1, Newton
+    above; a grid search over p with p = 1 in it fails no fit."""
+    import warnings
+
+    from sklearn.datasets import make_classification
+    from sklearn.model_selection import GridSearchCV
+
+    X, y = make_classification(n_samples=60, n_features=4, random_state=0)
+    assert LpMKLClassifier(p=1.0).fit(X, y).result_.solver == "cutting_plane"
+    assert LpMKLClassifier(p=2.0).fit(X, y).result_.solver == "newton"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # sklearn warns about failed fits
+        search = GridSearchCV(LpMKLClassifier(), {"p": [1.0, 4 / 3, 2.0]}, cv=3,
+                              error_score="raise").fit(X, y)
+    assert np.isfinite(search.cv_results_["mean_test_score"]).all()
