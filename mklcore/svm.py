@@ -154,20 +154,9 @@ def libsvm_intercept(alpha, y, grad, C):
     intercept : float
         The bias ``b`` of ``f(x) = sum_i alpha_i y_i k(x_i, x) + b``.
     """
-    yG = y * grad
-    at_ub, at_lb = alpha >= C, alpha <= 0
-    free = ~(at_ub | at_lb)
-    if np.any(free):
-        rho = float(np.mean(yG[free]))
-    else:
-        ypos = y > 0
-        ub_mask = (at_ub & ~ypos) | (at_lb & ypos)
-        lb_mask = (at_ub & ypos) | (at_lb & ~ypos)
-        ub = yG[ub_mask].min() if np.any(ub_mask) else np.inf
-        lb = yG[lb_mask].max() if np.any(lb_mask) else -np.inf
-        # one-sided interval (possible only if y'alpha != 0, e.g. after rounding alpha): its end
-        rho = 0.5 * (ub + lb) if np.isfinite(ub + lb) else (lb if np.isinf(ub) else ub)
-    return -rho
+    from .smo import svm_bias  # the engine's rule (no numba import)
+
+    return svm_bias(alpha, y, grad, C)
 
 
 def combine_kernels(K, weights, out=None):
