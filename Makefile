@@ -10,6 +10,9 @@ export TQDM_DISABLE ?=
 export MPLBACKEND := Agg
 export PYTHONHASHSEED := 0
 NOTEBOOKS := $(wildcard notebooks/*.ipynb)
+# two test processes (the CI machine has 2 cores); loadscope keeps each notebook's cells, and
+# each test module, in one process (a notebook's cells share one kernel)
+XDIST := -n 2 --dist loadscope
 NBVAL := --nbval-lax --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 STRIP := nbstripout --keep-count --extra-keys "metadata.papermill cell.metadata.papermill"
 
@@ -25,13 +28,13 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 test: install verify-strip
-	TQDM_DISABLE=1 $(PYTHON) -m pytest tests $(NBVAL) notebooks -p no:cacheprovider -q -rs
+	TQDM_DISABLE=1 $(PYTHON) -m pytest $(XDIST) tests $(NBVAL) notebooks -p no:cacheprovider -q -rs
 
 unit: install
-	TQDM_DISABLE=1 $(PYTHON) -m pytest tests -p no:cacheprovider -q
+	TQDM_DISABLE=1 $(PYTHON) -m pytest $(XDIST) tests -p no:cacheprovider -q
 
 notebooks: install
-	TQDM_DISABLE=1 $(PYTHON) -m pytest $(NBVAL) notebooks -p no:cacheprovider -q
+	TQDM_DISABLE=1 $(PYTHON) -m pytest $(XDIST) $(NBVAL) notebooks -p no:cacheprovider -q
 
 reproduce: install
 	$(PYTHON) scripts/run_notebooks.py --full $(NOTEBOOKS)

@@ -498,31 +498,44 @@ def test_setup_run_default_root_is_repository():
         path.rmdir()
 
 
-@pytest.mark.slow
 @notebook_params
-def test_notebook_rejects_unknown_parameter_value(path, tmp_path):
-    """Execute the notebook up to its derived-settings cell with ``-p QUICK false``-style values.
+def test_notebook_rejects_unknown_parameter_value(path, monkeypatch):
+    """The notebook up to its derived-settings cell, with papermill's injected parameters
+    ``-p QUICK false``-style values, executed in this process (papermill's own
+    ``parameterize_notebook`` writes the injected cell, as in a batch run).
 
     papermill passes ``false`` (lower case) as the string ``"false"``, which is truthy; the
     derived-settings cell must turn that into a clear error instead of a silent quick run.
     """
-    import papermill
+    from IPython.core.interactiveshell import InteractiveShell
+    from papermill.iorw import load_notebook_node
+    from papermill.parameterize import parameterize_notebook
 
-    nb = read(path)
+    from mklcore.repro import notebook
+
+    nb = load_notebook_node(str(path))  # as papermill reads it (every cell gets its tags)
     idx = parameters_index(nb)
     nb.cells = nb.cells[: idx + 2]
-    head = tmp_path / path.name
-    nbformat.write(nb, head)
-    with pytest.raises(papermill.PapermillExecutionError) as info:
-        papermill.execute_notebook(
-            str(head), str(tmp_path / "out.ipynb"), kernel_name=KERNEL_NAME, cwd=str(ROOT),
-            parameters={"QUICK": "false", "SEED": -1, "SEDE": 3}, progress_bar=False,
-            execution_timeout=CELL_TIMEOUT)
-    err = info.value
-    assert err.ename == "ValueError"
-    assert "Unknown notebook parameter(s) SEDE (a typo?)" in err.evalue
-    assert "Unknown value for notebook parameter QUICK: 'false' (str)" in err.evalue
-    assert "Unknown value for notebook parameter SEED: -1 (int)" in err.evalue
+    nb = parameterize_notebook(nb, {"QUICK": "false", "SEED": -1, "SEDE": 3})
+    monkeypatch.setattr(notebook, "_CHECKED", None)
+    environ = dict(os.environ)  # a notebook's first cell may set thread variables
+    shell = InteractiveShell.instance()  # what the kernel runs: the cells enter its history
+    try:
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                result = shell.run_cell(cell.source, silent=False, store_history=True)
+                if not result.success:
+                    break
+    finally:
+        InteractiveShell.clear_instance()
+        os.environ.clear()
+        os.environ.update(environ)
+    error = result.error_in_exec
+    assert isinstance(error, ValueError), f"expected a ValueError, got {error!r}"
+    message = str(error)
+    assert "Unknown notebook parameter(s) SEDE (a typo?)" in message
+    assert "Unknown value for notebook parameter QUICK: 'false' (str)" in message
+    assert "Unknown value for notebook parameter SEED: -1 (int)" in message
 
 
 def test_full_run_with_changed_parameters_writes_under_build(tmp_path, monkeypatch, capsys):
