@@ -38,13 +38,13 @@ def test_p2_claim_within_one_standard_error(nb):
     assert one.holds == "inconclusive" and "n/a with 1 split" in one.tolerance
 
 
-def test_table1_splits_protocols():
+def test_table1_splits_protocols(nb):
     df = pd.DataFrame({"split": [0, 1, 0, 1], "p": [1.0, 1.0, 2.0, 2.0],
                        "mcc_test": [[0.5, 0.9], [0.6, 0.8], [0.7, 0.1], [0.9, 0.2]],
                        "mcc": [0.5, 0.8, 0.1, 0.9]})
-    test = ke.table1_splits(df, "test")
+    test = nb["table1_splits"](df, "test")
     assert test["1"].tolist() == [0.9, 0.8] and test["2"].tolist() == [0.7, 0.9]
-    assert ke.table1_splits(df, "validation")["2"].tolist() == [0.1, 0.9]
+    assert nb["table1_splits"](df, "validation")["2"].tolist() == [0.1, 0.9]
 
 
 _P = {"1": 1.0, "4/3": 4 / 3, "2": 2.0, "4": 4.0, "inf": np.inf}

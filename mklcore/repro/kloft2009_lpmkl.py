@@ -1,4 +1,4 @@
-r"""Data, kernels, timing machinery, summaries and plots of the Kloft et al. (NIPS 2009) reproduction.
+r"""Data, kernels, timing machinery and plots of the Kloft et al. (NIPS 2009) reproduction.
 
 M. Kloft, U. Brefeld, S. Sonnenburg, P. Laskov, K.-R. Müller, A. Zien. "Efficient and Accurate
 lp-Norm Multiple Kernel Learning." Advances in Neural Information Processing Systems 22
@@ -17,10 +17,9 @@ reuses and a reader need not see:
   heuristic) and timing machinery (:func:`warm_up`, :class:`CPUBudget`, :func:`timed`), its
   summaries (:func:`timing_summary`, :func:`loglog_slopes`, :func:`slower_than_simplemkl`,
   :func:`l1_agreement`, :func:`lp_agreement`) and plot (:func:`plot_timing`);
-* Table 1's summaries (:func:`table1_summary`, :func:`table1_splits`, :func:`table1_weights`)
-  and plot (:func:`plot_table1`);
+* Table 1's mean kernel weights (:func:`table1_weights`) and plot (:func:`plot_table1`);
 * Figure 2's data and kernels (:func:`make_tss_like_dna`, :func:`dna_data`, :func:`dna_stack`),
-  summaries (:func:`figure2_summary`, :func:`figure2_pairs`, :func:`figure2_weights`) and plots
+  mean kernel weights (:func:`figure2_weights`) and plots
   (:func:`plot_auc`, :func:`plot_figure2`);
 * :func:`gain_test` (a gain test that also accepts fewer than two pairs) and
   :func:`standard_error`.
@@ -30,7 +29,6 @@ import functools
 import time
 
 import numpy as np
-import pandas as pd
 
 from ..datasets import load_mnist, load_splice
 from .experiments import subsample
@@ -45,9 +43,8 @@ __all__ = [
     "REFERENCE_OPTIMA", "REFERENCE_PINF", "DNA_KERNEL_NAMES", "TSS_LIKE_SIGNALS", "norm_label",
     "reference_problem", "timing_stack", "warm_up", "CPUBudget", "timed", "timing_summary",
     "loglog_slopes", "slower_than_simplemkl", "l1_agreement", "lp_agreement", "plot_timing",
-    "table1_summary", "standard_error", "table1_splits", "table1_weights", "plot_table1",
-    "gain_test", "make_tss_like_dna", "dna_data", "dna_stack", "figure2_summary",
-    "figure2_pairs", "figure2_weights", "plot_auc", "plot_figure2",
+    "standard_error", "table1_weights", "plot_table1", "gain_test", "make_tss_like_dna",
+    "dna_data", "dna_stack", "figure2_weights", "plot_auc", "plot_figure2",
 ]
 
 PAPER_ID = "kloft2009_lpmkl"
@@ -373,74 +370,10 @@ def plot_timing(df_n, df_m, *, time_col="cpu_s"):
 # Table 1 stand-in: multiple-feature digits (Sec. 3, Table 1)
 # ======================================================================================
 
-def table1_summary(df, Cs):
-    """MCC per norm: validation-selected C (ours) and best C on test (the paper's protocol).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Rows of the notebook's ``mfeat_cell``.
-    Cs : list of float
-        The C grid of the run.
-
-    Returns
-    -------
-    table : pandas.DataFrame
-        One row per norm: ``p``, ``mcc_mean``, ``mcc_se`` (validation-selected C, mean and
-        standard error over splits), ``mcc_oracle`` (best mean test MCC over C, as in the
-        paper: "the best model per norm"), ``mcc_oracle_se`` (its standard error over
-        splits), ``C_oracle``, ``C_best`` (most frequent validation choice), ``n_iter``,
-        ``converged``.
-    """
-    rows = []
-    for p, g in df.groupby("p", sort=False):
-        test = np.array(g["mcc_test"].tolist(), dtype=float)  # (splits, C)
-        mean_by_C = test.mean(axis=0)
-        k = int(np.argmax(mean_by_C))
-        m = g["mcc"].to_numpy(dtype=float)
-        rows.append({"p": norm_label(p), "mcc_mean": float(m.mean()), "mcc_se": standard_error(m),
-                     "mcc_oracle": float(mean_by_C[k]), "mcc_oracle_se": standard_error(test[:, k]),
-                     "C_oracle": float(Cs[k]), "C_best": float(g["C_best"].mode().iloc[0]),
-                     "n_iter": float(g["n_iter"].mean()), "converged": bool(g["converged"].all())})
-    return pd.DataFrame(rows)
-
-
 def standard_error(values):
     """Standard error of the mean (NaN for fewer than two values)."""
     v = np.asarray(values, dtype=float)
     return float(v.std(ddof=1) / np.sqrt(v.size)) if v.size > 1 else float("nan")
-
-
-def table1_splits(df, protocol="test"):
-    """Test MCC per split and norm of the Table 1 stand-in under one model-selection protocol.
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Rows of the notebook's ``mfeat_cell`` (with the grid column ``split``).
-    protocol : {"test", "validation"}, default="test"
-        ``"test"``: every norm at the C with the best mean test MCC over the splits (the
-        paper's protocol, which selects C on the test data); ``"validation"``: at the C chosen
-        on each split's validation data (ours).
-
-    Returns
-    -------
-    table : pandas.DataFrame
-        Index ``split``, one column per norm label.
-    """
-    if protocol not in ("test", "validation"):
-        raise ValueError(f"protocol must be 'test' or 'validation'; got {protocol!r}.")
-    out = {}
-    for p, g in df.groupby("p", sort=False):
-        g = g.sort_values("split") if "split" in g.columns else g
-        if protocol == "test":
-            test = np.array(g["mcc_test"].tolist(), dtype=float)
-            values = test[:, int(np.argmax(test.mean(axis=0)))]
-        else:
-            values = g["mcc"].to_numpy(dtype=float)
-        index = g["split"].to_numpy() if "split" in g.columns else np.arange(len(g))
-        out[norm_label(p)] = pd.Series(values, index=pd.Index(index, name="split"))
-    return pd.DataFrame(out)
 
 
 def gain_test(diffs, alpha=0.05):
@@ -569,9 +502,9 @@ def make_tss_like_dna(n_samples, random_state=0, *, p_pos=0.5, p_neg=0.1, p_bloc
     weighted-degree kernel, whose feature space is the largest: when the WDS signal is strong,
     the sparse l1 solution is as good as or better than p = 4/3 and 2 at small n; when it is
     weak enough for l1-MKL to lose there (by at most about 0.01 AUC), the WDS and spectrum
-    signals were, in the settings checked with the notebook's ``drop_one_kernel``, so weak that dropping
-    their kernels cost almost nothing (AUC losses below 0.005), so the kernels no longer
-    carried complementary information.
+    signals were, in the settings checked with the notebook's ``drop_one_kernel``, so weak
+    that dropping their kernels cost almost nothing (AUC losses below 0.005), so the kernels
+    no longer carried complementary information.
     """
     n = int(n_samples)
     rng = np.random.default_rng(int(random_state))
@@ -684,55 +617,13 @@ def dna_stack(dataset, n_total, seed, idx_rows, idx_cols, train_idx):
     return out
 
 
-def figure2_summary(df):
-    """Mean and standard error of the test AUC per (dataset, n, p).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Rows of the notebook's ``dna_cell``.
-
-    Returns
-    -------
-    summary : pandas.DataFrame
-        ``dataset``, ``n``, ``p`` (label), ``n_repeats``, ``auc_mean``, ``auc_se``.
-    """
-    rows = []
-    for (ds, n, p), g in df.groupby(["dataset", "n", "p"], sort=False):
-        a = g["auc"].to_numpy(dtype=float)
-        rows.append({"dataset": ds, "n": int(n), "p": norm_label(p), "n_repeats": a.size,
-                     "auc_mean": float(a.mean()),
-                     "auc_se": float(a.std(ddof=1) / np.sqrt(a.size)) if a.size > 1 else np.nan})
-    return pd.DataFrame(rows)
-
-
-def figure2_pairs(df, dataset):
-    """Test AUC per training set and norm of one Figure 2 stand-in (the paired design).
-
-    Parameters
-    ----------
-    df : pandas.DataFrame
-        Rows of the notebook's ``dna_cell`` (with the grid columns ``dataset``, ``n``, ``rep``, ``p``).
-    dataset : {"splice", "synthetic"}
-
-    Returns
-    -------
-    table : pandas.DataFrame
-        Index ``(n, rep)`` (one training set each; all norms see the same set), one column
-        per norm label.
-    """
-    d = df[df["dataset"] == dataset]
-    return d.assign(p=d["p"].map(norm_label)).pivot_table(index=["n", "rep"], columns="p",
-                                                          values="auc")
-
-
 def plot_auc(summary, ax=None, *, dataset):
     """Test AUC against training-set size, one curve per norm (Figure 2 stand-in).
 
     Parameters
     ----------
     summary : pandas.DataFrame
-        From :func:`figure2_summary`.
+        From the notebook's ``figure2_summary``.
     ax : matplotlib.axes.Axes, default=None
         New axes when None.
     dataset : {"splice", "synthetic"}
@@ -769,7 +660,7 @@ def plot_table1(summary, weights, names):
     Parameters
     ----------
     summary : pandas.DataFrame
-        From :func:`table1_summary`.
+        From the notebook's ``table1_summary``.
     weights : dict of {str: array-like}
         Mean kernel weights per norm label (normalised here to max 1 for display).
     names : list of str
@@ -847,7 +738,7 @@ def plot_figure2(summary):
     Parameters
     ----------
     summary : pandas.DataFrame
-        From :func:`figure2_summary`.
+        From the notebook's ``figure2_summary``.
 
     Returns
     -------
