@@ -1,7 +1,8 @@
 """Timing of the lp-norm MKL solvers against one sum-kernel SVM (Kloft et al. 2009, Fig. 1).
 
 The protocol is the notebook's Figure 1, reused as is: every measurement is one call of
-``mklcore.repro.kloft2009_lpmkl.timing_cell`` (the same function the notebook runs), so the data,
+``timing_cell`` of ``notebooks/kloft2009_lpmkl.ipynb`` (the same function the notebook runs, taken
+from the notebook by ``mklcore.repro.notebook.notebook_functions``), so the data,
 the precision, SimpleMKL's threshold and budget and the way time is taken are identical:
 
 * data: ``timing_stack(n, M, seed)``, a stratified subsample of n of the 5,000 MNIST images
@@ -38,7 +39,10 @@ import time
 import numpy as np
 import pandas as pd
 
-from mklcore.repro.kloft2009_lpmkl import timing_cell, timing_stack
+from mklcore.repro.kloft2009_lpmkl import timing_stack
+from mklcore.repro.notebook import notebook_functions
+
+timing_cell = notebook_functions("kloft2009_lpmkl")["timing_cell"]
 
 MODES = ("wrapper", "interleaved")
 TARGET_N = 2000
