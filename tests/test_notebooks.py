@@ -301,7 +301,7 @@ def code_lines(source):
 #: paper notebooks that show their experiment (issue 29): the protocol of every table and
 #: figure is notebook code; the module keeps data, cached cells, helpers and plots
 SHOWS_ITS_EXPERIMENT = ["hinrichs2012_qmkl", "dinuzzo2010_rls2", "yang2012_stpmkl",
-                        "kloft2009_lpmkl"]
+                        "kloft2009_lpmkl", "gonen2008_lmkl"]
 #: least share of the experiment's code lines in the notebook, most lines of the paper module
 MIN_NOTEBOOK_SHARE, MAX_MODULE_LINES = 0.35, 1200
 
