@@ -54,7 +54,7 @@ _LAZY = {
     **dict.fromkeys(["SOLVERS", "SolverInfo", "get_solver", "list_solvers"],
                     "registry"),
 }
-_SUBMODULES = ("datasets", "kernels", "localized", "lpnorm", "qmkl", "reference", "registry",
+_SUBMODULES = ("base", "datasets", "kernels", "localized", "lpnorm", "qmkl", "reference", "registry",
                "repro", "rls2", "silp", "simplemkl", "stpmkl", "svm", "wrapper")
 
 
