@@ -212,6 +212,8 @@ class LazyStack:
         X = np.ascontiguousarray(bank.X_fit_, dtype=np.float64)
         self.bank = bank
         self.X, self.sq, self.gint, self.kint, self.kflt = _spec(kernels, X, share_exp)
+        # the column side of every row, feature by feature (the loops run along points)
+        self.XT, self.sqT = np.ascontiguousarray(self.X.T), np.ascontiguousarray(self.sq.T)
         self.n_kernels, self.n = len(kernels), X.shape[0]
         self.shape = (self.n_kernels, self.n, self.n)
         self.norm = {None: 0, "trace": 1, "cosine": 2}[bank.normalize]
@@ -238,22 +240,22 @@ class LazyStack:
     def kernel_rows(self, index, out=None):
         """Row ``index`` of every kernel: ``K[:, index, :]``, shape (n_kernels, n)."""
         out = np.empty((self.n_kernels, self.n)) if out is None else out
-        _jit()["bank_rows"](self.X, self.sq, self.cdiag, int(index), self.X, self.sq,
+        _jit()["bank_rows"](self.X, self.sq, self.cdiag, int(index), self.XT, self.sqT,
                             self.cdiag, True, self.gint, self.kint, self.kflt, self.norm,
                             self.factor, out)
         return out
 
     def weighted_row(self, index, weights, active, out):
         r"""Row ``index`` of :math:`\sum_m w_mK_m` over the ``active`` kernels (in order)."""
-        _jit()["bank_weighted_row"](self.X, self.sq, self.cdiag, int(index), self.X, self.sq,
-                                    self.cdiag, True, self.gint, self.kint, self.kflt,
+        _jit()["bank_weighted_row"](self.X, self.sq, self.cdiag, int(index), self.XT,
+                                    self.sqT, self.cdiag, True, self.gint, self.kint, self.kflt,
                                     self.norm, self.factor, weights, active, out)
         self.n_rows_computed += 1
 
     def accumulate(self, coef, index, H):
         """``H[m] += sum over k in index of coef[k] * K[m, k, :]`` (fixed order)."""
         index = np.ascontiguousarray(index, dtype=np.int64)
-        _jit()["bank_accumulate"](self.X, self.sq, self.cdiag, self.gint, self.kint,
+        _jit()["bank_accumulate"](self.X, self.sq, self.XT, self.sqT, self.cdiag, self.gint, self.kint,
                                   self.kflt, self.norm, self.factor,
                                   np.ascontiguousarray(coef, dtype=np.float64), index, H)
         self.n_rows_computed += int(index.size)
@@ -310,14 +312,14 @@ class LazyStack:
         active = np.flatnonzero(weights).astype(np.int64)
         coef = np.asarray(dual_coef, dtype=np.float64)
         sv = np.flatnonzero(coef)
-        Xs, sqs = np.ascontiguousarray(self.X[sv]), np.ascontiguousarray(self.sq[sv])
+        XsT, sqsT = np.ascontiguousarray(self.XT[:, sv]), np.ascontiguousarray(self.sqT[:, sv])
         ds = np.ascontiguousarray(self.cdiag[:, sv])
         out = np.zeros(Xt.shape[0])
         for s in range(0, Xt.shape[0], block):
             e = min(s + block, Xt.shape[0])
             part = np.zeros(e - s)
-            _jit()["bank_decision"](Xt[s:e], sqt[s:e], np.ascontiguousarray(dt[:, s:e]), Xs,
-                                    sqs, ds, self.gint, self.kint, self.kflt, self.norm,
+            _jit()["bank_decision"](Xt[s:e], sqt[s:e], np.ascontiguousarray(dt[:, s:e]), XsT,
+                                    sqsT, ds, self.gint, self.kint, self.kflt, self.norm,
                                     self.factor, weights, active,
                                     np.ascontiguousarray(coef[sv]), part)
             out[s:e] = part
@@ -330,7 +332,7 @@ class LazyStack:
         out = np.empty((self.n_kernels, Xt.shape[0], self.n))
         row = np.empty((self.n_kernels, self.n))
         for i in range(Xt.shape[0]):
-            _jit()["bank_rows"](Xt, sqt, dt, i, self.X, self.sq, self.cdiag, False, self.gint,
+            _jit()["bank_rows"](Xt, sqt, dt, i, self.XT, self.sqT, self.cdiag, False, self.gint,
                                 self.kint, self.kflt, self.norm, self.factor, row)
             out[:, i] = row
         return out
