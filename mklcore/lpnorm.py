@@ -602,10 +602,13 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="auto", tol=1e-5, max_iter=1000, s
     else:
         step = _CuttingPlaneStep(p, **own)
     mode, backend, mkl_every = default_engine(solver, p, K.shape[1], **common)
-    return run_wrapper(K, y_pm, step, C=C, tol=tol, max_iter=max_iter, svm_tol=svm_tol,
-                       callback=callback, verbose=int(verbose), svm_backend=backend,
-                       polish_tol=common.get("polish_tol"), extras=extras, mode=mode,
-                       mkl_every=mkl_every, svm_max_iter=common.get("svm_max_iter"))
+    result = run_wrapper(K, y_pm, step, C=C, tol=tol, max_iter=max_iter, svm_tol=svm_tol,
+                         callback=callback, verbose=int(verbose), svm_backend=backend,
+                         polish_tol=common.get("polish_tol"), extras=extras, mode=mode,
+                         mkl_every=mkl_every, svm_max_iter=common.get("svm_max_iter"))
+    if isinstance(K, LazyStack):  # rows computed; the approximation of a low-rank stack
+        result.update(K.result_extras())
+    return result
 
 
 @functools.partial(fill_doc, parts={"memory": MEMORY_DOC})

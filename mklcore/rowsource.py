@@ -155,17 +155,19 @@ def _spec(kernels, X, share_exp):
             kflt[m, 0] = k.gamma_
     if share_exp:  # exp(-r g0 D) = exp(-g0 D)^r for an integer r
         for g in range(len(order)):
-            gauss = [m for m in range(M) if kint[m, 0] == g and kint[m, 1] == 2
-                     and kflt[m, 0] > 0]
-            if len(gauss) < 2:
-                continue
-            base = min(gauss, key=lambda m: (kflt[m, 0], m))
-            g0 = kflt[base, 0]
+            gauss = sorted((m for m in range(M) if kint[m, 0] == g and kint[m, 1] == 2
+                            and kflt[m, 0] > 0), key=lambda m: (kflt[m, 0], m))
+            bases = []  # in increasing gamma: each kernel is a power of the first base it can
             for m in gauss:
-                r = kflt[m, 0] / g0
-                if m != base and r == math.floor(r) and 2 <= r <= MAX_SHARED_POWER \
-                        and r * g0 == kflt[m, 0]:
-                    kint[m, 1:] = 3, base, int(r)
+                for base in bases:
+                    g0 = kflt[base, 0]
+                    r = kflt[m, 0] / g0
+                    if r == math.floor(r) and 1 <= r <= MAX_SHARED_POWER \
+                            and r * g0 == kflt[m, 0]:
+                        kint[m, 1:] = 3, base, int(r)
+                        break
+                else:
+                    bases.append(m)
     X_all = np.ascontiguousarray(np.hstack(parts)) if len(parts) > 1 else parts[0]
     sq_all = np.ascontiguousarray(np.stack(sq, axis=1))
     return X_all, sq_all, np.array(gint, dtype=np.int64).reshape(-1, 3), kint, kflt
@@ -187,8 +189,9 @@ class LazyStack:
         Memory of the SMO engine's row cache (rows of :math:`K_\theta`), in MB.
     share_exp : bool, default=True
         Compute a Gaussian whose :math:`\gamma` is an integer multiple :math:`r\le1024` of
-        the smallest :math:`\gamma_0` on the same columns as :math:`\exp(-\gamma_0D)^r`
-        (agrees with ``exp`` to about :math:`r` units in the last place).
+        a smaller :math:`\gamma_0` on the same columns as :math:`\exp(-\gamma_0D)^r`
+        (bases taken greedily in increasing :math:`\gamma`; agrees with ``exp`` to about
+        :math:`r` units in the last place).
     verbose : int, default=0
         ``>= 1``: a line every :data:`~mklcore.smo.CHECK_EVERY` SMO iterations of a solve.
 
@@ -325,17 +328,35 @@ class LazyStack:
             out[s:e] = part
         return out + float(intercept)
 
-    def test_rows(self, X):
-        """The test stack ``K[:, i, j] = k_m(x_i, x_fit_j)`` (normalised), for checks on
-        small data: shape (n_kernels, n_test, n)."""
+    def test_rows(self, X, columns=None):
+        """The test stack ``K[:, i, j] = k_m(x_i, x_fit_j)`` (normalised; for checks on small
+        data and for the landmarks of :class:`~mklcore.lowrank.LowRankStack`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_test, n_features)
+        columns : array-like of int, default=None
+            Training points of the columns (all by default).
+
+        Returns
+        -------
+        K : ndarray of shape (n_kernels, n_test, n_columns)
+        """
         Xt, sqt, dt = self._test_spec(X)
-        out = np.empty((self.n_kernels, Xt.shape[0], self.n))
-        row = np.empty((self.n_kernels, self.n))
+        cols = np.arange(self.n) if columns is None else np.asarray(columns, dtype=np.int64)
+        XcT, sqcT = np.ascontiguousarray(self.XT[:, cols]), np.ascontiguousarray(self.sqT[:, cols])
+        dc = np.ascontiguousarray(self.cdiag[:, cols])
+        out = np.empty((self.n_kernels, Xt.shape[0], cols.size))
+        row = np.empty((self.n_kernels, cols.size))
         for i in range(Xt.shape[0]):
-            _jit()["bank_rows"](Xt, sqt, dt, i, self.XT, self.sqT, self.cdiag, False, self.gint,
-                                self.kint, self.kflt, self.norm, self.factor, row)
+            _jit()["bank_rows"](Xt, sqt, dt, i, XcT, sqcT, dc, False, self.gint, self.kint,
+                                self.kflt, self.norm, self.factor, row)
             out[:, i] = row
         return out
+
+    def result_extras(self):
+        """What a solver's result records about the lazy stack (``n_kernel_rows``)."""
+        return {"n_kernel_rows": int(self.n_rows_computed)}
 
 
 def lazy_stack(kernels, X, *, normalize=None, cache_mb=DEFAULT_CACHE_MB, share_exp=True):
@@ -495,11 +516,25 @@ class MemoryMixin:
         n_kernels, supported = _bank_size(kernels, X.shape[1])
         self.memory_path_ = choose_memory(self.memory, n_kernels, X.shape[0],
                                           self._solver_workspace, supported)
+        approx = getattr(kernels, "approx", None)
+        if approx is not None:  # an ApproxBank: low-rank factors (mklcore.lowrank)
+            if not supported:
+                raise ValueError("approx='nystroem' needs numeric kernels (linear, polynomial, "
+                                 "Gaussian).")
+            self.memory_path_ = "lowrank"
         if self.memory_path_ == "stack":
             return super()._fit_inputs(X, y)
         self.kernel_bank_ = self._build_bank().fit(X)
-        self.lazy_stack_ = LazyStack(self.kernel_bank_, cache_mb=self.cache_size,
-                                     verbose=getattr(self, "verbose", 0))
+        verbose = getattr(self, "verbose", 0)
+        if approx is not None:
+            from .lowrank import LowRankStack
+
+            self.lazy_stack_ = LowRankStack(self.kernel_bank_, kernels.rank,
+                                            random_state=kernels.random_state,
+                                            cache_mb=self.cache_size, verbose=verbose)
+        else:
+            self.lazy_stack_ = LazyStack(self.kernel_bank_, cache_mb=self.cache_size,
+                                         verbose=verbose)
         return self.lazy_stack_
 
     def decision_function(self, X):
@@ -516,7 +551,7 @@ class MemoryMixin:
         from sklearn.utils.validation import check_is_fitted, validate_data
 
         check_is_fitted(self)
-        if getattr(self, "memory_path_", "stack") != "rows":
+        if getattr(self, "memory_path_", "stack") == "stack":
             return super().decision_function(X)
         X = validate_data(self, X, reset=False, dtype="numeric")
         return self.lazy_stack_.decision(X, self.weights_, self.dual_coef_, self.intercept_)

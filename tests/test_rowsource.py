@@ -129,3 +129,48 @@ def test_memory_auto_budget_and_errors():
     assert choose_memory("auto", 1, len(dna), supported=False) == "stack"
     with pytest.raises(ValueError, match="linear, polynomial and Gaussian"):
         lazy_stack([spectrum(2)], dna)
+
+
+# ---------------------------------------------------------------------------------------
+# low-rank (Nystroem) stacks
+# ---------------------------------------------------------------------------------------
+
+def test_lowrank_full_rank_is_exact():
+    from mklcore.lowrank import LowRankStack
+
+    X, y = _data(80, 4, seed=3)
+    kernels = kernel_bank("rbf", gamma=[0.1, 0.2, 0.8]) + kernel_bank("poly", degree=[2])
+    bank = KernelBank(kernels=kernels, normalize="trace").fit(X)
+    exact, low = LazyStack(bank), LowRankStack(bank, 80)
+    E = np.stack([exact.kernel_rows(i) for i in range(80)], axis=1)
+    A = np.stack([low.kernel_rows(i) for i in range(80)], axis=1)
+    assert np.max(np.abs(E - A)) < 1e-10
+    assert np.all(low.kernel_error() < 1e-12)
+    a = lpmkl_solve(exact, y, svm_tol=1e-8, tol=1e-8)
+    b = lpmkl_solve(low, y, svm_tol=1e-8, tol=1e-8)
+    assert a.success and b.success and b.rank == 80 and b.approx == "nystroem"
+    assert np.all(b.kernel_error < 1e-12)
+    assert np.allclose(a.weights, b.weights, atol=1e-4)
+    assert np.allclose(a.dual_coef, b.dual_coef, atol=1e-4)
+    Xt = _data(20, 4, seed=4)[0]
+    fa = exact.decision(Xt, a.weights, a.dual_coef, a.intercept)
+    fb = low.decision(Xt, b.weights, b.dual_coef, b.intercept)
+    assert np.allclose(fa, fb, atol=1e-3)
+
+
+def test_lowrank_estimator_reports_the_approximation():
+    X, y = _data(160, 4, seed=5)
+    kernels = kernel_bank("rbf", gamma=[0.1, 0.4], approx="nystroem", rank=40, random_state=1)
+    assert kernels.rank == 40 and len(kernels) == 2
+    clf = LpMKLClassifier(kernels=kernels).fit(X[:120], y[:120])
+    assert clf.memory_path_ == "lowrank" and clf.converged_
+    assert clf.lazy_stack_.landmarks.shape == (40,)
+    err = clf.result_.kernel_error
+    assert err.shape == (2,) and np.all((err > 0) & (err < 0.5))
+    assert clf.score(X[120:], y[120:]) > 0.7
+    again = LpMKLClassifier(kernels=kernels).fit(X[:120], y[:120])  # seeded landmarks
+    assert np.array_equal(again.dual_coef_, clf.dual_coef_)
+    with pytest.raises(ValueError, match="rank"):
+        kernel_bank("rbf", gamma=[0.1], approx="nystroem")
+    with pytest.raises(ValueError, match="approx"):
+        kernel_bank("rbf", gamma=[0.1], approx="fourier", rank=3)
