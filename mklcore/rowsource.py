@@ -44,6 +44,8 @@ MEMORY_OPTIONS = ("auto", "stack", "rows")
 DEFAULT_CACHE_MB = 1024
 #: ``memory="auto"`` builds the stack only below this many bytes (stack and workspace)
 DEFAULT_STACK_BUDGET = 4 * 2 ** 30
+#: seconds between two progress lines of a long fit (``verbose >= 1``)
+PROGRESS_EVERY = 10.0
 #: largest integer ratio of two Gaussian widths computed by squaring instead of ``exp``
 MAX_SHARED_POWER = 1024
 
@@ -54,7 +56,9 @@ MEMORY_DOC = """memory : {"auto", "stack", "rows"} or float, default="auto"
         features when the SVM needs them (linear, polynomial and Gaussian kernels; memory
         O(n d + M n) plus the row cache); ``"auto"``: the stack when it and the solver's
         workspace fit in 4 GB and in the free memory, else rows; a number: ``"auto"`` with
-        that budget in bytes. Both paths give the same model (the same kernel entries).
+        that budget in bytes. Both paths give the same model (the same kernel entries). A
+        path that cannot fit in the free memory raises a ``MemoryError`` naming the
+        parameter that helps (``memory``, ``cache_size`` or the bank's ``rank``).
     cache_size : float, default=1024
         Row cache of the ``"rows"`` path, in MB (rows of the combined kernel)."""
 
@@ -193,7 +197,9 @@ class LazyStack:
         (bases taken greedily in increasing :math:`\gamma`; agrees with ``exp`` to about
         :math:`r` units in the last place).
     verbose : int, default=0
-        ``>= 1``: a line every :data:`~mklcore.smo.CHECK_EVERY` SMO iterations of a solve.
+        ``>= 1``: a progress line (SMO iterations, kernel rows, elapsed time) at most every
+        :data:`PROGRESS_EVERY` seconds, and every :data:`~mklcore.smo.CHECK_EVERY` SMO
+        iterations of a long solve.
 
     Attributes
     ----------
@@ -450,11 +456,14 @@ class LazyStackSMO:
         self.y, self.C = np.asarray(y, dtype=np.float64), float(C)
         self.source = LazyRows(stack, np.ones(stack.n_kernels))
         self._cache = None
-        self._t0 = time.perf_counter()
+        self._t0 = self._last = time.perf_counter()
+        self.n_iter = 0
 
     def _progress(self, n_iter):
-        print(f"  SMO iteration {n_iter}: {self.K.n_rows_computed} kernel rows computed, "
-              f"{time.perf_counter() - self._t0:.1f}s", flush=True)
+        self._last = time.perf_counter()
+        print(f"  {type(self.K).__name__}: {n_iter} SMO iterations, "
+              f"{self.K.n_rows_computed} kernel rows computed, "
+              f"{self._last - self._t0:.1f}s", flush=True)
 
     def solve(self, theta, alpha, H, tol, max_iter=None, full=True):
         """SMO from ``alpha`` (caches ``H`` updated in place) at weights ``theta``; see
@@ -472,9 +481,17 @@ class LazyStackSMO:
         sol, self._cache = smo_solve(self.source, y, self.C, alpha0=alpha, grad0=grad0,
                                      tol=tol, max_iter=max_iter, cache_mb=self.K.cache_mb,
                                      cache=self._cache,
-                                     on_check=self._progress if self.K.verbose else None)
+                                     on_check=(lambda it: self._progress(self.n_iter + it))
+                                     if self.K.verbose else None)
         refresh_caches(alpha, sol.alpha, y, H, self.K.accumulate)
+        self.n_iter += sol.n_iter
+        if self.K.verbose and time.perf_counter() - self._last >= PROGRESS_EVERY:
+            self._progress(self.n_iter)
         return sol.alpha, H, sol.intercept, sol.n_iter, sol.converged
+
+
+def _gb(n_bytes):
+    return f"{n_bytes / 2 ** 30:.2f} GB"
 
 
 def _bank_size(kernels, n_features):
@@ -522,6 +539,7 @@ class MemoryMixin:
                 raise ValueError("approx='nystroem' needs numeric kernels (linear, polynomial, "
                                  "Gaussian).")
             self.memory_path_ = "lowrank"
+        self._check_fits(n_kernels, X.shape, kernels)
         if self.memory_path_ == "stack":
             return super()._fit_inputs(X, y)
         self.kernel_bank_ = self._build_bank().fit(X)
@@ -536,6 +554,37 @@ class MemoryMixin:
             self.lazy_stack_ = LazyStack(self.kernel_bank_, cache_mb=self.cache_size,
                                          verbose=verbose)
         return self.lazy_stack_
+
+    def _check_fits(self, n_kernels, shape, kernels):
+        """Raise a ``MemoryError`` naming the parameter that helps when the chosen path
+        cannot fit in the free memory (checked only above 256 MB)."""
+        from .kernels import MEMORY_CHECK_MIN_BYTES, available_memory
+
+        n, d = shape
+        owner, path = type(self).__name__, self.memory_path_
+        if path == "stack":
+            need = stack_bytes(n_kernels, n, self._solver_workspace)
+            advice = ("use memory='rows' (kernel rows computed from the features, "
+                      f"about {_gb(8 * n * (2 * d + 4 * n_kernels) + self.cache_size * 2 ** 20)}"
+                      " with cache_size=" f"{self.cache_size:g} MB) or a low-rank bank "
+                      "(kernel_bank(..., approx='nystroem', rank=r))")
+        elif path == "rows":
+            need = 8 * n * (2 * d + 4 * n_kernels) + self.cache_size * 2 ** 20
+            advice = (f"lower cache_size (now {self.cache_size:g} MB) or use a low-rank bank "
+                      f"(kernel_bank(..., approx='nystroem', rank=r))")
+        else:
+            rank = min(kernels.rank, n)
+            need = 8 * n * (2 * d + 4 * n_kernels + 2 * n_kernels * rank) \
+                + self.cache_size * 2 ** 20
+            advice = (f"lower the rank (now rank={rank}) of the bank or cache_size (now "
+                      f"{self.cache_size:g} MB)")
+        if need <= MEMORY_CHECK_MIN_BYTES:
+            return
+        free = available_memory()
+        if need > free:
+            raise MemoryError(f"{owner}: the {path} path (memory={self.memory!r}) needs about "
+                              f"{_gb(need)} for {n_kernels} kernels on {n} points, but only "
+                              f"{_gb(free)} are free; {advice}.")
 
     def decision_function(self, X):
         """Decision values ``f(x)`` (positive means ``classes_[1]``).

@@ -174,3 +174,24 @@ def test_lowrank_estimator_reports_the_approximation():
         kernel_bank("rbf", gamma=[0.1], approx="nystroem")
     with pytest.raises(ValueError, match="approx"):
         kernel_bank("rbf", gamma=[0.1], approx="fourier", rank=3)
+
+
+def test_memory_errors_name_the_parameter_that_helps(monkeypatch, capsys):
+    import mklcore.kernels as kernels_module
+
+    X, y = _data(60)
+    monkeypatch.setattr(kernels_module, "MEMORY_CHECK_MIN_BYTES", 0)
+    monkeypatch.setattr(kernels_module, "available_memory", lambda: 50_000)
+    bank = kernel_bank("rbf", gamma=[0.1, 0.2])
+    with pytest.raises(MemoryError, match="memory='rows'"):
+        LpMKLClassifier(kernels=bank, memory="stack").fit(X, y)
+    with pytest.raises(MemoryError, match="lower cache_size"):
+        LpMKLClassifier(kernels=bank, memory="rows").fit(X, y)
+    low = kernel_bank("rbf", gamma=[0.1, 0.2], approx="nystroem", rank=30)
+    with pytest.raises(MemoryError, match="rank=30"):
+        LpMKLClassifier(kernels=low).fit(X, y)
+    monkeypatch.setattr(kernels_module, "available_memory", lambda: 2 ** 40)
+    monkeypatch.setattr("mklcore.rowsource.PROGRESS_EVERY", 0.0)
+    LpMKLClassifier(kernels=bank, memory="rows", cache_size=1, verbose=1).fit(X, y)
+    out = capsys.readouterr().out
+    assert "LazyStack:" in out and "kernel rows computed" in out and "iter" in out
