@@ -69,7 +69,7 @@ def data(case, n):
     return StandardScaler().fit_transform(X), y
 
 
-def run(case, n, cache_mb):
+def run(case, n, cache_mb, verbose=0):
     exponents, mem_target, ratio_target, wall_target = CASES[case]
     X, y = data(case, n)
     n, d = X.shape
@@ -83,7 +83,8 @@ def run(case, n, cache_mb):
 
     t0, w0 = time.process_time(), time.perf_counter()
     K = lazy_stack(kernels, X, cache_mb=cache_mb)
-    res = lpmkl_solve(K, y, p=2.0, C=1.0, tol=GAP)
+    K.verbose = verbose
+    res = lpmkl_solve(K, y, p=2.0, C=1.0, tol=GAP, verbose=verbose)
     cpu, wall, mem = time.process_time() - t0, time.perf_counter() - w0, peak_gb()
     f = K.decision(X, res.weights, res.dual_coef, res.intercept)
     acc = float(np.mean(np.sign(f) == y))
@@ -123,13 +124,14 @@ def main():
     parser.add_argument("--n", type=int, default=None, help="points (default: the target's)")
     parser.add_argument("--cache-mb", type=float, default=2048.0, help="row cache in MB")
     parser.add_argument("--quick", action="store_true", help="n = 2000, both cases")
+    parser.add_argument("--verbose", type=int, default=0, help="progress of the fit")
     args = parser.parse_args()
     cases = args.case or sorted(CASES)
     n = 2000 if args.quick and args.n is None else args.n
     print(machine_line())
     with threadpool_limits(1):
         for case in cases:
-            run(case, n, args.cache_mb)
+            run(case, n, args.cache_mb, args.verbose)
 
 
 if __name__ == "__main__":

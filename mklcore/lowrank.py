@@ -116,6 +116,11 @@ class LowRankStack(LazyStack):
         self._fdiag = np.stack([np.einsum("ij,ij->i", F, F) for F in self.factors])
         self._error = None
 
+    @property
+    def engine_cache_mb(self):
+        """The whole ``cache_mb`` (rows of the factors need no base rows)."""
+        return self.cache_mb
+
     # -- the approximated stack's entries ----------------------------------------------------
     def diag(self):
         """Diagonals of the approximated kernels, shape (n_kernels, n)."""

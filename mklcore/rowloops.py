@@ -24,11 +24,14 @@ import numpy as np
 from numba import njit as _numba_njit
 
 __all__ = ["block_values", "bank_rows", "bank_weighted_row", "bank_accumulate",
-           "bank_decision", "bank_diag"]
+           "bank_decision", "bank_diag", "base_row", "combine_base", "accumulate_cached"]
 
 njit = _numba_njit(cache=True, nogil=True)
 
 
+#: squarings of values below this flush to 0 (their squares would be subnormal numbers, whose
+#: arithmetic is about a hundred times slower; the error is below 1e-308)
+TINY = 1e-154
 #: columns evaluated together (their inner products, distances and kernel values stay in
 #: cache and the loops over them vectorise)
 BLOCK = 256
@@ -42,7 +45,8 @@ def _power_block(v, k, n):
     if k & (k - 1) == 0:  # a power of two: squarings
         while k > 1:
             for t in range(n):
-                v[t] = v[t] * v[t]
+                u = v[t]
+                v[t] = u * u if u > TINY else 0.0
             k >>= 1
         return
     for t in range(n):
@@ -59,14 +63,16 @@ def _power_block(v, k, n):
                     result *= b
             e >>= 1
             if e:
-                b = b * b
+                b = b * b if b > TINY else 0.0
         v[t] = result
 
 
 @njit
-def block_values(xa, qa, XbT, sqbT, j0, j1, diag, gint, kint, kflt, dots, dists, vals):
+def block_values(xa, qa, XbT, sqbT, j0, j1, diag, gint, kint, kflt, dots, dists, vals,
+                 derive=True):
     """Unnormalised ``vals[m, t] = k_m(a, b_{j0+t})`` for the columns ``j0 <= j < j1`` of
-    ``XbT`` (features by points); ``diag`` is the column of ``a`` itself (-1: none)."""
+    ``XbT`` (features by points); ``diag`` is the column of ``a`` itself (-1: none);
+    ``derive=False`` leaves the powers of other kernels (kind 3) out."""
     B = j1 - j0
     for g in range(gint.shape[0]):
         f0, f1 = gint[g, 0], gint[g, 1]
@@ -121,6 +127,8 @@ def block_values(xa, qa, XbT, sqbT, j0, j1, diag, gint, kint, kflt, dots, dists,
             mg = -kflt[m, 0]
             for t in range(B):
                 vm[t] = np.exp(dd[t] * mg)
+    if not derive:
+        return
     for m in range(M):
         if kint[m, 1] == 3:
             vm = vals[m]
@@ -128,6 +136,116 @@ def block_values(xa, qa, XbT, sqbT, j0, j1, diag, gint, kint, kflt, dots, dists,
             for t in range(B):
                 vm[t] = vb[t]
             _power_block(vm, kint[m, 3], B)
+
+
+@njit
+def base_row(xa, qa, XT, sqT, diag, gint, kint, kflt, bases, out):
+    """``out[b] = k_{bases[b]}(a, x_j)`` for every column j: the unnormalised rows of the
+    kernels that are no power of another (the weights-independent part of a row)."""
+    dots, dists, vals = _buffers(gint.shape[0], kint.shape[0])
+    n = XT.shape[1]
+    for j0 in range(0, n, BLOCK):
+        j1 = min(j0 + BLOCK, n)
+        block_values(xa, qa, XT, sqT, j0, j1, diag, gint, kint, kflt, dots, dists, vals, False)
+        for b in range(bases.shape[0]):
+            vb = vals[bases[b]]
+            ob = out[b]
+            for t in range(j1 - j0):
+                ob[j0 + t] = vb[t]
+
+
+@njit
+def _from_base(base, kslot, kint, m, j0, j1, cur, cur_pow):
+    r"""Kernel ``m``'s unnormalised values on columns ``j0..j1``, as ``(array, offset)``: its
+    base row (offset ``j0``) or, for a power of a base, ``cur[b]`` (offset 0).
+
+    ``cur[b]`` holds base ``b`` raised to ``cur_pow[b]`` on these columns (0: nothing yet):
+    a power of two :math:`2^a` of a base is reached by squaring the last power :math:`2^c`
+    (:math:`c\le a`) of the same base, the same squarings as from the base (same bits)."""
+    B = j1 - j0
+    b = kslot[m]
+    src = base[b]
+    if kint[m, 1] != 3:
+        return src, j0
+    k = kint[m, 3]
+    cb = cur[b]
+    c = cur_pow[b]
+    if k & (k - 1) == 0 and c > 0 and k >= c:
+        while c < k:
+            for t in range(B):
+                u = cb[t]
+                cb[t] = u * u if u > TINY else 0.0
+            c *= 2
+    else:
+        for t in range(B):
+            cb[t] = src[j0 + t]
+        _power_block(cb, k, B)
+        c = k
+    cur_pow[b] = c
+    return cb, 0
+
+
+@njit
+def _add_normalized(out, o0, w, v, v0, m, norm, factor, d, i, j0, j1):
+    """``out[o0 + t] += w * normalised(v[v0 + t])`` for the columns ``j0 + t < j1``."""
+    B = j1 - j0
+    if norm == 0:
+        for t in range(B):
+            out[o0 + t] += w * v[v0 + t]
+    elif norm == 1:
+        f = factor[m]
+        for t in range(B):
+            out[o0 + t] += w * (v[v0 + t] * f)
+    else:
+        r = d[m, i]
+        dm = d[m]
+        for t in range(B):
+            denom = np.sqrt(r * dm[j0 + t])
+            out[o0 + t] += w * (v[v0 + t] / denom if denom > 0 else 0.0)
+
+
+@njit
+def combine_base(base, kslot, kint, norm, factor, d, i, weights, active, out):
+    """``out[j]`` = sum over active m (in order) of ``weights[m] K_m[i, j]`` from the base
+    row of point ``i`` (the same values and order as :func:`bank_weighted_row`)."""
+    n = out.shape[0]
+    cur = np.empty((base.shape[0], BLOCK))
+    cur_pow = np.zeros(base.shape[0], dtype=np.int64)
+    for j0 in range(0, n, BLOCK):
+        j1 = min(j0 + BLOCK, n)
+        for t in range(j1 - j0):
+            out[j0 + t] = 0.0
+        cur_pow[:] = 0
+        for a in range(active.shape[0]):
+            m = active[a]
+            v, v0 = _from_base(base, kslot, kint, m, j0, j1, cur, cur_pow)
+            _add_normalized(out, j0, weights[m], v, v0, m, norm, factor, d, i, j0, j1)
+
+
+@njit
+def accumulate_cached(X, sq, XT, sqT, d, gint, kint, kflt, bases, kslot, norm, factor, brows,
+                      bslot, coef, index, H):
+    """``H[m] += sum over k in index (in order) of coef[k] * K_m[k, :]``, from the cached
+    base rows (``bslot[k] >= 0``) or from a base row computed for the occasion."""
+    n = XT.shape[1]
+    scratch = np.empty((bases.shape[0], n))
+    cur = np.empty((bases.shape[0], BLOCK))
+    cur_pow = np.zeros(bases.shape[0], dtype=np.int64)
+    for a in range(index.shape[0]):
+        k = index[a]
+        c = coef[k]
+        s = bslot[k]
+        if s >= 0:
+            base = brows[s]
+        else:
+            base_row(X[k], sq[k], XT, sqT, k, gint, kint, kflt, bases, scratch)
+            base = scratch
+        for j0 in range(0, n, BLOCK):
+            j1 = min(j0 + BLOCK, n)
+            cur_pow[:] = 0
+            for m in range(kint.shape[0]):
+                v, v0 = _from_base(base, kslot, kint, m, j0, j1, cur, cur_pow)
+                _add_normalized(H[m], j0, c, v, v0, m, norm, factor, d, k, j0, j1)
 
 
 @njit

@@ -9,8 +9,10 @@ them (:class:`LazyRows`, the :class:`~mklcore.smo.RowSource` of
 product row for every polynomial and linear kernel, one squared-distance row for every
 Gaussian, and Gaussians whose :math:`\gamma` is an integer multiple :math:`r\gamma_0` of the
 smallest one of their subset are :math:`\exp(-\gamma_0D)^r` (repeated squaring: a bank of
-widths on a :math:`\gamma=2^k\gamma_0` grid costs one exponential per entry). Memory is
-:math:`O(nd+Mn)` plus the row cache (``cache_mb``).
+widths on a :math:`\gamma=2^k\gamma_0` grid costs one exponential per entry). The rows of
+the kernels that are no power of another ("base rows") do not depend on the weights: they
+are cached per point, so that a row of :math:`K_\theta` at new weights costs squarings and
+sums only. Memory is :math:`O(nd+Mn)` plus the row caches (``cache_mb``).
 
 The per-kernel caches :math:`H_m=K_m(\alpha\circ y)` of the wrapper (which give
 :math:`S_m=\frac12\alpha^\top YK_mY\alpha` and the gradient at new weights, Kloft et al. 2009,
@@ -44,6 +46,9 @@ MEMORY_OPTIONS = ("auto", "stack", "rows")
 DEFAULT_CACHE_MB = 1024
 #: ``memory="auto"`` builds the stack only below this many bytes (stack and workspace)
 DEFAULT_STACK_BUDGET = 4 * 2 ** 30
+#: share of a lazy stack's ``cache_mb`` given to the base rows (valid for every weight vector;
+#: the rest caches rows of the combined kernel for the SMO engine)
+BASE_SHARE = 0.75
 #: seconds between two progress lines of a long fit (``verbose >= 1``)
 PROGRESS_EVERY = 10.0
 #: largest integer ratio of two Gaussian widths computed by squaring instead of ``exp``
@@ -190,7 +195,10 @@ class LazyStack:
         Gaussian kernels; its normalisation (``"trace"`` with the training factors,
         ``"cosine"`` with the training diagonal) is applied to every entry.
     cache_mb : float, default=DEFAULT_CACHE_MB
-        Memory of the SMO engine's row cache (rows of :math:`K_\theta`), in MB.
+        Memory of the row caches, in MB: :data:`BASE_SHARE` of it for the base rows of each
+        point (the rows of the kernels that are no power of another, valid for every weight
+        vector: a row of :math:`K_\theta` at new weights then costs no ``exp``), the rest
+        for the SMO engine's rows of :math:`K_\theta`.
     share_exp : bool, default=True
         Compute a Gaussian whose :math:`\gamma` is an integer multiple :math:`r\le1024` of
         a smaller :math:`\gamma_0` on the same columns as :math:`\exp(-\gamma_0D)^r`
@@ -236,6 +244,42 @@ class LazyStack:
         self.cache_mb = float(cache_mb)
         self.verbose = int(verbose)
         self.n_rows_computed = 0
+        # the weights-independent rows: kernels that are no power of another, and the
+        # position of each kernel's base among them
+        self.bases = np.flatnonzero(self.kint[:, 1] != 3).astype(np.int64)
+        pos = {int(m): b for b, m in enumerate(self.bases)}
+        self.kslot = np.array([pos[int(m if k != 3 else base)]
+                               for m, (k, base) in enumerate(self.kint[:, 1:3])], dtype=np.int64)
+        self._brows = None
+
+    @property
+    def engine_cache_mb(self):
+        """The part of ``cache_mb`` the SMO engine keeps rows of the combined kernel in (the
+        rest holds base rows, valid for every weight vector)."""
+        return self.cache_mb * (1.0 - BASE_SHARE)
+
+    def _base(self, index):
+        """The base rows of point ``index`` (n_bases, n), from the cache or computed into it
+        (first in, first out)."""
+        if self._brows is None:
+            per_row = 8 * self.bases.size * self.n
+            n_slots = int(min(self.n, max(2, self.cache_mb * BASE_SHARE * 2 ** 20 // per_row)))
+            self._brows = np.empty((n_slots, self.bases.size, self.n))
+            self._bslot = np.full(self.n, -1, dtype=np.int64)
+            self._bowner = np.full(n_slots, -1, dtype=np.int64)
+            self._bnext = 0
+        s = self._bslot[index]
+        if s < 0:
+            s = self._bnext % self._brows.shape[0]
+            self._bnext += 1
+            old = self._bowner[s]
+            if old >= 0:
+                self._bslot[old] = -1
+            _jit()["base_row"](self.X[index], self.sq[index], self.XT, self.sqT, int(index),
+                               self.gint, self.kint, self.kflt, self.bases, self._brows[s])
+            self._bowner[s], self._bslot[index] = index, s
+            self.n_rows_computed += 1
+        return self._brows[s]
 
     # -- the stack's entries ---------------------------------------------------------------
     def diag(self):
@@ -255,19 +299,22 @@ class LazyStack:
         return out
 
     def weighted_row(self, index, weights, active, out):
-        r"""Row ``index`` of :math:`\sum_m w_mK_m` over the ``active`` kernels (in order)."""
-        _jit()["bank_weighted_row"](self.X, self.sq, self.cdiag, int(index), self.XT,
-                                    self.sqT, self.cdiag, True, self.gint, self.kint, self.kflt,
-                                    self.norm, self.factor, weights, active, out)
-        self.n_rows_computed += 1
+        r"""Row ``index`` of :math:`\sum_m w_mK_m` over the ``active`` kernels (in order),
+        from the point's cached base rows."""
+        _jit()["combine_base"](self._base(int(index)), self.kslot, self.kint, self.norm,
+                               self.factor, self.cdiag, int(index), weights, active, out)
 
     def accumulate(self, coef, index, H):
-        """``H[m] += sum over k in index of coef[k] * K[m, k, :]`` (fixed order)."""
+        """``H[m] += sum over k in index of coef[k] * K[m, k, :]`` (fixed order; cached base
+        rows are used, missing ones computed without entering the cache)."""
         index = np.ascontiguousarray(index, dtype=np.int64)
-        _jit()["bank_accumulate"](self.X, self.sq, self.XT, self.sqT, self.cdiag, self.gint, self.kint,
-                                  self.kflt, self.norm, self.factor,
-                                  np.ascontiguousarray(coef, dtype=np.float64), index, H)
-        self.n_rows_computed += int(index.size)
+        if self._brows is None:
+            self._base(int(index[0]) if index.size else 0)
+        self.n_rows_computed += int(np.count_nonzero(self._bslot[index] < 0))
+        _jit()["accumulate_cached"](self.X, self.sq, self.XT, self.sqT, self.cdiag, self.gint,
+                                    self.kint, self.kflt, self.bases, self.kslot, self.norm,
+                                    self.factor, self._brows, self._bslot,
+                                    np.ascontiguousarray(coef, dtype=np.float64), index, H)
 
     def matvec(self, coef):
         """``K_m @ coef`` for every kernel, shape (n_kernels, n), from the rows of the
@@ -479,7 +526,8 @@ class LazyStackSMO:
             self.source.set_weights(theta)
             self._cache = None
         sol, self._cache = smo_solve(self.source, y, self.C, alpha0=alpha, grad0=grad0,
-                                     tol=tol, max_iter=max_iter, cache_mb=self.K.cache_mb,
+                                     tol=tol, max_iter=max_iter,
+                                     cache_mb=self.K.engine_cache_mb,
                                      cache=self._cache,
                                      on_check=(lambda it: self._progress(self.n_iter + it))
                                      if self.K.verbose else None)
@@ -531,7 +579,8 @@ class MemoryMixin:
     def _fit_inputs(self, X, y):
         kernels, _ = self._bank_params()
         n_kernels, supported = _bank_size(kernels, X.shape[1])
-        self.memory_path_ = choose_memory(self.memory, n_kernels, X.shape[0],
+        stacked = 1 if self._sum_kernel else n_kernels  # the sum kernel is summed, not stacked
+        self.memory_path_ = choose_memory(self.memory, stacked, X.shape[0],
                                           self._solver_workspace, supported)
         approx = getattr(kernels, "approx", None)
         if approx is not None:  # an ApproxBank: low-rank factors (mklcore.lowrank)
@@ -563,7 +612,7 @@ class MemoryMixin:
         n, d = shape
         owner, path = type(self).__name__, self.memory_path_
         if path == "stack":
-            need = stack_bytes(n_kernels, n, self._solver_workspace)
+            need = stack_bytes(1 if self._sum_kernel else n_kernels, n, self._solver_workspace)
             advice = ("use memory='rows' (kernel rows computed from the features, "
                       f"about {_gb(8 * n * (2 * d + 4 * n_kernels) + self.cache_size * 2 ** 20)}"
                       " with cache_size=" f"{self.cache_size:g} MB) or a low-rank bank "
