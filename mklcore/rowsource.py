@@ -130,11 +130,10 @@ def choose_memory(memory, n_kernels, n_samples, workspace=3, supported=True):
                              f"positive budget in bytes. Got {memory!r} instead.")
     need = stack_bytes(n_kernels, n_samples, workspace)
     if not supported or need <= budget:
-        if need > 256 * 2 ** 20:
-            from .kernels import available_memory
+        from .kernels import MEMORY_CHECK_MIN_BYTES, available_memory
 
-            if need > available_memory() and supported:
-                return "rows"
+        if supported and need > MEMORY_CHECK_MIN_BYTES and need > available_memory():
+            return "rows"
         return "stack"
     return "rows"
 
@@ -612,28 +611,33 @@ class MemoryMixin:
         n, d = shape
         owner, path = type(self).__name__, self.memory_path_
         if path == "stack":
-            need = stack_bytes(1 if self._sum_kernel else n_kernels, n, self._solver_workspace)
+            stacked = 1 if self._sum_kernel else n_kernels
+            need = stack_bytes(stacked, n, self._solver_workspace)
+            what = (f"{_gb(stack_bytes(stacked, n, 0))} for the stack plus "
+                    f"{_gb(stack_bytes(0, n, self._solver_workspace))} of workspace")
             advice = ("use memory='rows' (kernel rows computed from the features, "
                       f"about {_gb(8 * n * (2 * d + 4 * n_kernels) + self.cache_size * 2 ** 20)}"
                       " with cache_size=" f"{self.cache_size:g} MB) or a low-rank bank "
                       "(kernel_bank(..., approx='nystroem', rank=r))")
         elif path == "rows":
             need = 8 * n * (2 * d + 4 * n_kernels) + self.cache_size * 2 ** 20
+            what = f"about {_gb(need)}"
             advice = (f"lower cache_size (now {self.cache_size:g} MB) or use a low-rank bank "
                       f"(kernel_bank(..., approx='nystroem', rank=r))")
         else:
             rank = min(kernels.rank, n)
             need = 8 * n * (2 * d + 4 * n_kernels + 2 * n_kernels * rank) \
                 + self.cache_size * 2 ** 20
+            what = f"about {_gb(need)}"
             advice = (f"lower the rank (now rank={rank}) of the bank or cache_size (now "
                       f"{self.cache_size:g} MB)")
         if need <= MEMORY_CHECK_MIN_BYTES:
             return
         free = available_memory()
         if need > free:
-            raise MemoryError(f"{owner}: the {path} path (memory={self.memory!r}) needs about "
-                              f"{_gb(need)} for {n_kernels} kernels on {n} points, but only "
-                              f"{_gb(free)} are free; {advice}.")
+            raise MemoryError(f"{owner}: the {path} path (memory={self.memory!r}) needs {what} "
+                              f"for {n_kernels} kernels on {n} points, but only {_gb(free)} "
+                              f"are free; {advice}.")
 
     def decision_function(self, X):
         """Decision values ``f(x)`` (positive means ``classes_[1]``).

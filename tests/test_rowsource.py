@@ -187,6 +187,8 @@ def test_memory_errors_name_the_parameter_that_helps(monkeypatch, capsys):
         LpMKLClassifier(kernels=bank, memory="stack").fit(X, y)
     with pytest.raises(MemoryError, match="lower cache_size"):
         LpMKLClassifier(kernels=bank, memory="rows").fit(X, y)
+    auto = LpMKLClassifier(kernels=bank, cache_size=0.001).fit(X, y)  # the stack is short
+    assert auto.memory_path_ == "rows" and auto.converged_
     low = kernel_bank("rbf", gamma=[0.1, 0.2], approx="nystroem", rank=30)
     with pytest.raises(MemoryError, match="rank=30"):
         LpMKLClassifier(kernels=low).fit(X, y)
