@@ -23,8 +23,8 @@ bits of ``exp`` (the only library call). All loops sum in a fixed order.
 import numpy as np
 from numba import njit as _numba_njit
 
-__all__ = ["block_values", "bank_rows", "bank_weighted_row", "bank_accumulate",
-           "bank_decision", "bank_diag", "base_row", "combine_base", "accumulate_cached"]
+__all__ = ["block_values", "bank_rows", "bank_decision", "bank_diag", "base_row",
+           "combine_base", "accumulate_cached"]
 
 njit = _numba_njit(cache=True, nogil=True)
 
@@ -207,7 +207,7 @@ def _add_normalized(out, o0, w, v, v0, m, norm, factor, d, i, j0, j1):
 @njit
 def combine_base(base, kslot, kint, norm, factor, d, i, weights, active, out):
     """``out[j]`` = sum over active m (in order) of ``weights[m] K_m[i, j]`` from the base
-    row of point ``i`` (the same values and order as :func:`bank_weighted_row`)."""
+    row of point ``i`` (the values of :func:`bank_rows`, summed in the order of ``active``)."""
     n = out.shape[0]
     cur = np.empty((base.shape[0], BLOCK))
     cur_pow = np.zeros(base.shape[0], dtype=np.int64)
@@ -286,47 +286,6 @@ def bank_rows(Xa, sqa, da, i, XbT, sqbT, db, symmetric, gint, kint, kflt, norm, 
         for m in range(kint.shape[0]):
             for t in range(j1 - j0):
                 out[m, j0 + t] = vals[m, t]
-
-
-@njit
-def bank_weighted_row(Xa, sqa, da, i, XbT, sqbT, db, symmetric, gint, kint, kflt, norm, factor,
-                      weights, active, out):
-    """``out[j]`` = sum over active m (in order) of ``weights[m]`` times kernel m's entry."""
-    dots, dists, vals = _buffers(gint.shape[0], kint.shape[0])
-    n = XbT.shape[1]
-    for j0 in range(0, n, BLOCK):
-        j1 = min(j0 + BLOCK, n)
-        B = j1 - j0
-        block_values(Xa[i], sqa[i], XbT, sqbT, j0, j1, i if symmetric else -1, gint, kint,
-                     kflt, dots, dists, vals)
-        _normalize_block(vals, norm, factor, da, i, db, j0, j1)
-        for t in range(B):
-            out[j0 + t] = 0.0
-        for a in range(active.shape[0]):
-            m = active[a]
-            w = weights[m]
-            vm = vals[m]
-            for t in range(B):
-                out[j0 + t] += w * vm[t]
-
-
-@njit
-def bank_accumulate(X, sq, XT, sqT, d, gint, kint, kflt, norm, factor, coef, index, H):
-    """``H[m] += sum over k in index (in order) of coef[k] * K_m[k, :]`` (training rows)."""
-    dots, dists, vals = _buffers(gint.shape[0], kint.shape[0])
-    n = XT.shape[1]
-    for a in range(index.shape[0]):
-        k = index[a]
-        c = coef[k]
-        for j0 in range(0, n, BLOCK):
-            j1 = min(j0 + BLOCK, n)
-            block_values(X[k], sq[k], XT, sqT, j0, j1, k, gint, kint, kflt, dots, dists, vals)
-            _normalize_block(vals, norm, factor, d, k, d, j0, j1)
-            for m in range(kint.shape[0]):
-                Hm = H[m]
-                vm = vals[m]
-                for t in range(j1 - j0):
-                    Hm[j0 + t] += c * vm[t]
 
 
 @njit
