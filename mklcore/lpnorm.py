@@ -549,6 +549,12 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="auto", tol=1e-5, max_iter=1000, s
     (:math:`\|w_m\|^2=\theta_m^2\alpha^\top Q_m\alpha`); norms and updates are computed in
     the log domain. The final SVM belongs to the returned weights.
 
+    ``K`` may also be a :class:`~mklcore.rowsource.LazyStack` (kernel rows computed from the
+    features, for problems whose stack does not fit in memory) or a
+    :class:`~mklcore.lowrank.LowRankStack` (Nyström factors; the result then also holds
+    ``rank`` and ``kernel_error``); both need ``svm_backend="smo"`` and add
+    ``n_kernel_rows`` to the result.
+
     Engine (:func:`default_engine`): every SVM runs on the compiled SMO engine of
     :mod:`mklcore.smo`. ``"newton"`` and ``"analytic"`` (and ``"cutting_plane"`` at p = 1)
     interleave a weight step after every ``max(10, n // 20)`` SMO iterations (Sonnenburg et
