@@ -251,6 +251,15 @@ class LazyStack:
                                for m, (k, base) in enumerate(self.kint[:, 1:3])], dtype=np.int64)
         self._brows = None
 
+    def release(self):
+        """Free the base-row cache (refilled on demand); called when a fit ends."""
+        self._brows = None
+
+    def __getstate__(self):  # a pickled stack carries no cache
+        state = dict(self.__dict__)
+        state["_brows"] = None
+        return state
+
     @property
     def engine_cache_mb(self):
         """The part of ``cache_mb`` the SMO engine keeps rows of the combined kernel in (the
@@ -602,6 +611,11 @@ class MemoryMixin:
             self.lazy_stack_ = LazyStack(self.kernel_bank_, cache_mb=self.cache_size,
                                          verbose=verbose)
         return self.lazy_stack_
+
+    def _set_fitted(self, result):
+        super()._set_fitted(result)
+        if getattr(self, "lazy_stack_", None) is not None:
+            self.lazy_stack_.release()  # the fitted model keeps no row cache
 
     def _check_fits(self, n_kernels, shape, kernels):
         """Raise a ``MemoryError`` naming the parameter that helps when the chosen path

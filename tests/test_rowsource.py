@@ -197,3 +197,14 @@ def test_memory_errors_name_the_parameter_that_helps(monkeypatch, capsys):
     LpMKLClassifier(kernels=bank, memory="rows", cache_size=1, verbose=1).fit(X, y)
     out = capsys.readouterr().out
     assert "LazyStack:" in out and "kernel rows computed" in out and "iter" in out
+
+
+def test_fitted_rows_model_keeps_no_cache_and_pickles():
+    import pickle
+
+    X, y = _data(80)
+    clf = LpMKLClassifier(kernels=kernel_bank("rbf", gamma=[0.1, 0.2]), memory="rows")
+    clf.fit(X[:60], y[:60])
+    assert clf.lazy_stack_._brows is None
+    again = pickle.loads(pickle.dumps(clf))
+    assert np.array_equal(again.decision_function(X[60:]), clf.decision_function(X[60:]))
