@@ -29,7 +29,7 @@ _LAZY = {
          "load_mfeat", "load_mnist", "load_nci60", "load_pima",
          "load_prostate", "load_ringnorm", "load_sonar", "load_spambase",
          "load_splice", "load_wdbc", "make_binary_strings", "make_gauss4",
-         "make_synthetic_dna"],
+         "make_synthetic_dna", "load_magic", "load_letter", "make_ringnorm", "make_twonorm"],
                     "datasets"),
     **dict.fromkeys(["SumKernelSVC", "sum_kernel_svm_solve", "LpMKLClassifier", "lpmkl_solve"],
                     "lpnorm"),
@@ -84,6 +84,7 @@ __all__ = [
     "load_ionosphere", "load_khan", "load_liver", "load_mfeat", "load_mnist", "load_nci60",
     "load_pima", "load_prostate", "load_ringnorm", "load_sonar", "load_spambase",
     "load_splice", "load_wdbc", "make_binary_strings", "make_gauss4", "make_synthetic_dna",
+    "load_magic", "load_letter", "make_ringnorm", "make_twonorm",
     # methods
     "SumKernelSVC", "sum_kernel_svm_solve", "LpMKLClassifier", "lpmkl_solve",
     "SimpleMKLClassifier", "simplemkl_solve", "SILPMKLClassifier", "silp_solve",

@@ -40,6 +40,7 @@ __all__ = [
     "load_ionosphere", "load_khan", "load_liver", "load_mfeat", "load_mnist", "load_nci60",
     "load_pima", "load_prostate", "load_ringnorm", "load_sonar", "load_spambase", "load_splice",
     "load_wdbc", "make_binary_strings", "make_gauss4", "make_synthetic_dna",
+    "load_magic", "load_letter", "make_ringnorm", "make_twonorm",
 ]
 
 _DOWNLOAD_TIMEOUT = 30  # seconds, for every urllib request made by the fetchers
@@ -282,6 +283,11 @@ _KEEL = {
     "ringnorm": ("ringnorm", "ring.dat", _numbered("x", 20), float, int, 1e-3),
     "spambase": ("spambase", "spambase.dat", _SPAMBASE_NAMES, float, int, 1.0),
     "splice": ("splice", "splice.dat", [f"pos_{i}" for i in [*range(-30, 0), *range(1, 31)]], str, str, 1.0),
+    "magic": ("magic", "magic.dat", ["fLength", "fWidth", "fSize", "fConc", "fConc1", "fAsym",
+                                     "fM3Long", "fM3Trans", "fAlpha", "fDist"], float, str, 1.0),
+    "letter": ("letter", "letter.dat", ["x_box", "y_box", "width", "high", "onpix", "x_bar",
+                                        "y_bar", "x2bar", "y2bar", "xybar", "x2ybr", "xy2br",
+                                        "x_ege", "xegvy", "y_ege", "yegvx"], float, str, 1.0),
 }
 
 
@@ -310,6 +316,7 @@ _TITLE = {
     "mfeat": "UCI Multiple Features", "mnist": "MNIST 5k subset", "khan": "Khan SRBCT",
     "nci60": "NCI60", "auto_mpg": "UCI Auto MPG", "housing": "Boston housing",
     "cpu": "UCI Computer Hardware", "prostate": "Prostate cancer (ESL)",
+    "magic": "UCI MAGIC Gamma Telescope", "letter": "UCI Letter Recognition",
 }
 
 # One-line provenance of each vendored data set.
@@ -337,6 +344,8 @@ _SOURCE = {
     "khan": "Khan et al. (2001) SRBCT microarray from islp 0.6.0 ISLP/data/Khan_*.csv (ISLR train/test split)",
     "nci60": "NCI60 cell-line microarray from islp 0.6.0 ISLP/data/NCI60data.npy + NCI60labs.csv",
     "digits": "UCI optdigits 8x8 test set from scikit-learn's load_digits",
+    "magic": f"UCI MAGIC Gamma Telescope via {_KEEL_PKG}/magic.dat",
+    "letter": f"UCI Letter Recognition via {_KEEL_PKG}/letter.dat",
 }
 
 
@@ -500,6 +509,44 @@ def load_ringnorm(*, return_X_y=False):
     {sections}
     """
     return _finish("ringnorm", *_load_keel("ringnorm"), return_X_y=return_X_y)
+
+
+@_fill_doc
+def load_magic(*, return_X_y=False):
+    """Load the UCI MAGIC Gamma Telescope data (19020 x 10, classes g/h = 12332/6688).
+
+    ``g`` is the gamma signal, ``h`` the hadron background.
+
+    {sections}
+    """
+    return _finish("magic", *_load_keel("magic"), return_X_y=return_X_y)
+
+
+@_fill_doc
+def load_letter(*, binary=False, return_X_y=False):
+    """Load the UCI Letter Recognition data (20000 x 16, 26 classes A..Z).
+
+    Parameters
+    ----------
+    binary : bool, default=False
+        ``True``: the two-class version, letters A-M (label 0, 9940 rows) against N-Z
+        (label 1, 10060 rows).
+    {return_X_y}
+
+    Returns
+    -------
+    {bunch}
+        Here ``data`` holds integer-valued floats and ``target`` the letters (or 0/1).
+    {X_y}
+
+    Raises
+    ------
+    {raises}
+    """
+    X, y, names = _load_keel("letter")
+    if binary:
+        y = (y > "M").astype(int)
+    return _finish("letter", X, y, names, return_X_y=return_X_y)
 
 
 @_fill_doc
@@ -1258,6 +1305,69 @@ def make_binary_strings(n_samples=250, n_features=100, noise=0.01, random_state=
     rng = check_random_state(random_state)
     X = (rng.random_sample((n_samples, n_features)) < p).astype(float)
     y = X[:, :3].sum(axis=1) + noise * rng.standard_normal(n_samples)
+    return X, y
+
+
+def _breiman_normals(n_samples, n_features, random_state):
+    n_samples = _check_int(n_samples, "n_samples", 1)
+    n_features = _check_int(n_features, "n_features", 1)
+    rng = check_random_state(random_state)
+    y = rng.randint(0, 2, size=n_samples)
+    Z = rng.standard_normal((n_samples, n_features))
+    return y, Z, 2.0 / math.sqrt(n_features)
+
+
+def make_ringnorm(n_samples=7400, n_features=20, random_state=None):
+    r"""Generate Breiman's ringnorm data (Breiman 1996, "Bias, variance and arcing
+    classifiers", Sec. 5), at any size.
+
+    Class 0 is :math:`\mathcal N(0, 4I)`, class 1 is :math:`\mathcal N(a\mathbf 1, I)` with
+    :math:`a=2/\sqrt{d}` (:math:`d` = ``n_features``, 20 in the paper; Bayes error about
+    1.3% at d = 20); each point's class is drawn with probability 1/2. The vendored
+    :func:`load_ringnorm` is one 7,400-point draw (KEEL's copy, other draws and 3 decimals).
+
+    Parameters
+    ----------
+    n_samples : int, default=7400
+    n_features : int, default=20
+    random_state : int, RandomState instance or None, default=None
+        Seed; the labels are drawn first, then the normal deviates (row by row).
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of shape (n_samples,)
+        Labels 0 / 1.
+    """
+    y, Z, a = _breiman_normals(n_samples, n_features, random_state)
+    X = np.where(y[:, None] == 0, 2.0 * Z, Z + a)
+    return X, y
+
+
+def make_twonorm(n_samples=7400, n_features=20, random_state=None):
+    r"""Generate Breiman's twonorm data (Breiman 1996, "Bias, variance and arcing
+    classifiers", Sec. 5), at any size.
+
+    Class 0 is :math:`\mathcal N(a\mathbf 1, I)`, class 1 is :math:`\mathcal N(-a\mathbf 1, I)`
+    with :math:`a=2/\sqrt{d}` (:math:`d` = ``n_features``, 20 in the paper): the means are
+    4 apart, a Bayes error of :math:`\Phi(-2)\approx2.3\%`; each point's class is drawn
+    with probability 1/2.
+
+    Parameters
+    ----------
+    n_samples : int, default=7400
+    n_features : int, default=20
+    random_state : int, RandomState instance or None, default=None
+        Seed; the labels are drawn first, then the normal deviates (row by row).
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of shape (n_samples,)
+        Labels 0 / 1.
+    """
+    y, Z, a = _breiman_normals(n_samples, n_features, random_state)
+    X = Z + np.where(y[:, None] == 0, a, -a)
     return X, y
 
 

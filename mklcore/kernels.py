@@ -1262,7 +1262,8 @@ def _bank_templates(kind, params):
     raise ValueError(f"Unknown kernel bank {kind!r}; known kinds: {', '.join(KERNEL_BANKS)}.")
 
 
-def kernel_bank(kind, *, per_feature=None, n_features=None, **params):
+def kernel_bank(kind, *, per_feature=None, n_features=None, approx=None, rank=None,
+                random_state=0, **params):
     r"""Build a list of kernels: a generic family or a named bank of the reproduced papers.
 
     Parameters
@@ -1301,6 +1302,14 @@ def kernel_bank(kind, *, per_feature=None, n_features=None, **params):
         Number of input features. Given: single-feature kernels are created now
         (``columns=[j]``); None: they are templates (``columns="each"``) expanded on the
         training data by :func:`fit_kernels`, :func:`kernel_stack` and :class:`KernelBank`.
+    approx : {"nystroem"} or None, default=None
+        ``"nystroem"``: mark the bank for low-rank approximation, :math:`K_m\approx\Phi_m
+        \Phi_m^\top` from ``rank`` landmarks (see :mod:`mklcore.lowrank`); the estimators
+        with a ``memory`` parameter then fit on the factors. None: exact kernels.
+    rank : int, default=None
+        Landmarks per kernel (required with ``approx``).
+    random_state : int, default=0
+        Seed of the landmarks (with ``approx``).
     **params : dict
         Parameters of the family or overrides of the named bank's lists (``sigma``,
         ``gamma``, ``degree``, ``scale``, ``n_kernels``, ``coef0``, ``gaussian_form``).
@@ -1308,7 +1317,7 @@ def kernel_bank(kind, *, per_feature=None, n_features=None, **params):
     Returns
     -------
     kernels : list of Kernel
-        The bank.
+        The bank (an :class:`~mklcore.lowrank.ApproxBank`, a list, with ``approx``).
 
     Raises
     ------
@@ -1340,6 +1349,10 @@ def kernel_bank(kind, *, per_feature=None, n_features=None, **params):
         for t in templates:
             each = t._with_columns("each")
             bank.extend(each.expand(n_features) if n_features is not None else [each])
+    if approx is not None or rank is not None:
+        from .lowrank import ApproxBank
+
+        return ApproxBank(bank, approx, rank, random_state)
     return bank
 
 

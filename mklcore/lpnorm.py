@@ -19,12 +19,14 @@ kernel :math:`\sum_m K_m` (all weights 1, not 1/M; Kloft et al. 2009, Sec. 2), s
 :func:`lpmkl_solve` with ``p=inf``.
 """
 
+import functools
 import warnings
 
 import numpy as np
 
 from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier, common_constraints, fill_doc
 from ._validation import Interval, Options, check_solver_inputs, validate_params
+from .rowsource import MEMORY_DOC, LazyStack, MemoryMixin, check_lazy_labels
 from .svm import default_backend
 from .wrapper import (THETA_FLOOR, FixedWeights, NumericalFailure, SIPWeightStep,
                        WeightStep, dual_norm, log_sum_exp, lp_master, normalize_pnorm,
@@ -80,8 +82,8 @@ def sum_kernel_svm_solve(K, y, *, C=1.0, svm_tol=1e-3, check_input=True, svm_max
                        svm_max_iter=svm_max_iter)
 
 
-@fill_doc
-class SumKernelSVC(BaseMKLClassifier):
+@functools.partial(fill_doc, parts={"memory": MEMORY_DOC})
+class SumKernelSVC(MemoryMixin, BaseMKLClassifier):
     """SVM on the unweighted sum of a bank of kernels (the uniform-sum MKL baseline).
 
     Parameters
@@ -92,6 +94,7 @@ class SumKernelSVC(BaseMKLClassifier):
     {svm_tol}
     {svm_max_iter}
     {check_input_fit}
+    {memory}
 
     Attributes
     ----------
@@ -118,13 +121,14 @@ class SumKernelSVC(BaseMKLClassifier):
     [1.0, 1.0]
     """
 
-    _parameter_constraints = common_constraints("kernels", "C", "normalize", "svm_tol",
-                                                "svm_max_iter", "check_input")
+    _parameter_constraints = {**common_constraints("kernels", "C", "normalize", "svm_tol",
+                                                   "svm_max_iter", "check_input"),
+                              **MemoryMixin.memory_constraints}
     _solver = staticmethod(sum_kernel_svm_solve)
     _sum_kernel = True
 
     def __init__(self, *, kernels=None, C=1.0, normalize=None, svm_tol=1e-3, svm_max_iter=None,
-                 check_input=True):
+                 check_input=True, memory="auto", cache_size=1024):
         self._store_params(locals())
 
 
@@ -545,6 +549,12 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="auto", tol=1e-5, max_iter=1000, s
     (:math:`\|w_m\|^2=\theta_m^2\alpha^\top Q_m\alpha`); norms and updates are computed in
     the log domain. The final SVM belongs to the returned weights.
 
+    ``K`` may also be a :class:`~mklcore.rowsource.LazyStack` (kernel rows computed from the
+    features, for problems whose stack does not fit in memory) or a
+    :class:`~mklcore.lowrank.LowRankStack` (Nyström factors; the result then also holds
+    ``rank`` and ``kernel_error``); both need ``svm_backend="smo"`` and add
+    ``n_kernel_rows`` to the result.
+
     Engine (:func:`default_engine`): every SVM runs on the compiled SMO engine of
     :mod:`mklcore.smo`. ``"newton"`` and ``"analytic"`` (and ``"cutting_plane"`` at p = 1)
     interleave a weight step after every ``max(10, n // 20)`` SMO iterations (Sonnenburg et
@@ -583,7 +593,10 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="auto", tol=1e-5, max_iter=1000, s
             "(2009, Sec. 2.4.1) is undefined for p = 1. Use solver='cutting_plane' (the "
             "LP master of SILP), solver='analytic', or simplemkl_solve / silp_solve.")
     own, common = _split_options("lpmkl_solve", solver, solver_options, _SOLVER_OPTIONS[solver])
-    K, y_pm = check_solver_inputs(K, y, "lpmkl_solve", check_input)
+    if isinstance(K, LazyStack):  # kernel rows from features: the bank checked them
+        y_pm = check_lazy_labels(K, y, "lpmkl_solve")
+    else:
+        K, y_pm = check_solver_inputs(K, y, "lpmkl_solve", check_input)
     extras = {"p": p, "solver": solver}
     if np.isinf(p):  # the sum kernel, theta = 1 (Kloft et al. 2009, Sec. 2)
         step = FixedWeights(np.ones(K.shape[0]), p=np.inf, method="lpmkl",
@@ -595,14 +608,17 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="auto", tol=1e-5, max_iter=1000, s
     else:
         step = _CuttingPlaneStep(p, **own)
     mode, backend, mkl_every = default_engine(solver, p, K.shape[1], **common)
-    return run_wrapper(K, y_pm, step, C=C, tol=tol, max_iter=max_iter, svm_tol=svm_tol,
-                       callback=callback, verbose=int(verbose), svm_backend=backend,
-                       polish_tol=common.get("polish_tol"), extras=extras, mode=mode,
-                       mkl_every=mkl_every, svm_max_iter=common.get("svm_max_iter"))
+    result = run_wrapper(K, y_pm, step, C=C, tol=tol, max_iter=max_iter, svm_tol=svm_tol,
+                         callback=callback, verbose=int(verbose), svm_backend=backend,
+                         polish_tol=common.get("polish_tol"), extras=extras, mode=mode,
+                         mkl_every=mkl_every, svm_max_iter=common.get("svm_max_iter"))
+    if isinstance(K, LazyStack):  # rows computed; the approximation of a low-rank stack
+        result.update(K.result_extras())
+    return result
 
 
-@fill_doc
-class LpMKLClassifier(BaseMKLClassifier):
+@functools.partial(fill_doc, parts={"memory": MEMORY_DOC})
+class LpMKLClassifier(MemoryMixin, BaseMKLClassifier):
     r"""lp-norm multiple kernel learning classifier (Kloft et al., NIPS 2009).
 
     Learns non-negative kernel weights :math:`\theta` with :math:`\|\theta\|_p=1` jointly with
@@ -627,6 +643,7 @@ class LpMKLClassifier(BaseMKLClassifier):
     {verbose}
     {svm_max_iter}
     {check_input_fit}
+    {memory}
 
     Attributes
     ----------
@@ -665,9 +682,11 @@ class LpMKLClassifier(BaseMKLClassifier):
     """
 
     _parameter_constraints = {**BaseMKLClassifier._parameter_constraints,
-                              "p": _LPMKL_CONSTRAINTS["p"], "solver": _LPMKL_CONSTRAINTS["solver"]}
+                              "p": _LPMKL_CONSTRAINTS["p"], "solver": _LPMKL_CONSTRAINTS["solver"],
+                              **MemoryMixin.memory_constraints}
     _solver = staticmethod(lpmkl_solve)
 
     def __init__(self, *, kernels=None, p=2.0, C=1.0, solver="auto", normalize=None, tol=1e-5,
-                 max_iter=1000, svm_tol=1e-3, verbose=0, svm_max_iter=None, check_input=True):
+                 max_iter=1000, svm_tol=1e-3, verbose=0, svm_max_iter=None, check_input=True,
+                 memory="auto", cache_size=1024):
         self._store_params(locals())

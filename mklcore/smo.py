@@ -27,7 +27,7 @@ itself. The loop is compiled with numba on first use (``cache=True``: once per m
 import numpy as np
 
 __all__ = ["RowSource", "KernelRows", "WeightedRows", "GatedRows", "SMOSolution", "smo_solve",
-           "StackSMO", "gated_kernel", "svm_bias", "CHECK_EVERY"]
+           "StackSMO", "refresh_caches", "gated_kernel", "svm_bias", "CHECK_EVERY"]
 
 #: the compiled loop returns to Python after this many iterations (for Ctrl-C and progress)
 CHECK_EVERY = 20_000
@@ -438,13 +438,32 @@ class StackSMO:
                 sol, _ = smo_solve(KernelRows(K_theta), y, self.C, alpha0=sol.alpha,
                                    grad0=sol.grad, tol=tol, max_iter=max_iter - done)
                 sol.n_iter += done
-        dc = (sol.alpha - alpha) * y
-        changed = np.flatnonzero(dc).astype(np.int64)
-        coef = sol.alpha * y
-        support = np.flatnonzero(coef).astype(np.int64)
-        if support.size < changed.size:  # recompute H = K_m c from the support vectors
-            H[...] = 0.0
-            _jit()["stack_update"](self.K, coef, support, H)
-        elif changed.size:
-            _jit()["stack_update"](self.K, dc, changed, H)
+        refresh_caches(alpha, sol.alpha, y, H,
+                       lambda coef, index, out: _jit()["stack_update"](self.K, coef, index, out))
         return sol.alpha, H, sol.intercept, sol.n_iter, sol.converged
+
+
+def refresh_caches(alpha_old, alpha_new, y, H, accumulate):
+    r"""Bring the caches :math:`H_m=K_m(\alpha\circ y)` from ``alpha_old`` to ``alpha_new``.
+
+    With the rows of the points whose alpha changed, or, when the support vectors are
+    fewer, from scratch with theirs; ``accumulate(coef, index, H)`` adds
+    :math:`\sum_{k\in\text{index}}c_kK_m[k,:]` to every ``H[m]`` in a fixed order.
+
+    Parameters
+    ----------
+    alpha_old, alpha_new : ndarray of shape (n,)
+    y : ndarray of shape (n,)
+    H : ndarray of shape (n_kernels, n)
+        Updated in place.
+    accumulate : callable
+    """
+    dc = (alpha_new - alpha_old) * y
+    changed = np.flatnonzero(dc).astype(np.int64)
+    coef = alpha_new * y
+    support = np.flatnonzero(coef).astype(np.int64)
+    if support.size < changed.size:  # recompute H = K_m c from the support vectors
+        H[...] = 0.0
+        accumulate(coef, support, H)
+    elif changed.size:
+        accumulate(dc, changed, H)

@@ -62,6 +62,7 @@ import numpy as np
 
 from ._result import Monitor
 from ._validation import check_finite
+from .rowsource import LazyStack
 from .smo import StackSMO
 from .svm import combine_kernels, default_svm_max_iter, kernel_quadratic_terms, svm_solve
 
@@ -394,7 +395,10 @@ class SVMOracle:
     def input_check(self):
         """The input checks the sampled ones deferred: raise ``ValueError`` if the stack holds
         NaN or infinity (see :func:`mklcore._validation.check_kernel_stack`)."""
-        check_finite(self.K, "K")
+        if isinstance(self.K, LazyStack):
+            self.K.check_finite()
+        else:
+            check_finite(self.K, "K")
 
     def solve_combined(self, K, weights, K_combined, tol, alpha0=None):
         """One capped :func:`~mklcore.svm.svm_solve` call of the LIBSVM-type backend.
@@ -442,7 +446,9 @@ class SVMOracle:
             Naming the likely causes (huge C, unscaled features) and the remedies.
         """
         n = self.K.shape[1]
-        traces = np.abs(self.K[:, np.arange(n), np.arange(n)].sum(axis=1))
+        diag = (self.K.diag() if isinstance(self.K, LazyStack)
+                else self.K[:, np.arange(n), np.arange(n)])
+        traces = np.abs(diag.sum(axis=1))
         spread = traces.max() / max(traces.min(), np.finfo(float).tiny)
         cause = (f"the kernels' traces differ by a factor {spread:.1e}" if spread > 1e4
                  else "huge C? unscaled features?")
@@ -454,7 +460,8 @@ class SVMOracle:
     def _stack_smo(self):
         """The oracle's :class:`~mklcore.smo.StackSMO` (created on first use)."""
         if self._smo is None:
-            self._smo = StackSMO(self.K, self.y, self.C)
+            self._smo = (self.K.engine(self.y, self.C) if isinstance(self.K, LazyStack)
+                         else StackSMO(self.K, self.y, self.C))
         return self._smo
 
     def _stack(self):
@@ -1329,8 +1336,10 @@ def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose
 
     Parameters
     ----------
-    K : ndarray of shape (n_kernels, n_samples, n_samples)
-        Validated training stack.
+    K : ndarray of shape (n_kernels, n_samples, n_samples) or LazyStack
+        Validated training stack, or a :class:`~mklcore.rowsource.LazyStack` (kernel rows
+        computed from the features; ``svm_backend="smo"`` and weight steps that do not
+        form combined kernels, e.g. those of :func:`mklcore.lpnorm.lpmkl_solve`).
     y : ndarray of shape (n_samples,)
         Labels in {-1, +1}.
     step : WeightStep
@@ -1385,8 +1394,13 @@ def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose
         certified, :math:`(P_{hinge}-J)/|P_{hinge}|` above :data:`SVM_GAP_LIMIT`, ends with
         status 2 ("the SVM did not converge"), whatever its MKL criterion.
     """
-    # one memory layout, so that a Fortran-ordered or strided stack gives the same bits
-    K = K if K.flags.c_contiguous else np.ascontiguousarray(K)
+    if isinstance(K, LazyStack):  # rows from raw features (mklcore.rowsource)
+        if svm_backend != "smo":
+            raise ValueError(f"a LazyStack (kernel rows from features) needs "
+                             f"svm_backend='smo'; got svm_backend={svm_backend!r}.")
+    elif not K.flags.c_contiguous:
+        # one memory layout, so that a Fortran-ordered or strided stack gives the same bits
+        K = np.ascontiguousarray(K)
     n_kernels = K.shape[0]
     interleaved = mode == "interleaved"
     if interleaved and svm_backend != "smo":

@@ -26,9 +26,12 @@ from mklcore.datasets import (
     load_mfeat,
     load_prostate,
     load_splice,
+    load_letter,
     make_binary_strings,
     make_gauss4,
+    make_ringnorm,
     make_synthetic_dna,
+    make_twonorm,
 )
 
 # ---------------------------------------------------------------------------------------
@@ -52,6 +55,8 @@ CLASSIFICATION = {
     "khan": ((83, 2308), {1: 11, 2: 29, 3: 18, 4: 25}),
     "nci60": ((64, 6830), None),
     "digits": ((1797, 64), None),
+    "magic": ((19020, 10), {"g": 12332, "h": 6688}),
+    "letter": ((20000, 16), None),
 }
 REGRESSION = {"auto_mpg": (392, 7), "housing": (506, 13), "cpu": (209, 6), "prostate": (97, 8)}
 
@@ -507,3 +512,27 @@ def test_add_label_noise_rejects_non_binary():
         add_label_noise(np.array([0, 1, 2]), 0.1)
     with pytest.raises(ValueError, match="method"):
         add_label_noise(np.array([0, 1]), 0.1, method="sometimes")
+
+
+def test_letter_binary_is_a_to_m_against_n_to_z():
+    X, y = load_letter(return_X_y=True)
+    _, yb = load_letter(binary=True, return_X_y=True)
+    assert len(np.unique(y)) == 26 and _counts(yb) == {0: 9940, 1: 10060}
+    assert np.array_equal(yb == 1, np.isin(y, list("NOPQRSTUVWXYZ")))
+
+
+@pytest.mark.parametrize("make", [make_ringnorm, make_twonorm])
+def test_breiman_generators_seeded_any_size(make):
+    X, y = make(4000, random_state=3)
+    assert X.shape == (4000, 20) and set(np.unique(y)) == {0, 1}
+    assert np.array_equal(X, make(4000, random_state=3)[0])
+    assert not np.array_equal(X, make(4000, random_state=4)[0])
+    a = 2.0 / np.sqrt(20)
+    if make is make_ringnorm:  # N(0, 4I) against N(a 1, I)
+        assert abs(X[y == 0].var() - 4.0) < 0.1 and abs(X[y == 1].mean() - a) < 0.02
+        assert abs(X[y == 1].var() - 1.0) < 0.05
+    else:  # N(a 1, I) against N(-a 1, I)
+        assert abs(X[y == 0].mean() - a) < 0.02 and abs(X[y == 1].mean() + a) < 0.02
+    assert make(7, n_features=3, random_state=0)[0].shape == (7, 3)
+    with pytest.raises(ValueError, match="n_samples"):
+        make(0)
