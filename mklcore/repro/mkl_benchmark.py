@@ -297,7 +297,7 @@ def _fit(method, est, param, reg, fold):
     # what the estimator's fit passes to its solver (all parameters but the bank's)
     solver, options = STACK_SOLVERS[family]
     params = {k: v for k, v in est.get_params().items()
-              if k not in ("kernels", "normalize", "check_input")}
+              if k not in ("kernels", "normalize", "check_input", "memory", "cache_size")}
     result = solver(fold.K, fold.y_fit, **{**params, param: reg}, check_input=False,
                     **{k: f() for k, f in options.items()})
     return result, np.asarray(result.weights, dtype=float), result
