@@ -19,15 +19,16 @@ The parameter and attribute descriptions that the solvers and estimators share l
 import functools
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._result import decision
-from ._validation import (Interval, Options, check_binary_labels, check_kernel_stack,
-                          check_labels_present, validate_params)
+from ._validation import (Interval, Options, as_float_array, check_binary_labels,
+                          check_finite, check_kernel_stack, check_labels_present,
+                          validate_params)
 
-__all__ = ["BaseMKLClassifier", "KernelBankMixin", "store_params", "COMMON_CONSTRAINTS",
+__all__ = ["BaseMKLClassifier", "BaseMKLRegressor", "KernelBankMixin", "store_params", "COMMON_CONSTRAINTS",
            "common_constraints", "WRAPPER_PARAMS", "DOC_PARAMS", "fill_doc", "forget_fitted",
            "fit_or_unfitted"]
 
@@ -441,3 +442,67 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
         return tags
+
+
+class BaseMKLRegressor(KernelBankMixin, RegressorMixin, BaseEstimator):
+    """Base class of the MKL regressors (not for direct use).
+
+    The machinery of :class:`BaseMKLClassifier` (parameters, kernel bank, solver call, fitted
+    attributes, test kernels) on real targets: ``_solver`` is a ``*_solve(K, y, **params,
+    check_input=False)`` function for real ``y`` (e.g. the epsilon-SVR MKL solvers) and
+    ``predict`` returns ``f(x) = sum_m weights[m] k_m(x, X_fit) @ dual_coef + intercept``;
+    ``score`` is R².
+    """
+
+    _parameter_constraints = BaseMKLClassifier._parameter_constraints
+    _solver = None
+    _solver_workspace = BaseMKLClassifier._solver_workspace
+    _sum_kernel = False
+
+    # the same bookkeeping as the classifiers (one implementation)
+    _solve = BaseMKLClassifier._solve
+    _solve_inputs = BaseMKLClassifier._solve_inputs
+    _store_params = BaseMKLClassifier._store_params
+    _solver_params = BaseMKLClassifier._solver_params
+    _validate_params = BaseMKLClassifier._validate_params
+    _fit_inputs = BaseMKLClassifier._fit_inputs
+    _set_fitted = BaseMKLClassifier._set_fitted
+
+    @fit_or_unfitted
+    def fit(self, X, y):
+        """Fit the model on features ``X`` and real targets ``y``.
+
+        A fit that raises leaves the estimator unfitted (see :meth:`BaseMKLClassifier.fit`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data; the kernels of ``kernels`` are evaluated on it.
+        y : array-like of shape (n_samples,)
+            Real targets.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        self._validate_params()
+        X, y = validate_data(self, X, y, dtype="numeric")
+        y = check_finite(as_float_array(y, "y", type(self).__name__), "y")
+        result = self._solve(self._fit_inputs(X, y), y, **self._solve_inputs(X))
+        self._set_fitted(result)
+        self.X_fit_ = X
+        return self
+
+    def predict(self, X):
+        """Predicted targets ``f(x)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        return BaseMKLClassifier.decision_function(self, X)

@@ -13,6 +13,7 @@ __all__ = [
     "Interval", "Options", "validate_params", "check_kernel_stack", "check_binary_labels",
     "check_finite", "check_psd", "smallest_eigenvalue", "PSD_TOL", "check_solver_inputs",
     "check_dense", "as_float_array", "BOOL_PARAMS", "check_labels_present",
+    "check_regression_inputs",
 ]
 
 #: relative tolerance for the smallest eigenvalue of a kernel, as a multiple of its trace
@@ -530,3 +531,32 @@ def check_solver_inputs(K, y, owner, check_input=True):
     validate_params(owner, {"check_input": [bool]}, {"check_input": check_input})
     K = check_kernel_stack(K, y, thorough=False) if check_input else np.asarray(K)
     return K, check_binary_labels(y, owner)[0]
+
+
+def check_regression_inputs(K, y, owner, check_input=True):
+    """The training stack and the real targets of a regression ``*_solve`` function.
+
+    Parameters
+    ----------
+    K : array-like of shape (n_kernels, n_samples, n_samples)
+    y : array-like of shape (n_samples,)
+        Real, finite targets.
+    owner : str
+        Used in the messages.
+    check_input : bool, default=True
+        Validate ``K`` with :func:`check_kernel_stack` (``thorough=False``).
+
+    Returns
+    -------
+    K : ndarray of shape (n_kernels, n_samples, n_samples)
+    y : ndarray of shape (n_samples,), float64
+    """
+    validate_params(owner, {"check_input": [bool]}, {"check_input": check_input})
+    y = as_float_array(y, "y", owner)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"y must be one-dimensional; got shape {y.shape}.")
+    check_finite(y, "y")
+    K = check_kernel_stack(K, y, thorough=False) if check_input else np.asarray(K)
+    return K, y

@@ -33,6 +33,10 @@ ESTIMATORS = [
     mklcore.LinearRLS2Regressor(),
     mklcore.LinearRLS2Classifier(),
     mklcore.LMKLClassifier(kernels=SMALL_BANK, max_iter=3, random_state=0),
+    mklcore.SumKernelSVR(kernels=SMALL_BANK),
+    mklcore.LpMKLRegressor(kernels=SMALL_BANK, p=2.0),
+    mklcore.SimpleMKLRegressor(kernels=SMALL_BANK),
+    mklcore.SILPMKLRegressor(kernels=SMALL_BANK),
 ]
 
 
