@@ -12,10 +12,10 @@ per method, and the difference to the SVR.
 
 Usage::
 
-    OMP_NUM_THREADS=1 python benchmarks/bench_regression.py [n_splits]
+    OMP_NUM_THREADS=1 python benchmarks/bench_regression.py [--splits 5] [--quick]
 """
 
-import sys
+import argparse
 import time
 import warnings
 
@@ -25,6 +25,7 @@ from sklearn.model_selection import KFold, train_test_split
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVR
 
+from machine import machine_line  # benchmarks/machine.py: what the timings depend on
 from mklcore.datasets import load_auto_mpg, load_cpu, load_housing
 from mklcore.kernels import KernelBank, kernel_bank
 from mklcore.lpnorm import lpmkl_svr_solve, sum_kernel_svr_solve
@@ -111,4 +112,11 @@ def main(n_splits=5):
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--splits", type=int, default=5, help="random splits")
+    parser.add_argument("--quick", action="store_true", help="one split, C = 10 (no search)")
+    args = parser.parse_args()
+    print(machine_line())
+    if args.quick:
+        C_GRID = (10.0,)
+    main(1 if args.quick else args.splits)

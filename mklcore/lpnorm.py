@@ -25,10 +25,10 @@ import numpy as np
 
 from ._base import (COMMON_CONSTRAINTS, BaseMKLClassifier, BaseMKLRegressor, common_constraints,
                     fill_doc)
-from ._validation import (Interval, Options, check_regression_inputs, check_solver_inputs,
-                          validate_params)
+from ._validation import (Interval, Options, check_classification_inputs,
+                          check_regression_inputs, validate_params)
 from .svm import default_backend
-from .tasks import RegressionTask
+from .tasks import OneVsRestTask, RegressionTask
 from .wrapper import (THETA_FLOOR, FixedWeights, NumericalFailure, SIPWeightStep,
                        WeightStep, dual_norm, log_sum_exp, lp_master, normalize_pnorm,
                        run_wrapper)
@@ -100,6 +100,8 @@ class SumKernelSVC(BaseMKLClassifier):
     {svm_tol}
     {svm_max_iter}
     {check_input_fit}
+    {multiclass}
+    {probability}
 
     Attributes
     ----------
@@ -127,12 +129,14 @@ class SumKernelSVC(BaseMKLClassifier):
     """
 
     _parameter_constraints = common_constraints("kernels", "C", "normalize", "svm_tol",
-                                                "svm_max_iter", "check_input")
+                                                "svm_max_iter", "check_input", "multiclass")
     _solver = staticmethod(sum_kernel_svm_solve)
+    _shared_multiclass = True
     _sum_kernel = True
 
     def __init__(self, *, kernels=None, C=1.0, normalize=None, svm_tol=1e-3, svm_max_iter=None,
-                 check_input=True):
+                 check_input=True, multiclass="ovr",
+                 probability=False, random_state=None):
         self._store_params(locals())
 
 
@@ -601,8 +605,8 @@ def _lpmkl(owner, K, y, epsilon, *, p, C, solver, tol, max_iter, svm_tol, callba
     own, common = _split_options(owner, solver, solver_options, _SOLVER_OPTIONS[solver])
     extras = {"p": p, "solver": solver}
     if epsilon is None:
-        K, y_pm = check_solver_inputs(K, y, owner, check_input)
-        task = None
+        K, y_pm, Y = check_classification_inputs(K, y, owner, check_input)
+        task = None if Y is None else OneVsRestTask(Y)
     else:
         K, y = check_regression_inputs(K, y, owner, check_input)
         y_pm, task = None, RegressionTask(y, epsilon)
@@ -649,6 +653,8 @@ class LpMKLClassifier(BaseMKLClassifier):
     {verbose}
     {svm_max_iter}
     {check_input_fit}
+    {multiclass}
+    {probability}
 
     Attributes
     ----------
@@ -687,11 +693,15 @@ class LpMKLClassifier(BaseMKLClassifier):
     """
 
     _parameter_constraints = {**BaseMKLClassifier._parameter_constraints,
-                              "p": _LPMKL_CONSTRAINTS["p"], "solver": _LPMKL_CONSTRAINTS["solver"]}
+                              "p": _LPMKL_CONSTRAINTS["p"], "solver": _LPMKL_CONSTRAINTS["solver"],
+                              **common_constraints("multiclass")}
     _solver = staticmethod(lpmkl_solve)
+    _shared_multiclass = True
 
     def __init__(self, *, kernels=None, p=2.0, C=1.0, solver="auto", normalize=None, tol=1e-5,
-                 max_iter=1000, svm_tol=1e-3, verbose=0, svm_max_iter=None, check_input=True):
+                 max_iter=1000, svm_tol=1e-3, verbose=0, svm_max_iter=None, check_input=True,
+                 multiclass="ovr",
+                 probability=False, random_state=None):
         self._store_params(locals())
 
 

@@ -10,10 +10,10 @@ weights (Sonnenburg et al. 2006, Algorithm 1). Runs inside the shared wrapper lo
 import numpy as np
 
 from ._base import BaseMKLClassifier, BaseMKLRegressor, common_constraints, fill_doc
-from ._validation import (Interval, Options, check_regression_inputs, check_solver_inputs,
-                          validate_params)
+from ._validation import (Interval, Options, check_classification_inputs,
+                          check_regression_inputs, validate_params)
 from .lpnorm import EPSILON_CONSTRAINT, default_engine
-from .tasks import RegressionTask
+from .tasks import OneVsRestTask, RegressionTask
 from .wrapper import SIPWeightStep, lp_master, run_wrapper
 
 __all__ = ["silp_solve", "SILPMKLClassifier", "silp_svr_solve", "SILPMKLRegressor"]
@@ -148,8 +148,9 @@ def silp_solve(K, y, *, C=1.0, tol=1e-5, max_iter=1000, svm_tol=1e-3, callback=N
     {simplex_solve_example}
     """
     validate_params("silp_solve", _SILP_CONSTRAINTS, locals())
-    K, y_pm = check_solver_inputs(K, y, "silp_solve", check_input)
-    return _silp(K, y_pm, None, C=C, tol=tol, max_iter=max_iter, svm_tol=svm_tol,
+    K, y_pm, Y = check_classification_inputs(K, y, "silp_solve", check_input)
+    task = None if Y is None else OneVsRestTask(Y)
+    return _silp(K, y_pm, task, C=C, tol=tol, max_iter=max_iter, svm_tol=svm_tol,
                  callback=callback, verbose=verbose, max_cuts=max_cuts, prune_cuts=prune_cuts,
                  mode=mode, mkl_every=mkl_every, svm_backend=svm_backend, stop=stop,
                  svm_max_iter=svm_max_iter, extras={"p": 1.0})
@@ -253,6 +254,8 @@ class SILPMKLClassifier(BaseMKLClassifier):
     {verbose}
     {svm_max_iter}
     {check_input_fit}
+    {multiclass}
+    {probability}
 
     Attributes
     ----------
@@ -276,10 +279,15 @@ class SILPMKLClassifier(BaseMKLClassifier):
     {simplex_example}
     """
 
+    _parameter_constraints = {**BaseMKLClassifier._parameter_constraints,
+                              **common_constraints("multiclass")}
     _solver = staticmethod(silp_solve)
+    _shared_multiclass = True
 
     def __init__(self, *, kernels=None, C=1.0, normalize=None, tol=1e-5, max_iter=1000,
-                 svm_tol=1e-3, verbose=0, svm_max_iter=None, check_input=True):
+                 svm_tol=1e-3, verbose=0, svm_max_iter=None, check_input=True,
+                 multiclass="ovr",
+                 probability=False, random_state=None):
         self._store_params(locals())
 
 

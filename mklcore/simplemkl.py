@@ -15,10 +15,10 @@ slope; ``"golden"`` keeps the reference code's golden section.
 import numpy as np
 
 from ._base import BaseMKLClassifier, BaseMKLRegressor, common_constraints, fill_doc
-from ._validation import (Interval, Options, check_regression_inputs, check_solver_inputs,
-                          validate_params)
+from ._validation import (Interval, Options, check_classification_inputs,
+                          check_regression_inputs, validate_params)
 from .lpnorm import EPSILON_CONSTRAINT
-from .tasks import RegressionTask
+from .tasks import OneVsRestTask, RegressionTask
 from .wrapper import LineOracle, StackLine, SVMIterationLimit, WeightStep, run_wrapper
 
 __all__ = ["simplemkl_solve", "SimpleMKLClassifier", "simplemkl_svr_solve", "SimpleMKLRegressor"]
@@ -492,8 +492,9 @@ def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callb
     {simplex_solve_example}
     """
     validate_params("simplemkl_solve", _SIMPLEMKL_CONSTRAINTS, locals())
-    K, y_pm = check_solver_inputs(K, y, "simplemkl_solve", check_input)
-    return _simplemkl(K, y_pm, None, C=C, tol=tol, max_iter=max_iter, svm_tol=svm_tol,
+    K, y_pm, Y = check_classification_inputs(K, y, "simplemkl_solve", check_input)
+    task = None if Y is None else OneVsRestTask(Y)
+    return _simplemkl(K, y_pm, task, C=C, tol=tol, max_iter=max_iter, svm_tol=svm_tol,
                       callback=callback, verbose=verbose, gs_tol=gs_tol, step_cap=step_cap,
                       numerical_precision=numerical_precision, svm_backend=svm_backend,
                       svm_max_iter=svm_max_iter, line_search=line_search, extras={"p": 1.0})
@@ -600,6 +601,8 @@ class SimpleMKLClassifier(BaseMKLClassifier):
     {verbose}
     {svm_max_iter}
     {check_input_fit}
+    {multiclass}
+    {probability}
 
     Attributes
     ----------
@@ -623,12 +626,17 @@ class SimpleMKLClassifier(BaseMKLClassifier):
     {simplex_example}
     """
 
+    _parameter_constraints = {**BaseMKLClassifier._parameter_constraints,
+                              **common_constraints("multiclass")}
     _solver = staticmethod(simplemkl_solve)
+    _shared_multiclass = True
     #: the line search's kernels K_d, K_D and its spare buffers
     _solver_workspace = 8
 
     def __init__(self, *, kernels=None, C=1.0, normalize=None, tol=1e-2, max_iter=1000,
-                 svm_tol=1e-3, verbose=0, svm_max_iter=None, check_input=True):
+                 svm_tol=1e-3, verbose=0, svm_max_iter=None, check_input=True,
+                 multiclass="ovr",
+                 probability=False, random_state=None):
         self._store_params(locals())
 
 
