@@ -74,9 +74,11 @@ def _stacks(X_tr, X_te):
     return K, bank.transform(X_te)
 
 
-def main(n_splits=5):
-    """Run every method on every data set and split; print the table."""
+def main(n_splits=5, datasets=None):
+    """Run every method on every data set (or those named in ``datasets``) and split."""
     for name, X, y in _data():
+        if datasets and name.split()[0] not in datasets:
+            continue
         scores = {m: [] for m in METHODS}
         times = {m: [] for m in METHODS}
         for seed in range(n_splits):
@@ -103,20 +105,24 @@ def main(n_splits=5):
                     res = solve(K, y_tr, C)
                 times[method].append(time.process_time() - t0)
                 scores[method].append(r2_score(y_te, _predict(res, K_te)))
-        print(f"\n{name}: n={X.shape[0]}, {K.shape[0]} kernels, {n_splits} splits 70/30")
+        print(f"\n{name}: n={X.shape[0]}, {K.shape[0]} kernels, {n_splits} splits 70/30",
+              flush=True)
         ref = np.array(scores["SVR (sklearn, sum)"])
         for method in METHODS:
             s = np.array(scores[method])
             print(f"  {method:20s} R2 {s.mean():.4f} ± {s.std():.4f}   "
-                  f"minus SVR {np.mean(s - ref):+.4f}   fit {np.mean(times[method]):6.2f} s")
+                  f"minus SVR {np.mean(s - ref):+.4f}   fit {np.mean(times[method]):6.2f} s",
+                  flush=True)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--splits", type=int, default=5, help="random splits")
     parser.add_argument("--quick", action="store_true", help="one split, C = 10 (no search)")
+    parser.add_argument("--datasets", nargs="*", choices=("auto-mpg", "cpu", "housing"),
+                        help="only these data sets")
     args = parser.parse_args()
     print(machine_line())
     if args.quick:
         C_GRID = (10.0,)
-    main(1 if args.quick else args.splits)
+    main(1 if args.quick else args.splits, args.datasets)

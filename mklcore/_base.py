@@ -546,7 +546,7 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
 
     def _per_class_decision(self, X):
         """Decision values of the per-class models (``estimators_``), one column per class."""
-        validate_data(self, X, reset=False, dtype="numeric")
+        X = validate_data(self, X, reset=False, dtype="numeric")  # the models saw arrays
         return np.column_stack([m.decision_function(X) for m in self.estimators_])
 
     def _set_fitted(self, result):

@@ -1222,6 +1222,7 @@ class LMKLClassifier(BaseMKLClassifier):
         """
         if hasattr(self, "estimators_"):
             check_is_fitted(self)
+            X = validate_data(self, X, reset=False, dtype="numeric")  # the models saw arrays
             out = [m.decision_function(X, return_n_evals=True) for m in self.estimators_]
             f = np.column_stack([o[0] for o in out])
             return (f, sum(o[1] for o in out)) if return_n_evals else f

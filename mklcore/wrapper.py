@@ -23,6 +23,10 @@ SVM engines: ``svm_backend="smo"`` (default; the compiled engine as
 :math:`H_m=K_m(\alpha\circ y)`, never forming :math:`K_\theta`) or another backend of
 :func:`mklcore.svm.svm_solve` on the combined kernel (``"libsvm"``: scikit-learn's SVC, cold
 starts; the reference).
+Tasks: the SVM is the binary C-SVM on ``y`` by default; ``task=`` hands the loop other dual
+problems of the same form (:mod:`mklcore.tasks`: the epsilon-SVR, one-vs-rest C-SVMs whose
+summed duals share the weights), solved by the same engine; only :math:`L`, the sum over the
+problems in :math:`S_m` and the loss of the primal change, so every weight step works unchanged.
 Modes: ``"wrapper"`` (default; the SVM is solved to ``svm_tol`` before every weight step) or
 ``"interleaved"`` (``"smo"`` only; the chunking scheme of Sonnenburg et al. 2006, Algorithm 2:
 a weight step after every ``mkl_every`` SMO iterations).
