@@ -30,9 +30,9 @@ from ._validation import (Interval, Options, as_float_array, check_class_labels,
                           check_finite, check_kernel_stack, check_labels_present,
                           validate_params)
 
-__all__ = ["BaseMKLClassifier", "BaseMKLRegressor", "KernelBankMixin", "platt_sigmoid", "store_params", "COMMON_CONSTRAINTS",
-           "common_constraints", "WRAPPER_PARAMS", "DOC_PARAMS", "fill_doc", "forget_fitted",
-           "fit_or_unfitted"]
+__all__ = ["BaseMKLClassifier", "BaseMKLRegressor", "KernelBankMixin", "platt_sigmoid",
+           "store_params", "COMMON_CONSTRAINTS", "common_constraints", "WRAPPER_PARAMS",
+           "DOC_PARAMS", "fill_doc", "forget_fitted", "fit_or_unfitted"]
 
 #: constraints shared by the solvers and estimators (each adds its own)
 COMMON_CONSTRAINTS = {
@@ -310,7 +310,12 @@ class KernelBankMixin:
 
 
 class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
-    """Base class of the binary MKL classifiers (not for direct use).
+    """Base class of the MKL classifiers (not for direct use).
+
+    Two classes are mapped to {-1, +1}; more are one-vs-rest problems, solved by ``_solve``
+    itself with shared kernel weights when ``_shared_multiclass`` (the wrapper solvers) and
+    ``multiclass="ovr"``, else by one binary model per class (``estimators_``).
+    ``probability=True`` adds Platt's sigmoids (:meth:`predict_proba`).
 
     Subclasses define ``__init__`` (storing every argument unchanged, e.g. with
     ``self._store_params(locals())``), a ``_parameter_constraints`` dict (unless the default,

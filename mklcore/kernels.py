@@ -1397,8 +1397,8 @@ def kernel_bank(kind, *, per_feature=None, n_features=None, groups=None, **param
     >>> kernel_bank("rbf", gamma=[0.1, 1.0])
     [gaussian(gamma=0.1), gaussian(gamma=1.0)]
     >>> bank = kernel_bank("rbf", gamma=[0.1, 1.0], groups={"a": [0, 1], "b": ["age"]})
-    >>> [k.name for k in bank]
-    ['a: gaussian(gamma=0.1)', 'a: gaussian(gamma=1.0)', 'b: gaussian(gamma=0.1)', 'b: gaussian(gamma=1.0)']
+    >>> [k.name for k in bank][1:3]
+    ['a: gaussian(gamma=1.0)', 'b: gaussian(gamma=0.1)']
     """
     if not isinstance(kind, str):
         raise ValueError(f"Unknown kernel bank {kind!r}; known kinds: {', '.join(KERNEL_BANKS)}.")
