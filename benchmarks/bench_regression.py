@@ -121,7 +121,12 @@ if __name__ == "__main__":
     parser.add_argument("--quick", action="store_true", help="one split, C = 10 (no search)")
     parser.add_argument("--datasets", nargs="*", choices=("auto-mpg", "cpu", "housing"),
                         help="only these data sets")
+    parser.add_argument("--methods", nargs="*", choices=list(METHODS),
+                        help="only these methods (the SVR is always run)")
     args = parser.parse_args()
+    if args.methods:
+        METHODS = {m: f for m, f in METHODS.items()
+                   if m == "SVR (sklearn, sum)" or m in args.methods}
     print(machine_line())
     if args.quick:
         C_GRID = (10.0,)
