@@ -19,8 +19,8 @@ def test_the_readme_shows_a_multiclass_a_regression_and_a_feature_group_example(
     assert "load_digits" in code and "Regressor" in code and "groups=" in code
 
 
-@pytest.mark.parametrize("code", _examples(), ids=lambda c: c.split("import", 2)[1].split()[0]
-                         if "import" in c else "example")
+@pytest.mark.parametrize("code", _examples(),
+                         ids=[f"example{i}" for i in range(len(_examples()))])
 def test_readme_example_runs(code):
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)  # e.g. feature names lost on the way
