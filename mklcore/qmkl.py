@@ -37,7 +37,7 @@ import scipy.sparse.linalg
 from scipy.optimize import linprog, nnls
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
+from ._base import COMMON_CONSTRAINTS, DOC_PARAMS, BaseMKLClassifier
 from ._linalg import cholesky, cholesky_solve
 from ._result import Monitor
 from ._validation import (Interval, Options, as_float_array, check_binary_labels, check_finite,
@@ -89,6 +89,7 @@ BETA_STEP_METHODS = ("auto", "closed_form", "root", "socp", "sdp")
 
 #: docstring sections shared by several functions and classes (substituted by _fill_doc)
 _DOC = {
+    "probability": DOC_PARAMS["probability"],
     "svm_params": """C : float, default=1.0
         Box constraint of the single-kernel SVMs. Must be > 0.
     statistic : {"corr", "cov"}, default="corr"
@@ -1274,6 +1275,7 @@ class QSVMClassifier(BaseMKLClassifier):
         Misclassification penalty. Must be > 0.
     svm_tol : float, default=1e-6
         KKT tolerance of the SVM solver.
+    {probability}
 
     Attributes
     ----------
@@ -1307,10 +1309,13 @@ class QSVMClassifier(BaseMKLClassifier):
 
     _parameter_constraints = _QSVM_CONSTRAINTS
 
-    def __init__(self, *, Q=None, C=1.0, svm_tol=1e-6):
+    def __init__(self, *, Q=None, C=1.0, svm_tol=1e-6,
+                 probability=False, random_state=None):
         self.Q = Q
         self.C = C
         self.svm_tol = svm_tol
+        self.probability = probability
+        self.random_state = random_state
 
     def _fit_inputs(self, X, y):
         """The Q-SVM works on the features themselves (no kernel bank)."""
@@ -1325,6 +1330,8 @@ class QSVMClassifier(BaseMKLClassifier):
 
     def decision_function(self, X):  # f(x) = w^T x + b
         check_is_fitted(self)
+        if hasattr(self, "estimators_"):  # more than two classes, one model per class
+            return self._per_class_decision(X)
         return validate_data(self, X, reset=False, dtype="numeric") @ self.coef_ + self.intercept_
 
     decision_function.__doc__ = BaseMKLClassifier.decision_function.__doc__
@@ -1505,6 +1512,7 @@ class QMKLClassifier(BaseMKLClassifier):
     {qmkl_params}
     verbose : int, default=0
         Progress lines (``1``: every 10 iterations).
+    {probability}
 
     Attributes
     ----------
@@ -1549,7 +1557,8 @@ class QMKLClassifier(BaseMKLClassifier):
     })
 
     def __init__(self, *, kernels=None, Q=None, C=1.0, groups=None, normalize=None, tol=1e-4,
-                 max_iter=200, beta_step="auto", svm_tol=1e-6, verbose=0):
+                 max_iter=200, beta_step="auto", svm_tol=1e-6, verbose=0,
+                 probability=False, random_state=None):
         # store every argument unchanged (the outermost iterable is evaluated here)
         self._store_params(locals())
 

@@ -176,6 +176,8 @@ _DOC = {
         Weights :math:`d` (on the simplex, sparse){ova}.
     effective_weights_ : ndarray, same shape as ``weights_``
         :math:`d\circ s`, the weights of the raw {unit}.
+    kernel_names_ : list of str
+        The name of each of the {unit} (the bank's kernel names, or the feature names).
     scaling_ : ndarray, same shape as ``weights_``
         Scaling :math:`s` used.
     dual_coef_ : ndarray of shape (n_samples,){samples}
@@ -1591,6 +1593,10 @@ class _RLS2Estimator(BaseEstimator):
         X, targets, intercept = self._targets(X, y)
         self._set_results(self._fit_targets(X, targets, intercept, X_unlabeled))
         self._set_selection(X)
+        bank = getattr(self, "kernel_bank_", None)
+        self.kernel_names_ = (list(bank.kernel_names_) if bank is not None else
+                              [str(c) for c in getattr(self, "feature_names_in_",
+                                                       range(X.shape[1]))])
         return self
 
     @_fill_doc()

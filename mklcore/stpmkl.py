@@ -45,7 +45,7 @@ import math
 
 import numpy as np
 
-from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
+from ._base import COMMON_CONSTRAINTS, DOC_PARAMS, BaseMKLClassifier
 from ._linalg import on_one_blas_thread
 from ._result import Monitor
 from ._validation import (Interval, Options, check_binary_labels, check_kernel_stack,
@@ -74,6 +74,7 @@ _NEGATIVE_GAP = 1e-8
 
 #: docstring sections shared by several functions and classes (substituted by _fill_doc)
 _DOC = {
+    "probability": DOC_PARAMS["probability"],
     "example_data": """>>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(40, 2)); y = np.sign(X[:, 0] + 0.1)
@@ -1980,6 +1981,7 @@ class StPMKLClassifier(_NoBiasMKLClassifier):
         Low-rank speed-up (see :func:`stpmkl_solve`).
     verbose : int, default=0
         Progress lines (see :func:`stpmkl_solve`).
+    {probability}
 
     Attributes
     ----------
@@ -2021,7 +2023,8 @@ class StPMKLClassifier(_NoBiasMKLClassifier):
         "verbose"))
 
     def __init__(self, *, kernels=None, noise_level=0.0, lam=1e-2, rho=None, solver="exact",
-                 delta=0.1, normalize=None, max_iter=1000, tol=1e-2, rank_tol=None, verbose=0):
+                 delta=0.1, normalize=None, max_iter=1000, tol=1e-2, rank_tol=None, verbose=0,
+                 probability=False, random_state=None):
         # store every argument unchanged (the outermost iterable is evaluated here)
         self._store_params(locals())
 
@@ -2056,6 +2059,7 @@ class MiPMKLClassifier(_NoBiasMKLClassifier):
         Low-rank speed-up.
     verbose : int, default=0
         Progress lines, one per alternation (see :func:`mipmkl_solve`).
+    {probability}
 
     Attributes
     ----------
@@ -2099,7 +2103,8 @@ class MiPMKLClassifier(_NoBiasMKLClassifier):
 
     def __init__(self, *, kernels=None, noise_level=0.0, lam=1e-2, kappa=None, delta=0.1,
                  normalize=None, max_alt=50, max_iter=1000, alt_max_iter=None, tol=1e-2,
-                 solver="exact", rank_tol=None, verbose=0):
+                 solver="exact", rank_tol=None, verbose=0,
+                 probability=False, random_state=None):
         # store every argument unchanged (the outermost iterable is evaluated here)
         self._store_params(locals())
 
