@@ -159,8 +159,8 @@ def check_q(Q, n_kernels=None, *, owner="qmkl_solve", require_pd=False, check_bo
         Require :math:`Q\succ0` (Q-SVM needs :math:`Q^{-1}`).
     check_bounded : bool, default=True
         For a singular :math:`Q`, require that :math:`B=\{\beta\ge0:\beta^\top Q\beta\le1\}` is
-        bounded, i.e. no direction :math:`d\ge0,\ d\ne0` with :math:`Qd=0` (``Q = ones`` and
-        block-of-ones pass, a bare graph Laplacian, :math:`L\mathbf 1=0`, does not).
+        bounded: no direction :math:`d\ge0,\ d\ne0` with :math:`Qd=0` (see
+        :func:`graph_laplacian`).
 
     Returns
     -------
@@ -487,19 +487,7 @@ class BetaStep:
         return self.method
 
     def step(self, W, beta_prev=None):
-        """Minimiser of Eq. (8) for the per-kernel terms ``W``.
-
-        Parameters
-        ----------
-        W : array-like of shape (n_kernels,)
-            :math:`W_m=\\beta_m^2G_m(\\alpha)` (any positive scale).
-        beta_prev : array-like of shape (n_kernels,), default=None
-            Warm start of the root finder.
-
-        Returns
-        -------
-        beta : ndarray of shape (n_kernels,)
-        """
+        """Minimiser of Eq. (8) for ``W`` (as :func:`qmkl_beta_step`; warm start ``beta_prev``)."""
         W = np.maximum(np.asarray(W, dtype=float), 0.0)
         top = float(W.max()) if W.size else 0.0
         if not top > 0:
@@ -603,17 +591,7 @@ class BetaStep:
 
     # -- the dual -----------------------------------------------------------
     def support(self, G):
-        r"""Support function :math:`\sigma_B(G)=\max_{\beta\ge0,\,\beta^\top Q\beta\le1}
-        G^\top\beta`.
-
-        Parameters
-        ----------
-        G : array-like of shape (n_kernels,)
-
-        Returns
-        -------
-        sigma : float
-        """
+        """Support function ``sigma_B(G)`` (as :func:`qmkl_support_function`)."""
         G = np.maximum(np.asarray(G, dtype=float), 0.0)
         if self.structure[0] != "general":
             return _support_closed_form(G, self.structure)
@@ -913,8 +891,6 @@ def block_diagonal_q(groups, *, add_identity=True, normalize_trace=True):
 def q_from_correlation(corr, *, kind="lap+block", groups=None, affinity="abs", ridge=1e-3,
                        normalize_trace=True):
     r"""Build one of the Q matrices of Table 1 of [1]_ from a kernel correlation matrix.
-
-    The matrices of Table 1 of [1]_, with our concrete choices:
 
     - ``"cov"``: :math:`Q=\mathrm{Corr}+\text{ridge}\,I` (Q = Cov_alpha);
     - ``"lap"``: :math:`Q=L+I`, :math:`L` the Laplacian of the affinity :math:`|\mathrm{Corr}|`
