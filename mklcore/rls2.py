@@ -1127,7 +1127,7 @@ def rls2_solve(K, y, *, lam, scaling=None, tol=1e-6, warm_start=None, transducti
     ----------
     K : ndarray of shape (n_kernels, n_samples, n_samples)
         Training Gram matrices :math:`\mathbf K_i` (raw; the scaling is applied here),
-        computed in float64 (a float32 stack is copied).
+        computed in float64 (a float32 stack is copied once to float64).
     y : array-like of shape (n_samples,)
         Outputs (regression targets, or labels in {-1, +1} for classification).
     lam : float

@@ -1302,10 +1302,9 @@ def stpmkl_solve(K, y, *, noise_level, lam, rho=None, solver="exact", max_iter=1
         Budget :math:`\rho>0` on :math:`\sum_i\gamma_i`; ``None``: :func:`rho_from_theory`
         ``(n, noise_level, delta) * upper``; ``rho >= n*upper`` is bias-free l1-MKL.
     solver : {"exact", "amp", "vi"}, default="exact"
-        ``"exact"``: cutting planes on the dual of (11), which is bias-free l1-MKL with one
-        budget constraint (see Notes); each iteration solves a box-budget QP for fixed kernel
-        weights, and a 1e-2 gap takes tens of iterations. ``"amp"``: the paper's accelerated
-        mirror prox, Algorithm 1 (O(1/T)). ``"vi"``: the descent-ascent baseline of Figure 1,
+        ``"exact"``: cutting planes on the dual of (11), bias-free l1-MKL with one budget
+        constraint (see Notes). ``"amp"``: the paper's accelerated mirror prox, Algorithm 1
+        (O(1/T)). ``"vi"``: the descent-ascent baseline of Figure 1,
         step ``eta0/sqrt(t)`` (O(1/sqrt T)). All three report the same certificate.
     max_iter : int, default=1000
         Number of iterations :math:`T` at most (the paper's 1000; for ``"exact"``, outer
