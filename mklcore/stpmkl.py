@@ -28,10 +28,11 @@ kernel weights :math:`u_j=\|f_j\|/\sum_k\|f_k\|` (the :math:`u` of (1)-(2)), ``u
 bound (the paper's :math:`1+\eta`, absorbed into :math:`\lambda` and :math:`\rho` in its
 Section 4: box :math:`[0,1]`), ``rho`` the budget and ``lam`` :math:`\lambda`.
 
-An AMP iteration is one pass over the kernel stack (O(mn^2)); :math:`K_jA_j`, :math:`K_j\bar
-A_j` and :math:`K_j(\bar\gamma\circ y)` are updated linearly, so the exact gap of the averaged
-iterate costs O(mn). With pivoted-Cholesky factors :math:`K_j\approx R_jR_j^\top` it runs in
-factor space, :math:`w_j=R_j^\top A_j`, at :math:`O(n\sum_jr_j)`.
+An AMP iteration is one pass over the kernel stack (O(mn^2)); :math:`K_jA_j`,
+:math:`K_j\bar A_j` and :math:`K_j(\bar\gamma\circ y)` are updated linearly, so the exact
+gap of the averaged iterate costs O(mn). With pivoted-Cholesky factors
+:math:`K_j\approx R_jR_j^\top` it runs in factor space, :math:`w_j=R_j^\top A_j`, at
+:math:`O(n\sum_jr_j)`.
 """
 
 import math
@@ -1677,8 +1678,9 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
     :math:`f` by AMP with box :math:`\gamma_i\in[0,p_i]` and no budget (exact for the
     weighted hinge loss), then :math:`p=1` on the :math:`\kappa n` smallest hinge losses
     (fractional at the boundary), until :math:`p` no longer changes. The inner solves use
-    :func:`stpmkl_solve`'s ``solver`` (``"exact"`` or ``"amp"``), warm-started. The result is a local
-    optimum; the objective is non-increasing up to the accuracy ``tol`` of the inner solves.
+    :func:`stpmkl_solve`'s ``solver`` (``"exact"`` or ``"amp"``), warm-started. The result is a
+    local optimum; the objective is non-increasing up to the accuracy ``tol`` of the inner
+    solves.
 
     Parameters
     ----------
