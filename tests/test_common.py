@@ -120,7 +120,8 @@ class _CheckedSumKernelSVC(mklcore.SumKernelSVC):
     _parameter_constraints = {**mklcore.SumKernelSVC._parameter_constraints,
                               **common_constraints("check_input")}
 
-    def __init__(self, *, kernels=None, C=1.0, normalize=None, svm_tol=1e-3, check_input=True):
+    def __init__(self, *, kernels=None, C=1.0, normalize=None, svm_tol=1e-3, check_input=True,
+                 memory="auto", cache_size=1024):
         self._store_params(locals())
 
 
