@@ -499,6 +499,38 @@ def test_run_cache_key_includes_code_version(tmp_path, monkeypatch):
     assert df.attrs["n_cached"] == 0 and len(_cache_files(tmp_path)) == 2
 
 
+def test_run_cache_key_includes_dependency_versions(tmp_path, monkeypatch):
+    import importlib.metadata
+
+    from mklcore.repro import experiments
+
+    deps = experiments.dependency_versions()
+    assert set(deps) == {"numpy", "scipy", "scikit-learn", "cvxpy", "numba", "blas"}
+    assert deps["numpy"] == np.__version__
+    assert deps["blas"] and all(set(b) == {"internal_api", "version", "architecture"}
+                                for b in deps["blas"])
+    run(cell, GRID[:1], n_repeats=1, seed=SEED, cache_dir=tmp_path, progress=False)
+    again = run(cell, GRID[:1], n_repeats=1, seed=SEED, cache_dir=tmp_path, progress=False)
+    assert again.attrs["n_cached"] == 1  # same versions: the cell comes from the cache
+    stored = json.loads(next(iter(_cache_files(tmp_path))).read_text())
+    assert stored["code"]["dependencies"] == deps  # the cache file says what computed it
+
+    real_version = importlib.metadata.version
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "0.0.0-other"
+                        if name == "scipy" else real_version(name))  # "upgraded" scipy
+    df = run(cell, GRID[:1], n_repeats=1, seed=SEED, cache_dir=tmp_path, progress=False)
+    assert df.attrs["n_cached"] == 0 and len(_cache_files(tmp_path)) == 2
+    monkeypatch.undo()
+
+    blas = [dict(b, architecture="OtherCPU") for b in deps["blas"]]  # another BLAS kernel
+    monkeypatch.setattr(experiments, "_blas_in_use", lambda: blas)
+    df = run(cell, GRID[:1], n_repeats=1, seed=SEED, cache_dir=tmp_path, progress=False)
+    assert df.attrs["n_cached"] == 0 and len(_cache_files(tmp_path)) == 3
+    monkeypatch.undo()
+    df = run(cell, GRID[:1], n_repeats=1, seed=SEED, cache_dir=tmp_path, progress=False)
+    assert df.attrs["n_cached"] == 1  # back to the real versions: a hit again
+
+
 def test_run_cache_key_includes_source_of_notebook_functions(tmp_path):
     import importlib.util
 

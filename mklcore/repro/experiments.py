@@ -45,6 +45,7 @@ __all__ = [
     "accuracy", "error_rate", "mcc", "auc", "rmse", "sensitivity", "specificity",
     "score", "METRICS", "run", "summarize", "PairedTestResult", "paired_ttest", "wilcoxon",
     "cv52_f_test", "blas_thread_limit", "cap_blas_threads", "dask_client", "DASK_SCHEDULER_ENV",
+    "code_version", "dependency_versions", "NUMERICAL_DEPENDENCIES",
 ]
 
 #: columns that :func:`run` adds itself; settings and metrics may not use these names
@@ -664,6 +665,56 @@ def code_version():
     return _CODE_VERSION
 
 
+#: distributions whose version is part of every cache key of :func:`run` (with the BLAS in use)
+NUMERICAL_DEPENDENCIES = ("numpy", "scipy", "scikit-learn", "cvxpy", "numba")
+
+_BLAS = None
+
+
+def _blas_in_use():
+    """The BLAS libraries loaded in this process, as threadpoolctl reports them (sorted)."""
+    global _BLAS
+    if _BLAS is None:
+        import scipy.linalg  # noqa: F401 - loads scipy's own BLAS beside numpy's
+        from threadpoolctl import threadpool_info
+
+        _BLAS = sorted({(str(info.get("internal_api")), str(info.get("version")),
+                         str(info.get("architecture")))
+                        for info in threadpool_info() if info.get("user_api") == "blas"})
+    return [{"internal_api": api, "version": version, "architecture": arch}
+            for api, version, arch in _BLAS]
+
+
+def dependency_versions():
+    """Versions of the numerical dependencies and the BLAS this process computes with.
+
+    Part of every cache key of :func:`run`, beside :func:`code_version`: a cell computed with
+    another numpy, scipy, scikit-learn, cvxpy or numba, or on another BLAS (another
+    implementation, version or CPU kernel, e.g. OpenBLAS' ``Haswell`` against
+    ``SkylakeX``), is recomputed instead of being loaded from the cache, since such a change
+    can move results in their last bits or more.
+
+    Returns
+    -------
+    versions : dict
+        ``{name: version}`` for :data:`NUMERICAL_DEPENDENCIES` (read from the installed
+        distributions, ``"not installed"`` if absent; nothing is imported) and ``"blas"``: a
+        sorted list of ``{"internal_api", "version", "architecture"}`` of the BLAS libraries
+        loaded in this process (``threadpoolctl.threadpool_info``; thread counts and paths
+        are left out, they do not change results).
+    """
+    import importlib.metadata
+
+    versions = {}
+    for name in NUMERICAL_DEPENDENCIES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    versions["blas"] = _blas_in_use()
+    return versions
+
+
 def _func_source(func):
     """Source text of a cell function defined outside mklcore (e.g. in a notebook cell)."""
     while isinstance(func, partial):
@@ -984,7 +1035,10 @@ def run(func, grid, *, n_repeats=1, seed=0, cache_dir=None, n_jobs=1, progress=T
     cache_dir : str or Path, default=None
         If given, every finished cell is written atomically to
         ``cache_dir/<key>.json`` where ``key`` is the sha256 of the canonical JSON of
-        (qualified name of ``func``, setting, repeat, seed). A rerun loads the cells
+        (qualified name of ``func``, setting, repeat, seed, and the code and environment:
+        :func:`code_version` of mklcore, the source of ``func`` when it is defined outside
+        mklcore, e.g. in a notebook, and :func:`dependency_versions`, the versions of numpy,
+        scipy, scikit-learn, cvxpy, numba and of the BLAS in use). A rerun loads the cells
         found there and computes only the missing ones, so an interrupted run resumes
         where it stopped. Each file stores its key, and its checksum covers key and rows: a
         file copied or renamed to another cell's name, altered, or written by an older
@@ -1084,7 +1138,8 @@ def run(func, grid, *, n_repeats=1, seed=0, cache_dir=None, n_jobs=1, progress=T
              for i, setting in enumerate(grid) for r in range(n_repeats)]
 
     func_id = _func_identity(func)
-    code = {"mklcore": code_version(), "source": _func_source(func)}
+    code = {"mklcore": code_version(), "source": _func_source(func),
+            "dependencies": dependency_versions()}
     paths = {}
     results = {}
     if cache_dir is not None:
