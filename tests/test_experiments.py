@@ -553,6 +553,25 @@ def test_run_cache_rejects_unserialisable_setting(tmp_path):
         run(f, [{"obj": object()}], cache_dir=tmp_path, progress=False)
 
 
+def test_run_keeps_a_progress_record_in_the_named_file(tmp_path, monkeypatch, capsys):
+    from mklcore.repro import experiments
+
+    path = tmp_path / "progress" / "nb.json"
+    run(cell, GRID[:2], n_repeats=2, seed=SEED, cache_dir=tmp_path / "cache", progress=False)
+    monkeypatch.setenv(experiments.PROGRESS_FILE_ENV, str(path))
+    session = dict(experiments._SESSION)
+    df = run(cell, GRID, n_repeats=2, seed=SEED, cache_dir=tmp_path / "cache", progress=False,
+             desc="demo")
+    record = json.loads(path.read_text())
+    assert {k: record[k] for k in ("desc", "done", "total", "cached", "finished")} == {
+        "desc": "demo", "done": len(df), "total": len(df), "cached": 4, "finished": True}
+    assert record["started"] <= record["updated"]
+    assert record["session"]["cached"] - session["cached"] == 4
+    assert record["session"]["computed"] - session["computed"] == len(df) - 4
+    assert capsys.readouterr().err == ""  # the record is not printed by run() itself
+    assert sorted(p.name for p in path.parent.iterdir()) == ["nb.json"]  # no temporary files
+
+
 def test_run_progress_bar_respects_progress_flag(capsys):
     run(cell, GRID[:1], progress=False)
     assert capsys.readouterr().err == ""

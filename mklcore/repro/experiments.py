@@ -45,7 +45,7 @@ __all__ = [
     "accuracy", "error_rate", "mcc", "auc", "rmse", "sensitivity", "specificity",
     "score", "METRICS", "run", "summarize", "PairedTestResult", "paired_ttest", "wilcoxon",
     "cv52_f_test", "blas_thread_limit", "cap_blas_threads", "dask_client", "DASK_SCHEDULER_ENV",
-    "code_version", "dependency_versions", "NUMERICAL_DEPENDENCIES",
+    "code_version", "dependency_versions", "NUMERICAL_DEPENDENCIES", "PROGRESS_FILE_ENV",
 ]
 
 #: columns that :func:`run` adds itself; settings and metrics may not use these names
@@ -1006,6 +1006,64 @@ def _rows_of(out, index, setting):
     return clean
 
 
+#: environment variable naming a file where :func:`run` keeps a record of its progress
+PROGRESS_FILE_ENV = "MKLCORE_PROGRESS_FILE"
+#: seconds between two rewrites of the progress file while cells finish
+_PROGRESS_EVERY = 0.5
+#: cells loaded and computed by the runs of this process so far (a notebook kernel's totals)
+_SESSION = {"runs": 0, "cached": 0, "computed": 0}
+
+
+class _ProgressFile:
+    """The progress of one :func:`run` call, kept in the file named by ``$MKLCORE_PROGRESS_FILE``.
+
+    A notebook kernel is another process than the one that runs the notebook (papermill), and
+    its printed output goes into the notebook; this file is a channel to that process that
+    leaves the notebook alone. ``scripts/run_notebooks.py`` sets the variable and prints the
+    record to its terminal. The record (JSON, replaced atomically, rewritten at most every
+    :data:`_PROGRESS_EVERY` seconds and at the start and end of the run): ``desc``, ``done``
+    and ``total`` cells, ``cached`` (cells loaded from the cache), ``started`` and ``updated``
+    (``time.time()``), ``finished`` and ``session`` (the cells loaded and computed by every
+    run of this process so far). Nothing is written when the variable is unset; a file that
+    cannot be written is skipped silently (progress is a convenience, never a failure).
+    """
+
+    def __init__(self, desc, total, cached):
+        path = os.environ.get(PROGRESS_FILE_ENV, "").strip()
+        self.path = Path(path) if path else None
+        self.record = {"desc": str(desc), "done": cached, "total": total, "cached": cached,
+                       "started": time.time(), "updated": None, "finished": False}
+        self.last = 0.0
+        _SESSION["runs"] += 1
+        _SESSION["cached"] += cached
+        self.write(force=True)
+
+    def update(self, done):
+        self.record["done"] = done
+        _SESSION["computed"] += 1
+        self.write()
+
+    def finish(self):
+        self.record["finished"] = True
+        self.write(force=True)
+
+    def write(self, force=False):
+        now = time.time()
+        if self.path is None or (not force and now - self.last < _PROGRESS_EVERY):
+            return
+        self.last = now
+        self.record["updated"] = now
+        text = json.dumps({**self.record, "session": dict(_SESSION)})
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".progress.", suffix=".tmp", dir=self.path.parent)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, self.path)
+        except OSError:
+            pass
+
+
 def run(func, grid, *, n_repeats=1, seed=0, cache_dir=None, n_jobs=1, progress=True,
         desc=None, scheduler=None):
     """Run ``func`` on every setting of a grid and every repeat; return a tidy table.
@@ -1060,7 +1118,11 @@ def run(func, grid, *, n_repeats=1, seed=0, cache_dir=None, n_jobs=1, progress=T
         cells do not oversubscribe the machine.
     progress : bool, default=True
         Show a ``tqdm.auto`` bar over finished cells. Set the environment variable
-        ``TQDM_DISABLE=1`` to silence it everywhere (CI).
+        ``TQDM_DISABLE=1`` to silence it everywhere (CI). Independently of it, when the
+        environment variable ``MKLCORE_PROGRESS_FILE`` (:data:`PROGRESS_FILE_ENV`) names a
+        file, the run keeps a JSON record of its progress there (cells done of total, from the
+        cache, start time), which ``scripts/run_notebooks.py`` prints to its terminal while a
+        notebook runs.
     desc : str, default=None
         Label of the progress bar; the name of ``func`` by default.
     scheduler : str, default=None
@@ -1170,6 +1232,7 @@ def run(func, grid, *, n_repeats=1, seed=0, cache_dir=None, n_jobs=1, progress=T
                                                           "__name__", "run")
     bar_kwargs = {} if progress else {"disable": True}
     bar = tqdm(total=len(cells), initial=n_cached, desc=desc, unit="cell", **bar_kwargs)
+    progress_file = _ProgressFile(desc, len(cells), n_cached)
     context = contextlib.ExitStack()
     try:
         if todo:
@@ -1209,6 +1272,7 @@ def run(func, grid, *, n_repeats=1, seed=0, cache_dir=None, n_jobs=1, progress=T
                                       f"result but not cached.", RuntimeWarning, stacklevel=2)
                 results[index] = rows
                 bar.update(1)
+                progress_file.update(len(results))
         finally:
             close = getattr(stream, "close", None)
             if close is not None:
@@ -1216,6 +1280,7 @@ def run(func, grid, *, n_repeats=1, seed=0, cache_dir=None, n_jobs=1, progress=T
     finally:
         context.close()
         bar.close()
+        progress_file.finish()
 
     setting_cols, metric_cols = [], []
     for setting in grid:
