@@ -19,6 +19,7 @@ import math
 import numbers
 import os
 import platform
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,9 +40,11 @@ __all__ = [
 #: file of :func:`write_report` holding what changes on every run (git-ignored)
 RUNTIME_FILE = "runtime.json"
 
-#: facts of :func:`environment_info` that change without the results changing; they go to
-#: :data:`RUNTIME_FILE`, not to ``REPORT.md``
-VOLATILE_ENV_KEYS = ("git_commit",)
+#: facts of :func:`environment_info` that change without the results changing (the commit, and
+#: the machine: its platform string names the kernel build, its core count the hardware); they
+#: go to :data:`RUNTIME_FILE`, not to ``REPORT.md``, so that a rerun on another machine leaves
+#: the committed files as they were
+VOLATILE_ENV_KEYS = ("git_commit", "platform", "n_cpus")
 
 #: relative tolerance used by :func:`verdict` when neither ``rtol`` nor ``atol`` is given
 DEFAULT_RTOL = 0.05
@@ -870,18 +873,40 @@ def _figure_link(path, out_dir):
     return Path(rel).as_posix()
 
 
+#: a table column (or caption) holding measured times: "time", "fit_time", "time/path",
+#: "wall_s", "cpu_s", "fit s", "time (s)", "CPU time [s]", "seconds"
+_TIME_NAME = re.compile(r"(?:^|[\s_/(])(?:time|times|seconds)(?:$|[\s_/)])|\b(?:wall|cpu|fit)[_ ]s\b"
+                        r"|\((?:s|sec)\)|\[s\]", re.IGNORECASE)
+
+
+def _measured_times(tables):
+    """Where the report's tables hold measured times: table captions and column names."""
+    found = []
+    for k, (caption, table) in enumerate(tables, start=1):
+        name = caption if caption else f"Table {k}"
+        if caption and _TIME_NAME.search(str(caption)):
+            found.append(f"the table \"{name}\"")
+            continue
+        columns = [str(c) for c in getattr(table, "columns", []) if _TIME_NAME.search(str(c))]
+        if columns:
+            found.append(", ".join(f"`{c}`" for c in columns)
+                         + f" of the table \"{name}\"")
+    return found
+
+
 def write_report(out_dir, *, title, intro="", sections=(), figures=(), tables=(), claims=None,
-                 env=None, runtime=None, run_info=None, filename="REPORT.md",
-                 float_format="%.4g"):
+                 env=None, runtime=None, run_info=None, measured_times=(),
+                 filename="REPORT.md", float_format="%.4g"):
     """Write ``out_dir/REPORT.md``: a Markdown record of one notebook run.
 
     Layout: ``# title``, intro, the free-text sections, ``## Tables``, ``## Figures``,
     ``## Claims``, ``## Runtime``, ``## Environment``. The output depends only on
     the arguments (no timestamps are added). What changes on every run, the wall-clock
-    ``runtime`` and the environment's :data:`VOLATILE_ENV_KEYS` (the git commit), goes to
-    ``out_dir/runtime.json`` (:data:`RUNTIME_FILE`, git-ignored) instead, so that a rerun
-    with the same seed rewrites ``REPORT.md`` byte for byte; the ``## Runtime`` section
-    points to that file.
+    ``runtime`` and the environment's :data:`VOLATILE_ENV_KEYS` (the git commit, the
+    machine's platform string and core count), goes to ``out_dir/runtime.json``
+    (:data:`RUNTIME_FILE`, git-ignored) instead, so that a rerun with the same seed, on this
+    machine or another, rewrites ``REPORT.md`` byte for byte; the ``## Runtime`` section
+    points to that file and names the measured times among the results (``measured_times``).
 
     Parameters
     ----------
@@ -915,6 +940,14 @@ def write_report(out_dir, *, title, intro="", sections=(), figures=(), tables=()
         Further facts of this run that change between reruns without the results changing,
         e.g. ``{"cells_from_cache": 12, "cells_computed": 3}``; written to ``runtime.json``
         (JSON-serialisable values), never to the report.
+    measured_times : sequence of str, default=()
+        The outputs of the run that hold measured (wall-clock or CPU) times besides the
+        report's tables, e.g. ``["`timings.csv`", "Figure 1", "the evidence of claims T1-T5"]``.
+        The ``## Runtime`` section lists them, together with every table of ``tables`` whose
+        caption or column names say they hold times (``time``, ``fit_time``, ``time/path``,
+        ``wall_s``, ``cpu_s``, ``time (s)``, ``[s]`` ...), as results that a rerun from the
+        cache repeats but that change whenever their cells are recomputed (on another machine,
+        or from an empty cache).
     filename : str, default="REPORT.md"
         File name.
     float_format : str, default="%.4g"
@@ -958,13 +991,23 @@ def write_report(out_dir, *, title, intro="", sections=(), figures=(), tables=()
     info = {} if env is False else (environment_info() if env is None else dict(env))
     volatile = {key: str(info.pop(key)) for key in VOLATILE_ENV_KEYS if key in info}
     volatile.update(run_info or {})
+    if isinstance(measured_times, str):
+        measured_times = [measured_times]
+    timed = [*measured_times, *_measured_times(tables)]
+    if runtime is not None or volatile or timed:
+        parts.append("## Runtime")
     if runtime is not None or volatile:
         _write_runtime(out_dir / RUNTIME_FILE, runtime, volatile)
-        parts.append("## Runtime")
-        parts.append(f"The wall-clock time, the git commit and the cache use of a run are "
-                     f"written to `{RUNTIME_FILE}` beside this report by the run itself; it "
-                     f"is not committed, since it changes on every run while this report "
-                     f"does not.")
+        parts.append(f"The wall-clock time, the git commit, the machine (platform string and "
+                     f"number of cores) and the cache use of a run are written to "
+                     f"`{RUNTIME_FILE}` beside this report by the run itself; it is not "
+                     f"committed, since it changes on every run while this report does not.")
+    if timed:
+        parts.append("Measured times are results of this run: " + "; ".join(timed) + ". A "
+                     "rerun that finds its cells in the cache repeats them, but they change "
+                     "whenever their cells are recomputed (another machine, an empty cache, "
+                     "other code or dependency versions), and so do the files that hold them "
+                     "(timing verdicts can change with them).")
     if env is not False:
         parts.append("## Environment")
         parts.append(markdown_table(pd.DataFrame(
