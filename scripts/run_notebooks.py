@@ -19,8 +19,14 @@ Executed notebooks go to ``build/executed/<name>.ipynb``. A full run with the de
 parameters writes its outputs to the staging folder ``build/staging/<name>/`` (see
 :func:`mklcore.repro.notebook.setup_run`); only when the notebook ran to its end without error,
 its checks included, are they moved into ``figures/<name>/``, together with the executed
-notebook, figures embedded, as ``figures/<name>/<name>.ipynb`` (committed with the run). A
-failed run leaves ``figures/`` untouched. Every notebook is run, even after a failure; the exit
+notebook, figures embedded, as ``figures/<name>/<name>.ipynb`` (committed with the run), and,
+when the outputs changed, ``figures/<name>/run.json`` records the run (date, commit, code and
+environment fingerprints, machine, runtime, cells computed and cached). A failed run leaves
+``figures/`` untouched.
+
+While a notebook runs, its experiments (``mklcore.repro.experiments.run``) report their
+progress through a file (``$MKLCORE_PROGRESS_FILE``, set here) and one line per
+``--progress-interval`` seconds goes to stderr: cells done of total, elapsed, an estimate. Every notebook is run, even after a failure; the exit
 status is 1 if any failed, 2 for a usage error (unknown notebook, unknown parameter name).
 
 Set ``MKLCORE_DASK_SCHEDULER=tcp://host:8786`` (or ``local``) to run the experiment cells on a
@@ -174,8 +180,12 @@ def publish_executed(executed, folder):
     return path
 
 
-def publish_outputs(paper_id, executed, error, prefix):
+def publish_outputs(paper_id, executed, error, prefix, runtime=None, cells=None):
     """After a full run: move the staged outputs into ``figures/<paper_id>/`` if it succeeded.
+
+    ``figures/<paper_id>/run.json`` (committed) then records this run's date, commit,
+    environment, ``runtime`` and ``cells`` if the run changed a committed output
+    (:func:`mklcore.repro.notebook.publish_run`).
 
     Parameters
     ----------
@@ -187,6 +197,10 @@ def publish_outputs(paper_id, executed, error, prefix):
         What the run raised (``None``: it finished, its checks passed).
     prefix : str
         Start of the printed lines, e.g. ``"[1/6]"``.
+    runtime : float, default=None
+        Wall-clock seconds of the notebook run.
+    cells : dict, default=None
+        Experiment cells ``{"computed": n, "cached": m}`` of the run.
 
     Returns
     -------
@@ -202,9 +216,12 @@ def publish_outputs(paper_id, executed, error, prefix):
                   f"in {os.path.relpath(stage, Path.cwd())}/", flush=True)
         return []
     publish_executed(executed, stage)
-    moved = publish_run(paper_id, ROOT)
+    moved = publish_run(paper_id, ROOT, runtime=runtime, cells=cells)
+    record = ("run.json updated: the outputs changed" if any(p.name == "run.json" for p in moved)
+              else "outputs unchanged, run.json kept")
     print(f"{prefix} {len(moved)} output file(s), the executed notebook with its figures among "
-          f"them -> {os.path.relpath(ROOT / 'figures' / paper_id, Path.cwd())}/", flush=True)
+          f"them -> {os.path.relpath(ROOT / 'figures' / paper_id, Path.cwd())}/ ({record})",
+          flush=True)
     return moved
 
 
@@ -358,7 +375,11 @@ def run_one(path, output, parameters, args, prefix=None):
         raise
     except Exception as exc:  # report and go on with the next notebook
         error = exc
-    return time.perf_counter() - start, error
+    seconds = time.perf_counter() - start
+    session = (printer.read() or {}).get("session")
+    cells = ({"computed": session["computed"], "cached": session["cached"]}
+             if isinstance(session, dict) else None)
+    return seconds, error, cells
 
 
 def format_runtime(seconds):
@@ -426,11 +447,12 @@ def run_all(notebooks, parameters, args, output_dir, mode, rows, failures):
         params = " ".join(f"{k}={v!r}" for k, v in parameters.items())
         print(f"[{i}/{len(notebooks)}] {shown} ({mode}; {params}) -> "
               f"{os.path.relpath(output, Path.cwd())}", flush=True)
-        seconds, error = run_one(path, output, parameters, args,
-                                 prefix=f"[{i}/{len(notebooks)}] {path.stem}")
+        seconds, error, cells = run_one(path, output, parameters, args,
+                                        prefix=f"[{i}/{len(notebooks)}] {path.stem}")
         status = "ok" if error is None else "FAILED"
         if not args.quick and set(parameters) == {"QUICK"}:
-            publish_outputs(path.stem, output, error, f"[{i}/{len(notebooks)}]")
+            publish_outputs(path.stem, output, error, f"[{i}/{len(notebooks)}]",
+                            runtime=seconds, cells=cells)
         rows.append((shown, mode, status, format_runtime(seconds)))
         if error is not None:
             failures.append((shown, error))

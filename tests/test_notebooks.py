@@ -438,12 +438,46 @@ def test_publish_run_moves_staged_files_and_keeps_the_rest(tmp_path):
     (stage / "REPORT.md").write_text("new")
     (stage / "sub").mkdir()
     (stage / "sub" / "fig.png").write_text("png")
-    assert publish_run("demo", root=tmp_path) == [target / "REPORT.md", target / "sub" / "fig.png"]
+    assert publish_run("demo", root=tmp_path) == [target / "REPORT.md", target / "sub" / "fig.png",
+                                                  target / "run.json"]
     assert (target / "REPORT.md").read_text() == "new" and (target / "extra.csv").read_text() == "kept"
     assert (target / "sub" / "fig.png").is_file() and not stage.exists()
     # a new run starts from an empty staging folder: a failed run's leftovers never go out
     (setup_run("demo", False, root=tmp_path) / "stale.png").write_text("stale")
     assert not any(setup_run("demo", False, root=tmp_path).iterdir())
+
+
+def test_publish_run_records_the_run_only_when_the_outputs_change(tmp_path):
+    """run.json (committed) describes the run that produced the committed outputs: a rerun
+    that reproduces them byte for byte leaves it alone, so reruns leave git clean."""
+    from mklcore.repro.experiments import code_version
+    from mklcore.repro.notebook import publish_run
+
+    def publish(report, **kwargs):
+        stage = setup_run("demo", False, root=tmp_path)
+        (stage / "REPORT.md").write_text(report)
+        (stage / "runtime.json").write_text(json.dumps({"runtime_s": 12.5}))  # changes always
+        return publish_run("demo", root=tmp_path, **kwargs)
+
+    target = tmp_path / "figures" / "demo"
+    assert publish("one", cells={"computed": 7, "cached": 3})[-1] == target / "run.json"
+    record = json.loads((target / "run.json").read_text())
+    assert record["paper_id"] == "demo" and record["code"] == code_version()
+    assert record["runtime_s"] == 12.5  # from the run's runtime.json when not given
+    assert record["cells"] == {"computed": 7, "cached": 3}
+    assert len(record["environment"]["fingerprint"]) == 12
+    assert {"python", "numpy", "scipy", "scikit-learn", "cvxpy", "numba", "blas"} <= set(
+        record["environment"]["versions"])
+    assert set(record["machine"]) == {"platform", "n_cpus"}
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\dZ", record["date"])
+    first = (target / "run.json").read_bytes()
+    moved = publish("one", runtime=99.0)  # the same outputs: the record stays
+    assert target / "run.json" not in moved and (target / "run.json").read_bytes() == first
+    moved = publish("two", runtime=99.0)  # changed outputs: a new record
+    assert moved[-1] == target / "run.json"
+    assert json.loads((target / "run.json").read_text())["runtime_s"] == 99.0
+    (target / "run.json").unlink()  # a missing record is written even for the same outputs
+    assert publish("two")[-1] == target / "run.json"
 
 
 def test_markdown_section_reads_the_notebook_cell(tmp_path):
@@ -826,7 +860,9 @@ def test_runner_publishes_figures_only_after_the_checks_pass(tmp_path):
     assert "of 8 cells" not in (project / "figures" / "good" / "good.ipynb").read_text()
     good = project / "figures" / "good"
     assert sorted(p.name for p in good.iterdir()) == ["REPORT.md", "fig.svg", "good.ipynb",
-                                                      "runtime.json"]
+                                                      "run.json", "runtime.json"]
+    record = json.loads((good / "run.json").read_text())
+    assert record["cells"] == {"computed": 8, "cached": 0} and record["runtime_s"] > 0
     assert (good / "fig.svg").read_text() == "new figure\n"
     report = (good / "REPORT.md").read_bytes()
     assert b"## Runtime" in report and b"git_commit" not in report
@@ -836,6 +872,7 @@ def test_runner_publishes_figures_only_after_the_checks_pass(tmp_path):
     assert run_full("good").returncode == 0
     assert (good / "REPORT.md").read_bytes() == report  # a rerun leaves the report as it was
     assert (good / "runtime.json").read_bytes() != runtime
+    assert json.loads((good / "run.json").read_text()) == record  # and the committed record
 
 
 @notebook_params

@@ -13,6 +13,7 @@ verdicts are descriptive: this module never asserts; the notebook decides which
 checks must hold.
 """
 
+import hashlib
 import importlib.metadata
 import json
 import math
@@ -34,11 +35,15 @@ __all__ = [
     "SUMMARY_COLUMNS", "RUNTIME_FILE", "VOLATILE_ENV_KEYS", "GainTest", "gain_verdict",
     "EquivalenceTest", "equivalence_verdict",
     "tolerance_text", "SETTING_RULE", "gain_text", "no_gain_text", "count_verdict",
-    "readable_means",
+    "readable_means", "RUN_FILE", "run_record", "claims_held", "environment_fingerprint",
 ]
 
 #: file of :func:`write_report` holding what changes on every run (git-ignored)
 RUNTIME_FILE = "runtime.json"
+
+#: file of a published full run with the facts of the run that produced its committed
+#: outputs (date, commit, environment fingerprint, runtime; see :func:`run_record`); committed
+RUN_FILE = "run.json"
 
 #: facts of :func:`environment_info` that change without the results changing (the commit, and
 #: the machine: its platform string names the kernel build, its core count the hardware); they
@@ -791,6 +796,108 @@ def environment_info():
     info["n_cpus"] = os.cpu_count() or 1
     info["git_commit"] = _git_commit()
     return info
+
+
+def environment_fingerprint():
+    """A short fingerprint of the numerical environment, and what it is made of.
+
+    Returns
+    -------
+    fingerprint : str
+        12 hexadecimal digits: sha256 of the canonical JSON of ``versions``.
+    versions : dict
+        ``python`` and :func:`mklcore.repro.experiments.dependency_versions` (numpy, scipy,
+        scikit-learn, cvxpy, numba and the BLAS in use with its CPU kernel): what the cache keys
+        of the experiment runner cover besides the code.
+    """
+    from .experiments import dependency_versions
+
+    versions = {"python": platform.python_version(), **dependency_versions()}
+    text = json.dumps(versions, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:12], versions
+
+
+def _source_modified(root, paths):
+    """Whether ``paths`` (relative to ``root``) differ from git's HEAD (``None``: unknown)."""
+    try:
+        out = subprocess.run(["git", "status", "--porcelain", "--", *paths], cwd=root,
+                             capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return bool(out.stdout.strip()) if out.returncode == 0 else None
+
+
+def run_record(paper_id, *, runtime=None, cells=None, root=None):
+    """The facts of a full run that a reader of its committed outputs wants to know.
+
+    Written by :func:`mklcore.repro.notebook.publish_run` to ``figures/<paper_id>/run.json``
+    (:data:`RUN_FILE`, committed) when a run changed the committed outputs, and shown on the
+    book's execution-status page.
+
+    Parameters
+    ----------
+    paper_id : str
+        Notebook name without ``.ipynb``.
+    runtime : float, default=None
+        Wall-clock seconds of the whole notebook run.
+    cells : dict, default=None
+        ``{"computed": n, "cached": m}``: the experiment cells the run computed and loaded from
+        the cache (a run from the cache is much faster than a cold one).
+    root : str or Path, default=None
+        Repository root; :func:`mklcore.repro.notebook.project_root` by default.
+
+    Returns
+    -------
+    record : dict
+        ``paper_id``; ``date`` (UTC, ``YYYY-MM-DDTHH:MMZ``); ``commit`` (git HEAD, or
+        ``"unknown"``) and ``source_modified`` (whether ``mklcore/`` or the notebook differed
+        from that commit, ``None`` if unknown); ``code`` (the fingerprint of mklcore's code,
+        :func:`mklcore.repro.experiments.code_version`); ``environment`` (``fingerprint`` and
+        ``versions`` of :func:`environment_fingerprint`); ``machine`` (``platform``,
+        ``n_cpus``); ``runtime_s``; ``cells``.
+    """
+    import datetime
+
+    from .experiments import code_version
+    from .notebook import project_root
+
+    root = Path(root) if root is not None else project_root()
+    fingerprint, versions = environment_fingerprint()
+    now = datetime.datetime.now(datetime.timezone.utc)
+    return {
+        "paper_id": paper_id,
+        "date": now.strftime("%Y-%m-%dT%H:%MZ"),
+        "commit": _git_commit(),
+        "source_modified": _source_modified(root, ["mklcore", f"notebooks/{paper_id}.ipynb"]),
+        "code": code_version(),
+        "environment": {"fingerprint": fingerprint, "versions": versions},
+        "machine": {"platform": platform.platform(), "n_cpus": os.cpu_count() or 1},
+        "runtime_s": None if runtime is None else round(float(runtime), 1),
+        "cells": None if cells is None else {k: int(cells[k]) for k in ("computed", "cached")
+                                             if k in cells},
+    }
+
+
+def claims_held(summary):
+    """Count the paper's claims a run supports, from its ``summary.csv`` table.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame or str or Path
+        A table of :func:`summary_table` or the path of a ``summary.csv``.
+
+    Returns
+    -------
+    counts : dict
+        ``total`` (claims: rows whose ``paper`` is ``"holds"``), ``held`` (``ours`` is
+        ``"holds"``) and ``inconclusive``.
+    """
+    if not isinstance(summary, pd.DataFrame):
+        summary = pd.read_csv(summary, keep_default_na=False, dtype=str)
+    claims = summary[summary["paper"].astype(str) == "holds"]
+    ours = claims["ours"].astype(str)
+    return {"total": len(claims), "held": int((ours == "holds").sum()),
+            "inconclusive": int((ours == INCONCLUSIVE).sum())}
 
 
 def _cell(value, float_format):
