@@ -671,16 +671,39 @@ NUMERICAL_DEPENDENCIES = ("numpy", "scipy", "scikit-learn", "cvxpy", "numba")
 _BLAS = None
 
 
+#: prints the BLAS libraries that numpy and scipy load, as threadpoolctl reports them
+_BLAS_PROBE = ("import json, numpy, scipy.linalg\n"
+               "from threadpoolctl import threadpool_info\n"
+               "print(json.dumps(sorted({(str(i.get('internal_api')), str(i.get('version')), "
+               "str(i.get('architecture'))) for i in threadpool_info() "
+               "if i.get('user_api') == 'blas'})))")
+
+
 def _blas_in_use():
-    """The BLAS libraries loaded in this process, as threadpoolctl reports them (sorted)."""
+    """The BLAS libraries numpy and scipy compute with: ``internal_api``, ``version`` and
+    ``architecture`` (the CPU kernel OpenBLAS chose), sorted.
+
+    Asked once per process from a fresh interpreter (same executable and environment) that
+    imports only numpy and scipy.linalg, so that the answer does not depend on what this
+    process loaded before (cvxpy's solvers bring their own BLAS once they ran); in this
+    process if that fails.
+    """
     global _BLAS
     if _BLAS is None:
-        import scipy.linalg  # noqa: F401 - loads scipy's own BLAS beside numpy's
-        from threadpoolctl import threadpool_info
+        import subprocess
+        import sys
 
-        _BLAS = sorted({(str(info.get("internal_api")), str(info.get("version")),
-                         str(info.get("architecture")))
-                        for info in threadpool_info() if info.get("user_api") == "blas"})
+        try:
+            out = subprocess.run([sys.executable, "-c", _BLAS_PROBE], capture_output=True,
+                                 text=True, timeout=120, check=True)
+            _BLAS = [tuple(item) for item in json.loads(out.stdout)]
+        except (OSError, subprocess.SubprocessError, ValueError):
+            import scipy.linalg  # noqa: F401 - loads scipy's own BLAS beside numpy's
+            from threadpoolctl import threadpool_info
+
+            _BLAS = sorted({(str(i.get("internal_api")), str(i.get("version")),
+                             str(i.get("architecture")))
+                            for i in threadpool_info() if i.get("user_api") == "blas"})
     return [{"internal_api": api, "version": version, "architecture": arch}
             for api, version, arch in _BLAS]
 
@@ -700,8 +723,9 @@ def dependency_versions():
         ``{name: version}`` for :data:`NUMERICAL_DEPENDENCIES` (read from the installed
         distributions, ``"not installed"`` if absent; nothing is imported) and ``"blas"``: a
         sorted list of ``{"internal_api", "version", "architecture"}`` of the BLAS libraries
-        loaded in this process (``threadpoolctl.threadpool_info``; thread counts and paths
-        are left out, they do not change results).
+        that numpy and scipy load (``threadpoolctl.threadpool_info`` in a fresh interpreter,
+        once per process; thread counts and paths are left out, they do not change
+        results).
     """
     import importlib.metadata
 
