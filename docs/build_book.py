@@ -7,13 +7,15 @@ Usage, from the repository root (``make book`` does this)::
 The staged source tree holds the hand-written pages of ``docs/`` (``*.md``, ``*.rst``) plus, copied from the
 repository, the executed full-run notebooks ``figures/<paper_id>/<paper_id>.ipynb`` (one page
 per paper, rendered as committed: nothing is executed), each paper's ``REPORT.md`` with its
-figures, and the README's paper table with its links pointed at those pages. Files are copied
+figures, the README's paper table with its links pointed at those pages, and an
+execution-status page (:func:`status_page`) from each run's ``run.json`` and ``summary.csv``. Files are copied
 only when their content changed, so a second build is incremental.
 """
 
 import argparse
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -136,6 +138,148 @@ def report_text(report):
                                                       "`runtime.json`")
 
 
+STATUS_INTRO = """\
+# Execution status
+
+Every paper page of this book is the executed notebook of a committed full run
+(`make reproduce`); nothing is executed when the book is built. This page says, for each
+notebook, when and how that run was made, from the run's own files: `run.json`, which the run
+writes beside its outputs in `figures/<paper_id>/` (committed) when it changed them, and the
+claims of its `summary.csv`. A rerun that reproduces the committed outputs byte for byte keeps
+the record of the run that produced them, so that reruns leave git clean; every run, whatever
+it changed, also writes its wall-clock time, commit and machine to `runtime.json` beside them,
+which git ignores.
+
+* **commit**: the git commit the run started from (*modified*: the notebook or `mklcore/`
+  differed from it; *committed*: a run published before `run.json` existed, shown with the
+  commit and date that last changed its folder in git); **code**: the fingerprint of mklcore's
+  code (sha256 of its modules), which the experiment cache is keyed on.
+* **environment**: a fingerprint of Python and the numerical dependencies (numpy, scipy,
+  scikit-learn, cvxpy, numba and the BLAS in use with its CPU kernel), the other part of the
+  cache keys; the table *Environments* below lists its versions.
+* **runtime**: wall-clock time of the whole notebook; **cells**: experiment cells computed,
+  and loaded from the cache of an earlier run (a run from the cache is much faster than a cold
+  one).
+* **claims held**: claims of the paper our run supports, of those checked (*inconclusive*: the
+  test could not decide).
+"""
+
+
+def _format_seconds(seconds):
+    """``"3 min 43 s"``, ``"12 s"`` or ``"–"``."""
+    if not isinstance(seconds, (int, float)):
+        return "–"
+    minutes, sec = divmod(int(round(seconds)), 60)
+    return f"{minutes} min {sec:02d} s" if minutes else f"{sec} s"
+
+
+def _git_last_change(folder):
+    """``(short commit, date)`` of the last commit that changed ``folder``, or ``None``."""
+    try:
+        out = subprocess.run(["git", "log", "-1", "--date=format-local:%Y-%m-%d %H:%M",
+                              "--format=%h %cd", "--", str(folder)], cwd=ROOT,
+                             capture_output=True, text=True, timeout=10, check=False,
+                             env={**os.environ, "TZ": "UTC"})
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit, _, date = out.stdout.strip().partition(" ")
+    return (commit, date) if out.returncode == 0 and commit else None
+
+
+def _blas_text(blas):
+    return "; ".join(f"{b.get('internal_api')} {b.get('version')} ({b.get('architecture')})"
+                     for b in blas or []) or "–"
+
+
+def status_page(paper_ids, figures=None):
+    """The Markdown of the book's execution-status page.
+
+    Parameters
+    ----------
+    paper_ids : list of str
+        The notebooks, in the book's order.
+    figures : pathlib.Path, optional
+        Folder of the committed runs (default: ``figures/`` of the repository).
+
+    Returns
+    -------
+    str
+        One table row per notebook (date, commit, environment fingerprint, runtime, claims
+        held), a second (code fingerprint, cells computed and cached, machine), both from
+        ``figures/<id>/run.json`` and ``summary.csv``, then one row per environment fingerprint
+        with its versions. A notebook without
+        ``run.json`` (a run published before it existed) shows the commit and date that last
+        changed its folder in git, marked *committed*, and the runtime of the git-ignored
+        ``runtime.json`` if present, marked *latest local run*.
+    """
+    from mklcore.repro.reporting import RUN_FILE, RUNTIME_FILE, claims_held
+
+    figures = ROOT / "figures" if figures is None else Path(figures)
+    rows, details, environments = [], [], {}
+    for pid in paper_ids:
+        folder = figures / pid
+        record = {}
+        if (folder / RUN_FILE).is_file():
+            record = json.loads((folder / RUN_FILE).read_text(encoding="utf-8"))
+        if record:
+            date = str(record.get("date", "–")).replace("T", " ").rstrip("Z")
+            commit = f"`{str(record.get('commit', 'unknown'))[:7]}`"
+            if record.get("source_modified"):
+                commit += " (modified)"
+            code = f"`{record.get('code', '–')}`"
+            env = record.get("environment") or {}
+            fingerprint = env.get("fingerprint")
+            if fingerprint:
+                environments.setdefault(fingerprint, env.get("versions") or {})
+            environment = f"`{fingerprint}`" if fingerprint else "–"
+            machine = record.get("machine") or {}
+            machine = (f"{machine.get('platform', '–')}, {machine.get('n_cpus', '?')} cores"
+                       if machine else "–")
+            runtime = _format_seconds(record.get("runtime_s"))
+            cells = record.get("cells") or {}
+            cells = (f"{cells.get('computed', '?')} computed, {cells.get('cached', '?')} cached"
+                     if cells else "–")
+        else:
+            change = _git_last_change(folder)
+            commit, date = ((f"`{change[0]}` (committed)", change[1]) if change
+                            else ("–", "–"))
+            code = cells = machine = "– (no run.json)"
+            environment = "–"
+            runtime = "–"
+            if (folder / RUNTIME_FILE).is_file():
+                latest = json.loads((folder / RUNTIME_FILE).read_text(encoding="utf-8"))
+                if isinstance(latest.get("runtime_s"), (int, float)):
+                    runtime = f"{_format_seconds(latest['runtime_s'])} (latest local run)"
+        claims = "–"
+        if (folder / "summary.csv").is_file():
+            counts = claims_held(folder / "summary.csv")
+            if counts["total"]:
+                claims = f"{counts['held']} of {counts['total']}"
+                if counts["inconclusive"]:
+                    claims += f", {counts['inconclusive']} inconclusive"
+        link = f"[{pid}](notebooks/{pid}.ipynb)"
+        rows.append(f"| {link} | {date} | {commit} | {environment} | {runtime} | {claims} |")
+        details.append(f"| {pid} | {code} | {cells} | {machine} |")
+    lines = [STATUS_INTRO, "## Runs", "",
+             "| notebook | date (UTC) | commit | environment | runtime | claims held |",
+             "|---|---|---|---|---:|---|", *rows, "",
+             "## Code, cells and machine", "",
+             "| notebook | code | cells | machine |", "|---|---|---|---|", *details, ""]
+    lines += ["## Environments", ""]
+    if environments:
+        names = ["python", "numpy", "scipy", "scikit-learn", "cvxpy", "numba"]
+        lines += ["| environment | " + " | ".join(names) + " | BLAS |",
+                  "|---" * (len(names) + 2) + "|"]
+        for fingerprint, versions in sorted(environments.items()):
+            lines.append(f"| `{fingerprint}` | "
+                         + " | ".join(str(versions.get(n, "–")) for n in names)
+                         + f" | {_blas_text(versions.get('blas'))} |")
+    else:
+        lines.append("No committed run has a `run.json` yet: the next `make reproduce` writes "
+                     "them.")
+    return "\n".join(lines) + "\n"
+
+
 def stage(src):
     """Copy the book's sources into ``src`` and return the paper ids.
 
@@ -163,8 +307,10 @@ def stage(src):
     files["_toc.md"] = (
         f"```{{toctree}}\n:caption: Papers\n:maxdepth: 1\n\n{toc}\n```\n\n"
         f"```{{toctree}}\n:caption: Reports\n:maxdepth: 1\n\n{reports}\n```\n\n"
+        "```{toctree}\n:caption: Runs\n:maxdepth: 1\n\nstatus\n```\n\n"
         "```{toctree}\n:caption: API reference\n:maxdepth: 2\n\napi\napi_repro\n```\n"
     ).encode()
+    files["status.md"] = status_page(paper_ids).encode("utf-8")
     for pid in paper_ids:
         folder = ROOT / "figures" / pid
         notebook = folder / f"{pid}.ipynb"

@@ -19,8 +19,14 @@ Executed notebooks go to ``build/executed/<name>.ipynb``. A full run with the de
 parameters writes its outputs to the staging folder ``build/staging/<name>/`` (see
 :func:`mklcore.repro.notebook.setup_run`); only when the notebook ran to its end without error,
 its checks included, are they moved into ``figures/<name>/``, together with the executed
-notebook, figures embedded, as ``figures/<name>/<name>.ipynb`` (committed with the run). A
-failed run leaves ``figures/`` untouched. Every notebook is run, even after a failure; the exit
+notebook, figures embedded, as ``figures/<name>/<name>.ipynb`` (committed with the run), and,
+when the outputs changed, ``figures/<name>/run.json`` records the run (date, commit, code and
+environment fingerprints, machine, runtime, cells computed and cached). A failed run leaves
+``figures/`` untouched.
+
+While a notebook runs, its experiments (``mklcore.repro.experiments.run``) report their
+progress through a file (``$MKLCORE_PROGRESS_FILE``, set here) and one line per
+``--progress-interval`` seconds goes to stderr: cells done of total, elapsed, an estimate. Every notebook is run, even after a failure; the exit
 status is 1 if any failed, 2 for a usage error (unknown notebook, unknown parameter name).
 
 Set ``MKLCORE_DASK_SCHEDULER=tcp://host:8786`` (or ``local``) to run the experiment cells on a
@@ -28,8 +34,10 @@ Dask cluster (see ``mklcore.repro.experiments.run``); the kernels inherit it.
 """
 
 import argparse
+import json
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -37,6 +45,12 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUTPUT_DIR = ROOT / "build" / "executed"
 KERNEL_NAME = "python3"
 
+
+#: environment variable through which the notebook kernel's experiment runner reports its
+#: progress (``mklcore.repro.experiments.PROGRESS_FILE_ENV``; not imported, to keep start-up fast)
+PROGRESS_FILE_ENV = "MKLCORE_PROGRESS_FILE"
+#: default seconds between two progress lines printed while a notebook runs
+PROGRESS_INTERVAL = 60.0
 
 #: MIME type of the ipywidgets outputs (the tqdm progress bars) left out of published notebooks
 PROGRESS_WIDGET = "application/vnd.jupyter.widget-view+json"
@@ -76,6 +90,11 @@ def parse_args(argv=None):
                         help="where executed notebooks go (default: build/executed)")
     parser.add_argument("--log-output", action="store_true",
                         help="stream the notebooks' cell outputs to this terminal")
+    parser.add_argument("--progress-interval", type=float, default=PROGRESS_INTERVAL,
+                        metavar="SECONDS",
+                        help="while an experiment of a notebook runs, print its progress "
+                             "(cells done of total, elapsed, estimate) every SECONDS "
+                             f"(default: {PROGRESS_INTERVAL:g}; 0: never)")
     parser.add_argument("notebooks", nargs="+", type=Path, help="notebooks to run")
     args = parser.parse_args(argv)
     for name, _ in args.parameter:
@@ -161,8 +180,12 @@ def publish_executed(executed, folder):
     return path
 
 
-def publish_outputs(paper_id, executed, error, prefix):
+def publish_outputs(paper_id, executed, error, prefix, runtime=None, cells=None):
     """After a full run: move the staged outputs into ``figures/<paper_id>/`` if it succeeded.
+
+    ``figures/<paper_id>/run.json`` (committed) then records this run's date, commit,
+    environment, ``runtime`` and ``cells`` if the run changed a committed output
+    (:func:`mklcore.repro.notebook.publish_run`).
 
     Parameters
     ----------
@@ -174,6 +197,10 @@ def publish_outputs(paper_id, executed, error, prefix):
         What the run raised (``None``: it finished, its checks passed).
     prefix : str
         Start of the printed lines, e.g. ``"[1/6]"``.
+    runtime : float, default=None
+        Wall-clock seconds of the notebook run.
+    cells : dict, default=None
+        Experiment cells ``{"computed": n, "cached": m}`` of the run.
 
     Returns
     -------
@@ -189,9 +216,12 @@ def publish_outputs(paper_id, executed, error, prefix):
                   f"in {os.path.relpath(stage, Path.cwd())}/", flush=True)
         return []
     publish_executed(executed, stage)
-    moved = publish_run(paper_id, ROOT)
+    moved = publish_run(paper_id, ROOT, runtime=runtime, cells=cells)
+    record = ("run.json updated: the outputs changed" if any(p.name == "run.json" for p in moved)
+              else "outputs unchanged, run.json kept")
     print(f"{prefix} {len(moved)} output file(s), the executed notebook with its figures among "
-          f"them -> {os.path.relpath(ROOT / 'figures' / paper_id, Path.cwd())}/", flush=True)
+          f"them -> {os.path.relpath(ROOT / 'figures' / paper_id, Path.cwd())}/ ({record})",
+          flush=True)
     return moved
 
 
@@ -208,27 +238,161 @@ def quiet_kernel_manager(log_path):
     return QuietKernelManager
 
 
-def run_one(path, output, parameters, args):
+def progress_line(record, now, prefix, notebook_elapsed):
+    """One line saying how far the notebook's current experiment is.
+
+    Parameters
+    ----------
+    record : dict
+        The progress record the kernel's experiment runner wrote
+        (``mklcore.repro.experiments.run``): ``desc``, ``done``, ``total``, ``cached``,
+        ``started``, ``updated``, ``finished``.
+    now : float
+        The current ``time.time()``.
+    prefix : str
+        Start of the line, e.g. ``"[3/7] gonen2008_lmkl"``.
+    notebook_elapsed : float
+        Seconds since the notebook started.
+
+    Returns
+    -------
+    line : str
+        E.g. ``[3/7] gonen2008_lmkl, 12m04.0s: Table 1: 120 of 400 cells (30 from the
+        cache), 5m10.0s in this step, about 16 min left``. The estimate assumes the remaining
+        cells take as long as the ones computed so far.
+    """
+    done, total, cached = int(record["done"]), int(record["total"]), int(record["cached"])
+    end = record["updated"] if record.get("finished") else now
+    elapsed = max(0.0, end - float(record["started"]))
+    text = (f"{prefix}, {format_runtime(notebook_elapsed)}: {record['desc']}: {done} of "
+            f"{total} cells")
+    if cached:
+        text += f" ({cached} from the cache)"
+    text += f", {format_runtime(elapsed)} in this step"
+    if record.get("finished"):
+        return text + ", done"
+    computed = done - cached
+    if computed > 0:
+        left = (total - done) * elapsed / computed
+        return text + f", about {format_estimate(left)} left"
+    return text + ", no estimate before its first cell"
+
+
+class ProgressPrinter:
+    """Print the progress of a notebook's experiments to this terminal while it runs.
+
+    The notebook kernel is a separate process whose printed output goes into the notebook;
+    its experiment runner (``mklcore.repro.experiments.run``) writes a small JSON record to the
+    file named by ``$MKLCORE_PROGRESS_FILE`` instead, which a thread of this process reads
+    every ``poll`` seconds. Every ``interval`` seconds during which an experiment ran, one
+    :func:`progress_line` goes to ``stream`` (through ``tqdm.write``, so that papermill's
+    progress bar is redrawn below it); a notebook whose experiments take less than
+    ``interval`` prints nothing more than before. Nothing is added to the notebook.
+
+    Use as a context manager around ``papermill.execute_notebook``.
+    """
+
+    def __init__(self, path, prefix, interval=PROGRESS_INTERVAL, poll=1.0, stream=None):
+        self.path, self.prefix, self.interval, self.poll = Path(path), prefix, interval, poll
+        self.stream = stream
+        self.started = time.time()
+        self.last_print = self.started
+        self.printed = None  # the record of the last line printed
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.watch, name="progress", daemon=True)
+
+    def __enter__(self):
+        self.path.unlink(missing_ok=True)  # a record of an earlier run is not this run's
+        self.previous = os.environ.get(PROGRESS_FILE_ENV)
+        os.environ[PROGRESS_FILE_ENV] = str(self.path)  # the kernel inherits it
+        if self.interval > 0:
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        if self.thread.is_alive():
+            self.thread.join()
+        if self.previous is None:
+            os.environ.pop(PROGRESS_FILE_ENV, None)
+        else:
+            os.environ[PROGRESS_FILE_ENV] = self.previous
+        return False
+
+    def read(self):
+        """The kernel's last progress record, or ``None`` (none yet, or unreadable)."""
+        try:
+            record = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return record if isinstance(record, dict) else None
+
+    def check(self, now=None):
+        """Print a line if an experiment ran during the last ``interval`` seconds."""
+        now = time.time() if now is None else now
+        if now - self.last_print < self.interval:
+            return None
+        record = self.read()
+        if record is None or (record.get("finished") and record == self.printed):
+            return None  # nothing ran since the last line
+        try:
+            line = progress_line(record, now, self.prefix, now - self.started)
+        except (KeyError, TypeError, ValueError):
+            return None
+        self.last_print, self.printed = now, record
+        self.write(line)
+        return line
+
+    def write(self, line):
+        stream = self.stream or sys.stderr
+        try:
+            from tqdm import tqdm
+
+            tqdm.write(line, file=stream)
+        except ImportError:  # pragma: no cover - tqdm comes with papermill
+            print(line, file=stream, flush=True)
+
+    def watch(self):
+        while not self.stop.wait(self.poll):
+            self.check()
+
+
+def run_one(path, output, parameters, args, prefix=None):
     import papermill
 
     start = time.perf_counter()
     error = None
+    printer = ProgressPrinter(output.with_suffix(".progress.json"), prefix or path.stem,
+                              interval=args.progress_interval)
     try:
-        papermill.execute_notebook(
-            str(path), str(output), parameters=parameters, kernel_name=KERNEL_NAME,
-            cwd=str(ROOT), progress_bar=True, log_output=args.log_output,
-            execution_timeout=args.timeout,
-            kernel_manager_class=quiet_kernel_manager(output.with_suffix(".kernel.log")))
+        with printer:
+            papermill.execute_notebook(
+                str(path), str(output), parameters=parameters, kernel_name=KERNEL_NAME,
+                cwd=str(ROOT), progress_bar=True, log_output=args.log_output,
+                execution_timeout=args.timeout,
+                kernel_manager_class=quiet_kernel_manager(output.with_suffix(".kernel.log")))
     except KeyboardInterrupt:
         raise
     except Exception as exc:  # report and go on with the next notebook
         error = exc
-    return time.perf_counter() - start, error
+    seconds = time.perf_counter() - start
+    session = (printer.read() or {}).get("session")
+    cells = ({"computed": session["computed"], "cached": session["cached"]}
+             if isinstance(session, dict) else None)
+    return seconds, error, cells
 
 
 def format_runtime(seconds):
     minutes, sec = divmod(seconds, 60)
     return f"{int(minutes)}m{sec:04.1f}s" if minutes else f"{sec:.1f}s"
+
+
+def format_estimate(seconds):
+    """A rough duration: ``"40 s"``, ``"3 min"``, ``"1 h 05 min"``."""
+    if seconds < 60:
+        return f"{int(round(seconds))} s"
+    minutes = int(round(seconds / 60))
+    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
 
 
 def format_table(rows):
@@ -283,10 +447,12 @@ def run_all(notebooks, parameters, args, output_dir, mode, rows, failures):
         params = " ".join(f"{k}={v!r}" for k, v in parameters.items())
         print(f"[{i}/{len(notebooks)}] {shown} ({mode}; {params}) -> "
               f"{os.path.relpath(output, Path.cwd())}", flush=True)
-        seconds, error = run_one(path, output, parameters, args)
+        seconds, error, cells = run_one(path, output, parameters, args,
+                                        prefix=f"[{i}/{len(notebooks)}] {path.stem}")
         status = "ok" if error is None else "FAILED"
         if not args.quick and set(parameters) == {"QUICK"}:
-            publish_outputs(path.stem, output, error, f"[{i}/{len(notebooks)}]")
+            publish_outputs(path.stem, output, error, f"[{i}/{len(notebooks)}]",
+                            runtime=seconds, cells=cells)
         rows.append((shown, mode, status, format_runtime(seconds)))
         if error is not None:
             failures.append((shown, error))

@@ -5,8 +5,9 @@ on a free localhost port, and every page is opened in Chromium driven by Seleniu
 must load with a title, every image must be displayed (``naturalWidth > 0``), every equation
 must be typeset by the MathJax copy served with the book (no raw TeX left, no MathJax error),
 every internal link (and its ``#fragment``) must resolve, and nothing may be fetched from
-outside the site. Screenshots of the index, the API page and one paper page (its top, first
-equation and first figure) are saved under ``build/book/screenshots/``.
+outside the site; the execution-status page has a row per notebook. Screenshots of the index,
+the API page, the status page and one paper page (its top, first equation and first figure)
+are saved under ``build/book/screenshots/``.
 
 Needs the ``docs`` extra and Debian's ``chromium`` and ``chromium-driver`` (``make book-deps``
 installs both). Without them the test is skipped locally and fails in CI.
@@ -38,7 +39,8 @@ PAPER = "notebooks/kloft2009_lpmkl.html"
 #: screenshots: name -> (page, CSS selector of the element scrolled to the top, or None)
 SCREENSHOTS = {"index": ("index.html", None), "api": ("api.html", None),
                "paper": (PAPER, None), "paper_equations": (PAPER, "div.math"),
-               "paper_figure": (PAPER, "div.cell_output img")}
+               "paper_figure": (PAPER, "div.cell_output img"),
+               "status": ("status.html", "#runs")}
 
 
 def _missing():
@@ -102,6 +104,9 @@ ready.then(() => {
         .map(a => a.href),
     ids: Array.from(document.querySelectorAll("[id], a[name]")).map(e => e.id || e.name),
     resources: performance.getEntriesByType("resource").map(r => r.name),
+    // the body rows of each table, as lists of cell texts
+    tables: Array.from(article.querySelectorAll("table")).map(t => Array.from(
+        t.querySelectorAll("tbody tr")).map(r => Array.from(r.cells).map(c => c.textContent.trim()))),
   });
 }).catch(err => done({error: String(err)}));
 """
@@ -173,10 +178,33 @@ def _status(url):
 
 def test_book_has_every_page(book):
     pages = set(book["pages"])
-    expected = {"index.html", "api.html", "api_repro.html", "genindex.html", "search.html"}
+    expected = {"index.html", "api.html", "api_repro.html", "genindex.html", "search.html",
+                "status.html"}
     for notebook in (ROOT / "notebooks").glob("*.ipynb"):
         expected |= {f"notebooks/{notebook.stem}.html", f"reports/{notebook.stem}/REPORT.html"}
     assert expected <= pages, f"missing pages {sorted(expected - pages)}"
+
+
+def test_status_page_has_a_row_per_notebook(book):
+    """The execution-status page: one row per notebook, linked to its page, with the claims
+    counted from its summary.csv."""
+    from mklcore.repro.reporting import claims_held
+
+    runs = book["pages"]["status.html"]["tables"][0]
+    stems = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
+    assert sorted(row[0] for row in runs) == stems
+    for row in runs:
+        counts = claims_held(ROOT / "figures" / row[0] / "summary.csv")
+        assert row[-1] == (f"{counts['held']} of {counts['total']}"
+                           + (f", {counts['inconclusive']} inconclusive"
+                              if counts["inconclusive"] else "") if counts["total"] else "–")
+        assert all(cell for cell in row), f"empty cell in the status row {row}"
+    details = book["pages"]["status.html"]["tables"][1]  # code, cells, machine
+    assert sorted(row[0] for row in details) == stems
+    notebooks = {link.split("#")[0].rsplit("/", 1)[-1]
+                 for link in book["pages"]["status.html"]["links"]
+                 if "/notebooks/" in link}
+    assert {f"{stem}.html" for stem in stems} <= notebooks
 
 
 def test_pages_load(book):

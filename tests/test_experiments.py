@@ -499,6 +499,38 @@ def test_run_cache_key_includes_code_version(tmp_path, monkeypatch):
     assert df.attrs["n_cached"] == 0 and len(_cache_files(tmp_path)) == 2
 
 
+def test_run_cache_key_includes_dependency_versions(tmp_path, monkeypatch):
+    import importlib.metadata
+
+    from mklcore.repro import experiments
+
+    deps = experiments.dependency_versions()
+    assert set(deps) == {"numpy", "scipy", "scikit-learn", "cvxpy", "numba", "blas"}
+    assert deps["numpy"] == np.__version__
+    assert deps["blas"] and all(set(b) == {"internal_api", "version", "architecture"}
+                                for b in deps["blas"])
+    run(cell, GRID[:1], n_repeats=1, seed=SEED, cache_dir=tmp_path, progress=False)
+    again = run(cell, GRID[:1], n_repeats=1, seed=SEED, cache_dir=tmp_path, progress=False)
+    assert again.attrs["n_cached"] == 1  # same versions: the cell comes from the cache
+    stored = json.loads(next(iter(_cache_files(tmp_path))).read_text())
+    assert stored["code"]["dependencies"] == deps  # the cache file says what computed it
+
+    real_version = importlib.metadata.version
+    monkeypatch.setattr(importlib.metadata, "version", lambda name: "0.0.0-other"
+                        if name == "scipy" else real_version(name))  # "upgraded" scipy
+    df = run(cell, GRID[:1], n_repeats=1, seed=SEED, cache_dir=tmp_path, progress=False)
+    assert df.attrs["n_cached"] == 0 and len(_cache_files(tmp_path)) == 2
+    monkeypatch.undo()
+
+    blas = [dict(b, architecture="OtherCPU") for b in deps["blas"]]  # another BLAS kernel
+    monkeypatch.setattr(experiments, "_blas_in_use", lambda: blas)
+    df = run(cell, GRID[:1], n_repeats=1, seed=SEED, cache_dir=tmp_path, progress=False)
+    assert df.attrs["n_cached"] == 0 and len(_cache_files(tmp_path)) == 3
+    monkeypatch.undo()
+    df = run(cell, GRID[:1], n_repeats=1, seed=SEED, cache_dir=tmp_path, progress=False)
+    assert df.attrs["n_cached"] == 1  # back to the real versions: a hit again
+
+
 def test_run_cache_key_includes_source_of_notebook_functions(tmp_path):
     import importlib.util
 
@@ -519,6 +551,25 @@ def test_run_cache_rejects_unserialisable_setting(tmp_path):
 
     with pytest.raises(TypeError, match="JSON"):
         run(f, [{"obj": object()}], cache_dir=tmp_path, progress=False)
+
+
+def test_run_keeps_a_progress_record_in_the_named_file(tmp_path, monkeypatch, capsys):
+    from mklcore.repro import experiments
+
+    path = tmp_path / "progress" / "nb.json"
+    run(cell, GRID[:2], n_repeats=2, seed=SEED, cache_dir=tmp_path / "cache", progress=False)
+    monkeypatch.setenv(experiments.PROGRESS_FILE_ENV, str(path))
+    session = dict(experiments._SESSION)
+    df = run(cell, GRID, n_repeats=2, seed=SEED, cache_dir=tmp_path / "cache", progress=False,
+             desc="demo")
+    record = json.loads(path.read_text())
+    assert {k: record[k] for k in ("desc", "done", "total", "cached", "finished")} == {
+        "desc": "demo", "done": len(df), "total": len(df), "cached": 4, "finished": True}
+    assert record["started"] <= record["updated"]
+    assert record["session"]["cached"] - session["cached"] == 4
+    assert record["session"]["computed"] - session["computed"] == len(df) - 4
+    assert capsys.readouterr().err == ""  # the record is not printed by run() itself
+    assert sorted(p.name for p in path.parent.iterdir()) == ["nb.json"]  # no temporary files
 
 
 def test_run_progress_bar_respects_progress_flag(capsys):

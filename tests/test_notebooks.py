@@ -438,12 +438,46 @@ def test_publish_run_moves_staged_files_and_keeps_the_rest(tmp_path):
     (stage / "REPORT.md").write_text("new")
     (stage / "sub").mkdir()
     (stage / "sub" / "fig.png").write_text("png")
-    assert publish_run("demo", root=tmp_path) == [target / "REPORT.md", target / "sub" / "fig.png"]
+    assert publish_run("demo", root=tmp_path) == [target / "REPORT.md", target / "sub" / "fig.png",
+                                                  target / "run.json"]
     assert (target / "REPORT.md").read_text() == "new" and (target / "extra.csv").read_text() == "kept"
     assert (target / "sub" / "fig.png").is_file() and not stage.exists()
     # a new run starts from an empty staging folder: a failed run's leftovers never go out
     (setup_run("demo", False, root=tmp_path) / "stale.png").write_text("stale")
     assert not any(setup_run("demo", False, root=tmp_path).iterdir())
+
+
+def test_publish_run_records_the_run_only_when_the_outputs_change(tmp_path):
+    """run.json (committed) describes the run that produced the committed outputs: a rerun
+    that reproduces them byte for byte leaves it alone, so reruns leave git clean."""
+    from mklcore.repro.experiments import code_version
+    from mklcore.repro.notebook import publish_run
+
+    def publish(report, **kwargs):
+        stage = setup_run("demo", False, root=tmp_path)
+        (stage / "REPORT.md").write_text(report)
+        (stage / "runtime.json").write_text(json.dumps({"runtime_s": 12.5}))  # changes always
+        return publish_run("demo", root=tmp_path, **kwargs)
+
+    target = tmp_path / "figures" / "demo"
+    assert publish("one", cells={"computed": 7, "cached": 3})[-1] == target / "run.json"
+    record = json.loads((target / "run.json").read_text())
+    assert record["paper_id"] == "demo" and record["code"] == code_version()
+    assert record["runtime_s"] == 12.5  # from the run's runtime.json when not given
+    assert record["cells"] == {"computed": 7, "cached": 3}
+    assert len(record["environment"]["fingerprint"]) == 12
+    assert {"python", "numpy", "scipy", "scikit-learn", "cvxpy", "numba", "blas"} <= set(
+        record["environment"]["versions"])
+    assert set(record["machine"]) == {"platform", "n_cpus"}
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\dZ", record["date"])
+    first = (target / "run.json").read_bytes()
+    moved = publish("one", runtime=99.0)  # the same outputs: the record stays
+    assert target / "run.json" not in moved and (target / "run.json").read_bytes() == first
+    moved = publish("two", runtime=99.0)  # changed outputs: a new record
+    assert moved[-1] == target / "run.json"
+    assert json.loads((target / "run.json").read_text())["runtime_s"] == 99.0
+    (target / "run.json").unlink()  # a missing record is written even for the same outputs
+    assert publish("two")[-1] == target / "run.json"
 
 
 def test_markdown_section_reads_the_notebook_cell(tmp_path):
@@ -635,6 +669,44 @@ def test_runner_table():
     assert runner.format_runtime(62.0) == "1m02.0s" and runner.format_runtime(3.25) == "3.2s"
 
 
+def test_runner_progress_line():
+    runner = load_runner()
+    record = {"desc": "Table 1", "done": 130, "total": 400, "cached": 30, "started": 1000.0,
+              "updated": 1290.0, "finished": False}
+    line = runner.progress_line(record, 1300.0, "[3/7] gonen", 724.0)
+    assert line == ("[3/7] gonen, 12m04.0s: Table 1: 130 of 400 cells (30 from the cache), "
+                    "5m00.0s in this step, about 14 min left")  # 270 cells at 3 s each
+    first = runner.progress_line({**record, "done": 30}, 1010.0, "[1/1] x", 10.0)
+    assert first.endswith("no estimate before its first cell")
+    done = runner.progress_line({**record, "done": 400, "finished": True}, 5000.0, "x", 9.0)
+    assert done.endswith("4m50.0s in this step, done")  # the step's own time, not now's
+    assert [runner.format_estimate(s) for s in (40.4, 179, 3900)] == ["40 s", "3 min",
+                                                                     "1 h 05 min"]
+
+
+def test_runner_progress_printer_prints_every_interval(tmp_path):
+    import io
+
+    runner = load_runner()
+    stream = io.StringIO()
+    printer = runner.ProgressPrinter(tmp_path / "p.json", "[1/1] nb", interval=60, stream=stream)
+    t0 = printer.started
+    assert printer.check(t0 + 120) is None  # no experiment has started: nothing to say
+    record = {"desc": "grid", "done": 2, "total": 10, "cached": 0, "started": t0 + 100,
+              "updated": t0 + 130, "finished": False}
+    (tmp_path / "p.json").write_text(json.dumps(record))
+    assert printer.check(t0 + 150).startswith("[1/1] nb, 2m30.0s: grid: 2 of 10 cells")
+    assert printer.check(t0 + 180) is None  # less than the interval since the last line
+    assert stream.getvalue().count("\n") == 1
+    (tmp_path / "p.json").write_text(json.dumps({**record, "done": 10, "finished": True}))
+    assert printer.check(t0 + 211).endswith(", done")
+    assert printer.check(t0 + 300) is None  # a finished run is printed once
+    with printer:  # the kernel finds the file through the environment
+        assert os.environ[runner.PROGRESS_FILE_ENV] == str(tmp_path / "p.json")
+        assert not (tmp_path / "p.json").exists()  # an earlier run's record is removed
+    assert runner.PROGRESS_FILE_ENV not in os.environ
+
+
 @pytest.mark.skipif(not NOTEBOOKS, reason="no notebooks")
 def test_runner_rejects_unknown_parameter_name():
     proc = subprocess.run([sys.executable, str(RUNNER), "-p", "SEEDS", "1", str(NOTEBOOKS[0])],
@@ -759,12 +831,19 @@ def test_runner_publishes_figures_only_after_the_checks_pass(tmp_path):
                 "             runtime=time.perf_counter())"),
             nbformat.v4.new_code_cell(check),
         ]
+        if name == "good":  # a long cell: its experiment's progress goes to the terminal
+            nb.cells.insert(2, nbformat.v4.new_code_cell(
+                "from mklcore.repro.experiments import run\n"
+                "def slow(*, k, repeat, seed):\n"
+                "    time.sleep(0.4)\n"
+                "    return {'x': k}\n"
+                "_ = run(slow, [{'k': k} for k in range(8)], desc='slow grid')"))
         nbformat.write(nb, project / "notebooks" / f"{name}.ipynb")
 
     def run_full(*names):
         return subprocess.run(
             [sys.executable, str(project / "scripts" / RUNNER.name), "--full",
-             *(f"notebooks/{name}.ipynb" for name in names)],
+             "--progress-interval", "0.5", *(f"notebooks/{name}.ipynb" for name in names)],
             capture_output=True, text=True, cwd=project, timeout=300,
             env={**os.environ, "TQDM_DISABLE": "1"})
 
@@ -775,9 +854,15 @@ def test_runner_publishes_figures_only_after_the_checks_pass(tmp_path):
     assert (bad / "REPORT.md").read_text() == "committed report\n"
     assert (bad / "fig.svg").read_text() == "committed figure\n"
     assert "figures/bad/ left unchanged" in proc.stdout
+    # the long cell's progress reached the terminal (stderr), and not the published notebook
+    assert re.search(r"\[1/2\] good, [0-9.ms]+: slow grid: \d of 8 cells", proc.stderr), \
+        proc.stderr
+    assert "of 8 cells" not in (project / "figures" / "good" / "good.ipynb").read_text()
     good = project / "figures" / "good"
     assert sorted(p.name for p in good.iterdir()) == ["REPORT.md", "fig.svg", "good.ipynb",
-                                                      "runtime.json"]
+                                                      "run.json", "runtime.json"]
+    record = json.loads((good / "run.json").read_text())
+    assert record["cells"] == {"computed": 8, "cached": 0} and record["runtime_s"] > 0
     assert (good / "fig.svg").read_text() == "new figure\n"
     report = (good / "REPORT.md").read_bytes()
     assert b"## Runtime" in report and b"git_commit" not in report
@@ -787,6 +872,7 @@ def test_runner_publishes_figures_only_after_the_checks_pass(tmp_path):
     assert run_full("good").returncode == 0
     assert (good / "REPORT.md").read_bytes() == report  # a rerun leaves the report as it was
     assert (good / "runtime.json").read_bytes() != runtime
+    assert json.loads((good / "run.json").read_text()) == record  # and the committed record
 
 
 @notebook_params

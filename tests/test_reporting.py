@@ -168,6 +168,34 @@ def test_write_report_contents(tmp_path):
         "runtime": "80 s", "runtime_s": None, "git_commit": "a" * 40, "cells_from_cache": 3}
 
 
+def test_write_report_keeps_the_machine_out_and_names_measured_times(tmp_path):
+    """What differs between two machines (platform string, cores) goes to runtime.json; the
+    report names the tables and files that hold measured times."""
+    env = {"python": "3.11.7", "numpy": "2.4.0", "platform": "Linux-6.1-x86_64-with-glibc2.36",
+           "n_cpus": 2, "git_commit": "unknown"}
+    timings = pd.DataFrame({"method": ["a", "b"], "cpu_s": [0.1, 0.2], "objective": [1.0, 2.0]})
+    kwargs = dict(title="T", env=env, runtime=3.0,
+                  tables=[("Timings", timings), ("Accuracy", pd.DataFrame({"acc": [0.9]})),
+                          ("Figure 1: mean CPU time [s] vs n", pd.DataFrame({"a": [1.0]}))],
+                  measured_times=["`timings.csv`", "Figure 1"])
+    text = write_report(tmp_path / "one", **kwargs).read_text()
+    assert "Linux" not in text and "n_cpus" not in text and "| python | 3.11.7 |" in text
+    record = json.loads((tmp_path / "one" / "runtime.json").read_text())
+    assert record["platform"] == env["platform"] and record["n_cpus"] == "2"
+    paragraph = next(p for p in text.split("\n\n") if p.startswith("Measured times"))
+    assert paragraph.startswith('Measured times are results of this run: `timings.csv`; '
+                                'Figure 1; `cpu_s` of the table "Timings"; the table '
+                                '"Figure 1: mean CPU time [s] vs n". A rerun')
+    assert "acc" not in paragraph and "objective" not in paragraph
+    other = {**env, "platform": "Linux-5.15-aarch64-with-glibc2.39", "n_cpus": 64,
+             "git_commit": "b" * 40}
+    again = write_report(tmp_path / "two", **{**kwargs, "env": other, "runtime": 9.0})
+    assert again.read_text() == text  # another machine: the same report
+    plain = write_report(tmp_path / "three", title="T", env=False,
+                         tables=[("Accuracy", pd.DataFrame({"acc": [0.9]}))]).read_text()
+    assert "Measured times" not in plain and "## Runtime" not in plain
+
+
 def test_runtime_file_is_git_ignored():
     root = Path(__file__).resolve().parent.parent
     patterns = (root / ".gitignore").read_text().split()

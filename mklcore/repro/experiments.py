@@ -45,6 +45,7 @@ __all__ = [
     "accuracy", "error_rate", "mcc", "auc", "rmse", "sensitivity", "specificity",
     "score", "METRICS", "run", "summarize", "PairedTestResult", "paired_ttest", "wilcoxon",
     "cv52_f_test", "blas_thread_limit", "cap_blas_threads", "dask_client", "DASK_SCHEDULER_ENV",
+    "code_version", "dependency_versions", "NUMERICAL_DEPENDENCIES", "PROGRESS_FILE_ENV",
 ]
 
 #: columns that :func:`run` adds itself; settings and metrics may not use these names
@@ -664,6 +665,80 @@ def code_version():
     return _CODE_VERSION
 
 
+#: distributions whose version is part of every cache key of :func:`run` (with the BLAS in use)
+NUMERICAL_DEPENDENCIES = ("numpy", "scipy", "scikit-learn", "cvxpy", "numba")
+
+_BLAS = None
+
+
+#: prints the BLAS libraries that numpy and scipy load, as threadpoolctl reports them
+_BLAS_PROBE = ("import json, numpy, scipy.linalg\n"
+               "from threadpoolctl import threadpool_info\n"
+               "print(json.dumps(sorted({(str(i.get('internal_api')), str(i.get('version')), "
+               "str(i.get('architecture'))) for i in threadpool_info() "
+               "if i.get('user_api') == 'blas'})))")
+
+
+def _blas_in_use():
+    """The BLAS libraries numpy and scipy compute with: ``internal_api``, ``version`` and
+    ``architecture`` (the CPU kernel OpenBLAS chose), sorted.
+
+    Asked once per process from a fresh interpreter (same executable and environment) that
+    imports only numpy and scipy.linalg, so that the answer does not depend on what this
+    process loaded before (cvxpy's solvers bring their own BLAS once they ran); in this
+    process if that fails.
+    """
+    global _BLAS
+    if _BLAS is None:
+        import subprocess
+        import sys
+
+        try:
+            out = subprocess.run([sys.executable, "-c", _BLAS_PROBE], capture_output=True,
+                                 text=True, timeout=120, check=True)
+            _BLAS = [tuple(item) for item in json.loads(out.stdout)]
+        except (OSError, subprocess.SubprocessError, ValueError):
+            import scipy.linalg  # noqa: F401 - loads scipy's own BLAS beside numpy's
+            from threadpoolctl import threadpool_info
+
+            _BLAS = sorted({(str(i.get("internal_api")), str(i.get("version")),
+                             str(i.get("architecture")))
+                            for i in threadpool_info() if i.get("user_api") == "blas"})
+    return [{"internal_api": api, "version": version, "architecture": arch}
+            for api, version, arch in _BLAS]
+
+
+def dependency_versions():
+    """Versions of the numerical dependencies and the BLAS this process computes with.
+
+    Part of every cache key of :func:`run`, beside :func:`code_version`: a cell computed with
+    another numpy, scipy, scikit-learn, cvxpy or numba, or on another BLAS (another
+    implementation, version or CPU kernel, e.g. OpenBLAS' ``Haswell`` against
+    ``SkylakeX``), is recomputed instead of being loaded from the cache, since such a change
+    can move results in their last bits or more.
+
+    Returns
+    -------
+    versions : dict
+        ``{name: version}`` for :data:`NUMERICAL_DEPENDENCIES` (read from the installed
+        distributions, ``"not installed"`` if absent; nothing is imported) and ``"blas"``: a
+        sorted list of ``{"internal_api", "version", "architecture"}`` of the BLAS libraries
+        that numpy and scipy load (``threadpoolctl.threadpool_info`` in a fresh interpreter,
+        once per process; thread counts and paths are left out, they do not change
+        results).
+    """
+    import importlib.metadata
+
+    versions = {}
+    for name in NUMERICAL_DEPENDENCIES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    versions["blas"] = _blas_in_use()
+    return versions
+
+
 def _func_source(func):
     """Source text of a cell function defined outside mklcore (e.g. in a notebook cell)."""
     while isinstance(func, partial):
@@ -955,6 +1030,64 @@ def _rows_of(out, index, setting):
     return clean
 
 
+#: environment variable naming a file where :func:`run` keeps a record of its progress
+PROGRESS_FILE_ENV = "MKLCORE_PROGRESS_FILE"
+#: seconds between two rewrites of the progress file while cells finish
+_PROGRESS_EVERY = 0.5
+#: cells loaded and computed by the runs of this process so far (a notebook kernel's totals)
+_SESSION = {"runs": 0, "cached": 0, "computed": 0}
+
+
+class _ProgressFile:
+    """The progress of one :func:`run` call, kept in the file named by ``$MKLCORE_PROGRESS_FILE``.
+
+    A notebook kernel is another process than the one that runs the notebook (papermill), and
+    its printed output goes into the notebook; this file is a channel to that process that
+    leaves the notebook alone. ``scripts/run_notebooks.py`` sets the variable and prints the
+    record to its terminal. The record (JSON, replaced atomically, rewritten at most every
+    :data:`_PROGRESS_EVERY` seconds and at the start and end of the run): ``desc``, ``done``
+    and ``total`` cells, ``cached`` (cells loaded from the cache), ``started`` and ``updated``
+    (``time.time()``), ``finished`` and ``session`` (the cells loaded and computed by every
+    run of this process so far). Nothing is written when the variable is unset; a file that
+    cannot be written is skipped silently (progress is a convenience, never a failure).
+    """
+
+    def __init__(self, desc, total, cached):
+        path = os.environ.get(PROGRESS_FILE_ENV, "").strip()
+        self.path = Path(path) if path else None
+        self.record = {"desc": str(desc), "done": cached, "total": total, "cached": cached,
+                       "started": time.time(), "updated": None, "finished": False}
+        self.last = 0.0
+        _SESSION["runs"] += 1
+        _SESSION["cached"] += cached
+        self.write(force=True)
+
+    def update(self, done):
+        self.record["done"] = done
+        _SESSION["computed"] += 1
+        self.write()
+
+    def finish(self):
+        self.record["finished"] = True
+        self.write(force=True)
+
+    def write(self, force=False):
+        now = time.time()
+        if self.path is None or (not force and now - self.last < _PROGRESS_EVERY):
+            return
+        self.last = now
+        self.record["updated"] = now
+        text = json.dumps({**self.record, "session": dict(_SESSION)})
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".progress.", suffix=".tmp", dir=self.path.parent)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, self.path)
+        except OSError:
+            pass
+
+
 def run(func, grid, *, n_repeats=1, seed=0, cache_dir=None, n_jobs=1, progress=True,
         desc=None, scheduler=None):
     """Run ``func`` on every setting of a grid and every repeat; return a tidy table.
@@ -984,7 +1117,10 @@ def run(func, grid, *, n_repeats=1, seed=0, cache_dir=None, n_jobs=1, progress=T
     cache_dir : str or Path, default=None
         If given, every finished cell is written atomically to
         ``cache_dir/<key>.json`` where ``key`` is the sha256 of the canonical JSON of
-        (qualified name of ``func``, setting, repeat, seed). A rerun loads the cells
+        (qualified name of ``func``, setting, repeat, seed, and the code and environment:
+        :func:`code_version` of mklcore, the source of ``func`` when it is defined outside
+        mklcore, e.g. in a notebook, and :func:`dependency_versions`, the versions of numpy,
+        scipy, scikit-learn, cvxpy, numba and of the BLAS in use). A rerun loads the cells
         found there and computes only the missing ones, so an interrupted run resumes
         where it stopped. Each file stores its key, and its checksum covers key and rows: a
         file copied or renamed to another cell's name, altered, or written by an older
@@ -1006,7 +1142,11 @@ def run(func, grid, *, n_repeats=1, seed=0, cache_dir=None, n_jobs=1, progress=T
         cells do not oversubscribe the machine.
     progress : bool, default=True
         Show a ``tqdm.auto`` bar over finished cells. Set the environment variable
-        ``TQDM_DISABLE=1`` to silence it everywhere (CI).
+        ``TQDM_DISABLE=1`` to silence it everywhere (CI). Independently of it, when the
+        environment variable ``MKLCORE_PROGRESS_FILE`` (:data:`PROGRESS_FILE_ENV`) names a
+        file, the run keeps a JSON record of its progress there (cells done of total, from the
+        cache, start time), which ``scripts/run_notebooks.py`` prints to its terminal while a
+        notebook runs.
     desc : str, default=None
         Label of the progress bar; the name of ``func`` by default.
     scheduler : str, default=None
@@ -1084,7 +1224,8 @@ def run(func, grid, *, n_repeats=1, seed=0, cache_dir=None, n_jobs=1, progress=T
              for i, setting in enumerate(grid) for r in range(n_repeats)]
 
     func_id = _func_identity(func)
-    code = {"mklcore": code_version(), "source": _func_source(func)}
+    code = {"mklcore": code_version(), "source": _func_source(func),
+            "dependencies": dependency_versions()}
     paths = {}
     results = {}
     if cache_dir is not None:
@@ -1115,6 +1256,7 @@ def run(func, grid, *, n_repeats=1, seed=0, cache_dir=None, n_jobs=1, progress=T
                                                           "__name__", "run")
     bar_kwargs = {} if progress else {"disable": True}
     bar = tqdm(total=len(cells), initial=n_cached, desc=desc, unit="cell", **bar_kwargs)
+    progress_file = _ProgressFile(desc, len(cells), n_cached)
     context = contextlib.ExitStack()
     try:
         if todo:
@@ -1154,6 +1296,7 @@ def run(func, grid, *, n_repeats=1, seed=0, cache_dir=None, n_jobs=1, progress=T
                                       f"result but not cached.", RuntimeWarning, stacklevel=2)
                 results[index] = rows
                 bar.update(1)
+                progress_file.update(len(results))
         finally:
             close = getattr(stream, "close", None)
             if close is not None:
@@ -1161,6 +1304,7 @@ def run(func, grid, *, n_repeats=1, seed=0, cache_dir=None, n_jobs=1, progress=T
     finally:
         context.close()
         bar.close()
+        progress_file.finish()
 
     setting_cols, metric_cols = [], []
     for setting in grid:

@@ -263,12 +263,24 @@ def staging_dir(paper_id, root=None):
     return (root / "build" / "staging" / paper_id).resolve()
 
 
-def publish_run(paper_id, root=None):
+def _same_bytes(a, b):
+    return b.is_file() and a.stat().st_size == b.stat().st_size and a.read_bytes() == b.read_bytes()
+
+
+def publish_run(paper_id, root=None, *, runtime=None, cells=None):
     """Move the staged outputs of a finished full run into ``figures/<paper_id>/``.
 
     Call it only when the notebook ran to its end without error: every file of
     :func:`staging_dir` replaces its namesake in ``figures/<paper_id>/`` (files that the run
     did not write stay), then the staging folder is removed.
+
+    When the run changed a committed output (a file whose bytes differ, or a new file;
+    ``runtime.json`` does not count), or ``figures/<paper_id>/run.json`` is missing, it also
+    writes ``run.json`` (:data:`mklcore.repro.reporting.RUN_FILE`, committed): the date,
+    commit, environment fingerprint, machine, runtime and cell counts of this run
+    (:func:`mklcore.repro.reporting.run_record`). A rerun that reproduces every output byte
+    for byte leaves it alone, so that it always describes the run that produced the committed
+    outputs, and reruns leave git clean.
 
     Parameters
     ----------
@@ -276,25 +288,49 @@ def publish_run(paper_id, root=None):
         Notebook name without ``.ipynb``.
     root : str or Path, default=None
         Repository root; found from the working directory by default.
+    runtime : float, default=None
+        Wall-clock seconds of the notebook run, for ``run.json``; by default the
+        ``runtime_s`` of the run's own ``runtime.json`` (the notebook's timer), if any.
+    cells : dict, default=None
+        ``{"computed": n, "cached": m}``: experiment cells computed and loaded from the cache,
+        for ``run.json``.
 
     Returns
     -------
     moved : list of Path
-        The files now in ``figures/<paper_id>/``, sorted; empty when nothing was staged
-        (a quick run, or a run with another output folder).
+        The files now in ``figures/<paper_id>/``, sorted, then ``run.json`` if it was
+        written; empty when nothing was staged (a quick run, or a run with another output
+        folder).
     """
+    import json
+
+    from .reporting import RUN_FILE, RUNTIME_FILE, run_record
+
     root = Path(root) if root is not None else project_root()
     stage = staging_dir(paper_id, root)
     if not stage.is_dir():
         return []
     target = (root / "figures" / paper_id).resolve()
-    moved = []
+    moved, changed = [], []
     for src in sorted(p for p in stage.rglob("*") if p.is_file()):
         dest = target / src.relative_to(stage)
+        if src.name not in (RUNTIME_FILE, RUN_FILE) and not _same_bytes(src, dest):
+            changed.append(dest)
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(src), str(dest))
         moved.append(dest)
     shutil.rmtree(stage)
+    record_path = target / RUN_FILE
+    if changed or not record_path.is_file():
+        if runtime is None:
+            try:
+                runtime = json.loads((target / RUNTIME_FILE).read_text())["runtime_s"]
+            except (OSError, ValueError, KeyError, TypeError):
+                runtime = None
+        record = run_record(paper_id, runtime=runtime, cells=cells, root=root)
+        record_path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n",
+                               encoding="utf-8")
+        moved.append(record_path)
     return moved
 
 

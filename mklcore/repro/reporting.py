@@ -13,12 +13,14 @@ verdicts are descriptive: this module never asserts; the notebook decides which
 checks must hold.
 """
 
+import hashlib
 import importlib.metadata
 import json
 import math
 import numbers
 import os
 import platform
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,15 +35,21 @@ __all__ = [
     "SUMMARY_COLUMNS", "RUNTIME_FILE", "VOLATILE_ENV_KEYS", "GainTest", "gain_verdict",
     "EquivalenceTest", "equivalence_verdict",
     "tolerance_text", "SETTING_RULE", "gain_text", "no_gain_text", "count_verdict",
-    "readable_means",
+    "readable_means", "RUN_FILE", "run_record", "claims_held", "environment_fingerprint",
 ]
 
 #: file of :func:`write_report` holding what changes on every run (git-ignored)
 RUNTIME_FILE = "runtime.json"
 
-#: facts of :func:`environment_info` that change without the results changing; they go to
-#: :data:`RUNTIME_FILE`, not to ``REPORT.md``
-VOLATILE_ENV_KEYS = ("git_commit",)
+#: file of a published full run with the facts of the run that produced its committed
+#: outputs (date, commit, environment fingerprint, runtime; see :func:`run_record`); committed
+RUN_FILE = "run.json"
+
+#: facts of :func:`environment_info` that change without the results changing (the commit, and
+#: the machine: its platform string names the kernel build, its core count the hardware); they
+#: go to :data:`RUNTIME_FILE`, not to ``REPORT.md``, so that a rerun on another machine leaves
+#: the committed files as they were
+VOLATILE_ENV_KEYS = ("git_commit", "platform", "n_cpus")
 
 #: relative tolerance used by :func:`verdict` when neither ``rtol`` nor ``atol`` is given
 DEFAULT_RTOL = 0.05
@@ -790,6 +798,108 @@ def environment_info():
     return info
 
 
+def environment_fingerprint():
+    """A short fingerprint of the numerical environment, and what it is made of.
+
+    Returns
+    -------
+    fingerprint : str
+        12 hexadecimal digits: sha256 of the canonical JSON of ``versions``.
+    versions : dict
+        ``python`` and :func:`mklcore.repro.experiments.dependency_versions` (numpy, scipy,
+        scikit-learn, cvxpy, numba and the BLAS in use with its CPU kernel): what the cache keys
+        of the experiment runner cover besides the code.
+    """
+    from .experiments import dependency_versions
+
+    versions = {"python": platform.python_version(), **dependency_versions()}
+    text = json.dumps(versions, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:12], versions
+
+
+def _source_modified(root, paths):
+    """Whether ``paths`` (relative to ``root``) differ from git's HEAD (``None``: unknown)."""
+    try:
+        out = subprocess.run(["git", "status", "--porcelain", "--", *paths], cwd=root,
+                             capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return bool(out.stdout.strip()) if out.returncode == 0 else None
+
+
+def run_record(paper_id, *, runtime=None, cells=None, root=None):
+    """The facts of a full run that a reader of its committed outputs wants to know.
+
+    Written by :func:`mklcore.repro.notebook.publish_run` to ``figures/<paper_id>/run.json``
+    (:data:`RUN_FILE`, committed) when a run changed the committed outputs, and shown on the
+    book's execution-status page.
+
+    Parameters
+    ----------
+    paper_id : str
+        Notebook name without ``.ipynb``.
+    runtime : float, default=None
+        Wall-clock seconds of the whole notebook run.
+    cells : dict, default=None
+        ``{"computed": n, "cached": m}``: the experiment cells the run computed and loaded from
+        the cache (a run from the cache is much faster than a cold one).
+    root : str or Path, default=None
+        Repository root; :func:`mklcore.repro.notebook.project_root` by default.
+
+    Returns
+    -------
+    record : dict
+        ``paper_id``; ``date`` (UTC, ``YYYY-MM-DDTHH:MMZ``); ``commit`` (git HEAD, or
+        ``"unknown"``) and ``source_modified`` (whether ``mklcore/`` or the notebook differed
+        from that commit, ``None`` if unknown); ``code`` (the fingerprint of mklcore's code,
+        :func:`mklcore.repro.experiments.code_version`); ``environment`` (``fingerprint`` and
+        ``versions`` of :func:`environment_fingerprint`); ``machine`` (``platform``,
+        ``n_cpus``); ``runtime_s``; ``cells``.
+    """
+    import datetime
+
+    from .experiments import code_version
+    from .notebook import project_root
+
+    root = Path(root) if root is not None else project_root()
+    fingerprint, versions = environment_fingerprint()
+    now = datetime.datetime.now(datetime.timezone.utc)
+    return {
+        "paper_id": paper_id,
+        "date": now.strftime("%Y-%m-%dT%H:%MZ"),
+        "commit": _git_commit(),
+        "source_modified": _source_modified(root, ["mklcore", f"notebooks/{paper_id}.ipynb"]),
+        "code": code_version(),
+        "environment": {"fingerprint": fingerprint, "versions": versions},
+        "machine": {"platform": platform.platform(), "n_cpus": os.cpu_count() or 1},
+        "runtime_s": None if runtime is None else round(float(runtime), 1),
+        "cells": None if cells is None else {k: int(cells[k]) for k in ("computed", "cached")
+                                             if k in cells},
+    }
+
+
+def claims_held(summary):
+    """Count the paper's claims a run supports, from its ``summary.csv`` table.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame or str or Path
+        A table of :func:`summary_table` or the path of a ``summary.csv``.
+
+    Returns
+    -------
+    counts : dict
+        ``total`` (claims: rows whose ``paper`` is ``"holds"``), ``held`` (``ours`` is
+        ``"holds"``) and ``inconclusive``.
+    """
+    if not isinstance(summary, pd.DataFrame):
+        summary = pd.read_csv(summary, keep_default_na=False, dtype=str)
+    claims = summary[summary["paper"].astype(str) == "holds"]
+    ours = claims["ours"].astype(str)
+    return {"total": len(claims), "held": int((ours == "holds").sum()),
+            "inconclusive": int((ours == INCONCLUSIVE).sum())}
+
+
 def _cell(value, float_format):
     if value is None:
         return ""
@@ -870,18 +980,40 @@ def _figure_link(path, out_dir):
     return Path(rel).as_posix()
 
 
+#: a table column (or caption) holding measured times: "time", "fit_time", "time/path",
+#: "wall_s", "cpu_s", "fit s", "time (s)", "CPU time [s]", "seconds"
+_TIME_NAME = re.compile(r"(?:^|[\s_/(])(?:time|times|seconds)(?:$|[\s_/)])|\b(?:wall|cpu|fit)[_ ]s\b"
+                        r"|\((?:s|sec)\)|\[s\]", re.IGNORECASE)
+
+
+def _measured_times(tables):
+    """Where the report's tables hold measured times: table captions and column names."""
+    found = []
+    for k, (caption, table) in enumerate(tables, start=1):
+        name = caption if caption else f"Table {k}"
+        if caption and _TIME_NAME.search(str(caption)):
+            found.append(f"the table \"{name}\"")
+            continue
+        columns = [str(c) for c in getattr(table, "columns", []) if _TIME_NAME.search(str(c))]
+        if columns:
+            found.append(", ".join(f"`{c}`" for c in columns)
+                         + f" of the table \"{name}\"")
+    return found
+
+
 def write_report(out_dir, *, title, intro="", sections=(), figures=(), tables=(), claims=None,
-                 env=None, runtime=None, run_info=None, filename="REPORT.md",
-                 float_format="%.4g"):
+                 env=None, runtime=None, run_info=None, measured_times=(),
+                 filename="REPORT.md", float_format="%.4g"):
     """Write ``out_dir/REPORT.md``: a Markdown record of one notebook run.
 
     Layout: ``# title``, intro, the free-text sections, ``## Tables``, ``## Figures``,
     ``## Claims``, ``## Runtime``, ``## Environment``. The output depends only on
     the arguments (no timestamps are added). What changes on every run, the wall-clock
-    ``runtime`` and the environment's :data:`VOLATILE_ENV_KEYS` (the git commit), goes to
-    ``out_dir/runtime.json`` (:data:`RUNTIME_FILE`, git-ignored) instead, so that a rerun
-    with the same seed rewrites ``REPORT.md`` byte for byte; the ``## Runtime`` section
-    points to that file.
+    ``runtime`` and the environment's :data:`VOLATILE_ENV_KEYS` (the git commit, the
+    machine's platform string and core count), goes to ``out_dir/runtime.json``
+    (:data:`RUNTIME_FILE`, git-ignored) instead, so that a rerun with the same seed, on this
+    machine or another, rewrites ``REPORT.md`` byte for byte; the ``## Runtime`` section
+    points to that file and names the measured times among the results (``measured_times``).
 
     Parameters
     ----------
@@ -915,6 +1047,14 @@ def write_report(out_dir, *, title, intro="", sections=(), figures=(), tables=()
         Further facts of this run that change between reruns without the results changing,
         e.g. ``{"cells_from_cache": 12, "cells_computed": 3}``; written to ``runtime.json``
         (JSON-serialisable values), never to the report.
+    measured_times : sequence of str, default=()
+        The outputs of the run that hold measured (wall-clock or CPU) times besides the
+        report's tables, e.g. ``["`timings.csv`", "Figure 1", "the evidence of claims T1-T5"]``.
+        The ``## Runtime`` section lists them, together with every table of ``tables`` whose
+        caption or column names say they hold times (``time``, ``fit_time``, ``time/path``,
+        ``wall_s``, ``cpu_s``, ``time (s)``, ``[s]`` ...), as results that a rerun from the
+        cache repeats but that change whenever their cells are recomputed (on another machine,
+        or from an empty cache).
     filename : str, default="REPORT.md"
         File name.
     float_format : str, default="%.4g"
@@ -958,13 +1098,23 @@ def write_report(out_dir, *, title, intro="", sections=(), figures=(), tables=()
     info = {} if env is False else (environment_info() if env is None else dict(env))
     volatile = {key: str(info.pop(key)) for key in VOLATILE_ENV_KEYS if key in info}
     volatile.update(run_info or {})
+    if isinstance(measured_times, str):
+        measured_times = [measured_times]
+    timed = [*measured_times, *_measured_times(tables)]
+    if runtime is not None or volatile or timed:
+        parts.append("## Runtime")
     if runtime is not None or volatile:
         _write_runtime(out_dir / RUNTIME_FILE, runtime, volatile)
-        parts.append("## Runtime")
-        parts.append(f"The wall-clock time, the git commit and the cache use of a run are "
-                     f"written to `{RUNTIME_FILE}` beside this report by the run itself; it "
-                     f"is not committed, since it changes on every run while this report "
-                     f"does not.")
+        parts.append(f"The wall-clock time, the git commit, the machine (platform string and "
+                     f"number of cores) and the cache use of a run are written to "
+                     f"`{RUNTIME_FILE}` beside this report by the run itself; it is not "
+                     f"committed, since it changes on every run while this report does not.")
+    if timed:
+        parts.append("Measured times are results of this run: " + "; ".join(timed) + ". A "
+                     "rerun that finds its cells in the cache repeats them, but they change "
+                     "whenever their cells are recomputed (another machine, an empty cache, "
+                     "other code or dependency versions), and so do the files that hold them "
+                     "(timing verdicts can change with them).")
     if env is not False:
         parts.append("## Environment")
         parts.append(markdown_table(pd.DataFrame(
