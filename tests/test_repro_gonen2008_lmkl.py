@@ -124,7 +124,22 @@ def test_convergence_counts_lmkl_updates():
     assert (row["full schedule"], row["stopped early"], row["stopped after <= 1 update"]) == \
         (1, 1, 2)
     assert row["updates (median [min, max])"] == "4 [1, 20]"
+    assert row["stopped after <= 1 update (%)"] == 50.0
     assert conv.loc["svm", "full schedule"] == ""
+
+
+def test_doubling_variants_are_their_own_family_and_rows():
+    assert lmkl.LINE_SEARCH["LMKL K_P-K_G"] == lmkl.LMKL_PRIMARY == "bounded"
+    assert lmkl.LINE_SEARCH["LMKL K_P-K_G (doubling) [diag]"] == "doubling"
+    assert lmkl.METHODS["LMKL K_L-K_L-K_L (doubling)"] == lmkl.METHODS["LMKL K_L-K_L-K_L"]
+    assert set(lmkl.T1_METHODS) >= {m + sfx for m in lmkl.T1_DOUBLING for sfx in ("", " [diag]")}
+    raw = pd.DataFrame({"method": ["LMKL K_L-K_P", "LMKL K_L-K_P (doubling)",
+                                   "LMKL K_L-K_P (doubling) [diag]"],
+                        "status": [1, 0, 1], "n_iter": [20, 1, 20]})
+    conv = lmkl.convergence([raw]).set_index("family")
+    assert conv.loc["lmkl", "fits"] == 1 and conv.loc["lmkl", "full schedule"] == 1
+    assert conv.loc["lmkl (doubling)", "fits"] == 2
+    assert conv.loc["lmkl (doubling)", "stopped after <= 1 update"] == 1
 
 
 def test_fit_models_refits_the_protocol_fit_once(nb):
