@@ -610,7 +610,7 @@ def _deprecated_rule(line_search, owner):
     if line_search != "expand_backtrack":
         return line_search
     warnings.warn(f"line_search='expand_backtrack' of {owner} is deprecated and will be "
-                  f"removed; it is now called 'doubling' (the default is 'bounded').",
+                  f"removed; it is now called 'doubling' (the default is 'armijo').",
                   FutureWarning, stacklevel=3)
     return "doubling"
 
@@ -627,7 +627,7 @@ def _deprecated_n_iter(n_iter, max_iter, owner):
 
 @_doc
 def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=100, random_state=None, gating="softmax",
-               tol=None, init_scale=0.01, init_coef=None, line_search="bounded",
+               tol=None, init_scale=0.01, init_coef=None, line_search="armijo",
                max_step=1.0, ls_min_step=1e-3, gate_threshold=0.0, sv_tol=1e-3, svm_tol=1e-3,
                svm_backend="auto", callback=None, verbose=0, check_input=True, n_iter=None):
     r"""Localized MKL by alternating SVM solves and gradient steps on the gating (Algorithm 1).
@@ -678,22 +678,23 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=100, random_state=None, gating="
         range of Gönen's code). 0 gives the uniform gating.
     init_coef : ndarray of shape (n_kernels, n_gate_features + 1), default=None
         Initial gating parameters (column 0: biases); overrides the random draw.
-    line_search : {"bounded", "doubling", "armijo"}, default="bounded"
+    line_search : {"armijo", "bounded", "doubling"}, default="armijo"
         Step rule on the normalised gradient (the step :math:`\mu` is the length of the move
-        of :math:`V`). ``"bounded"``: from the unit step :math:`\min(1, \text{max\_step})`,
-        double while :math:`J` decreases but never beyond ``max_step``, else halve until it
-        decreases (with the default ``max_step=1``: backtracking from the unit step, so the
-        gates change gradually, as Sec. 4 of [1]_ describes them becoming crisp over the
-        iterations). ``"doubling"``: the expand-then-backtrack scheme of Gönen's LMKSVM
-        code, from step 1 without a bound on the doubling; the steps can reach
-        :math:`2^{10}` and more in one update, which saturates the softmax gates (every gate
-        0 or 1), after which the gradient vanishes and no descent step is left, so many
-        fits stop after one or two updates at a far higher :math:`J` (kept as a labelled
-        variant). ``"armijo"``: from twice the previous accepted step (the unit step at the
-        first update), at most ``max_step``, halve until
-        :math:`J' \le J - 10^{-4}\,\mu\|\nabla_V J\|_F` (sufficient decrease for the known
-        slope :math:`-\|\nabla_V J\|_F` along the direction); no expansion phase.
-        ``"expand_backtrack"`` is a deprecated name of ``"doubling"`` (FutureWarning).
+        of :math:`V`). ``"armijo"``: from twice the previous accepted step (the unit step
+        :math:`\min(1, \text{max\_step})` at the first update), at most ``max_step``, halve
+        until :math:`J' \le J - 10^{-4}\,\mu\|\nabla_V J\|_F` (sufficient decrease for the
+        known slope :math:`-\|\nabla_V J\|_F` along the direction). ``"bounded"``: from the
+        unit step, double while :math:`J` decreases but never beyond ``max_step``, else halve
+        until it decreases (with ``max_step=1``: backtracking from the unit step at every
+        update, more SVM solves per update than ``"armijo"``). With both, the gates change
+        gradually, as Sec. 4 of [1]_ describes them becoming crisp over the iterations.
+        ``"doubling"``: the expand-then-backtrack
+        scheme of Gönen's LMKSVM code, from step 1 without a bound on the doubling; its steps
+        can reach :math:`2^{10}` and more in one update, which saturates the softmax gates
+        (every gate 0 or 1), after which the gradient vanishes and no descent step is left,
+        so many fits stop after one or two updates at a higher :math:`J` (kept as a labelled
+        variant). ``"expand_backtrack"`` is a deprecated name of ``"doubling"``
+        (FutureWarning).
     max_step : float, default=1.0
         Largest step of ``"bounded"`` and ``"armijo"`` (ignored by ``"doubling"``).
     ls_min_step : float, default=1e-3
@@ -1069,9 +1070,9 @@ class LMKLClassifier(BaseMKLClassifier):
     tol : float or None, default=None
         Relative decrease of :math:`J` at which to stop (``None``: no such test; the fit
         ends at a local optimum or after ``max_iter`` updates).
-    line_search : {"bounded", "doubling", "armijo"}, default="bounded"
-        Step-size rule (see :func:`lmkl_solve`): ``"doubling"`` is the uncapped expansion of
-        Gönen's code, kept as a variant.
+    line_search : {"armijo", "bounded", "doubling"}, default="armijo"
+        Step-size rule, with steps of at most 1 except for ``"doubling"``, the uncapped
+        expansion of Gönen's code, kept as a variant (see :func:`lmkl_solve`).
     init_scale : float, default=0.01
         Initial gating parameters are drawn from :math:`U(-s, s)`.
     sv_tol : float, default=1e-3
@@ -1139,7 +1140,7 @@ class LMKLClassifier(BaseMKLClassifier):
 
     def __init__(self, *, kernels=None, C=1.0, gating="softmax", max_iter=100,
                  normalize="trace", gate_threshold=0.0, standardize_gating=True,
-                 gating_columns=None, tol=None, line_search="bounded", init_scale=0.01,
+                 gating_columns=None, tol=None, line_search="armijo", init_scale=0.01,
                  sv_tol=1e-3, svm_tol=1e-3, random_state=None, verbose=0, n_iter=None):
         self._store_params(locals())
 

@@ -129,7 +129,7 @@ def test_convergence_counts_lmkl_updates():
 
 
 def test_doubling_variants_are_their_own_family_and_rows():
-    assert lmkl.LINE_SEARCH["LMKL K_P-K_G"] == lmkl.LMKL_PRIMARY == "bounded"
+    assert lmkl.LINE_SEARCH["LMKL K_P-K_G"] == lmkl.LMKL_PRIMARY == "armijo"
     assert lmkl.LINE_SEARCH["LMKL K_P-K_G (doubling) [diag]"] == "doubling"
     assert lmkl.METHODS["LMKL K_L-K_L-K_L (doubling)"] == lmkl.METHODS["LMKL K_L-K_L-K_L"]
     assert set(lmkl.T1_METHODS) >= {m + sfx for m in lmkl.T1_DOUBLING for sfx in ("", " [diag]")}

@@ -73,7 +73,7 @@ BASE_METHODS.update({name + DOUBLING: spec for name, spec in list(BASE_METHODS.i
                      if spec[0] == "lmkl"})
 #: the line search of the primary LMKL methods (``line_search`` of
 #: :func:`mklcore.localized.lmkl_solve`: steps of at most 1 along the normalised gradient)
-LMKL_PRIMARY = "bounded"
+LMKL_PRIMARY = "armijo"
 #: every method with unit-trace kernels and C x N ("trace", Sec. 4) and with unit-diagonal
 #: kernels ("diag", the suffix " [diag]"; the normalisation of Gönen's later LMKSVM code)
 METHODS = {name: (fam, idx, "trace") for name, (fam, idx) in BASE_METHODS.items()}
