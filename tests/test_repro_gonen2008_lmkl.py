@@ -71,6 +71,9 @@ def test_make_protocol_quick_and_full():
     assert (full.n_rep, full.n_iter, len(full.table1)) == (5, 50, 10)
     assert set(full.caps) == set(lmkl.TABLE1) | {"splice"} | set(lmkl.GAUSS4)
     assert full.C_grid == [0.01, 0.1, 1.0, 10.0, 100.0]
+    banana = lmkl.make_protocol(False, max_samples=1500, full_size=("banana",))
+    assert "banana" not in banana.caps and banana.caps["pima"] == 1500
+    assert lmkl.make_protocol(True, full_size=("banana",)).caps == lmkl.QUICK_CAPS
 
 
 def test_splits_are_disjoint_and_cover_the_data(nb):
