@@ -31,11 +31,13 @@ _LAZY = {
          "load_splice", "load_wdbc", "make_binary_strings", "make_gauss4",
          "make_synthetic_dna", "load_magic", "load_letter", "make_ringnorm", "make_twonorm"],
                     "datasets"),
-    **dict.fromkeys(["SumKernelSVC", "sum_kernel_svm_solve", "LpMKLClassifier", "lpmkl_solve"],
+    **dict.fromkeys(["SumKernelSVC", "sum_kernel_svm_solve", "LpMKLClassifier", "lpmkl_solve",
+         "SumKernelSVR", "sum_kernel_svr_solve", "LpMKLRegressor", "lpmkl_svr_solve"],
                     "lpnorm"),
-    **dict.fromkeys(["SimpleMKLClassifier", "simplemkl_solve"],
+    **dict.fromkeys(["SimpleMKLClassifier", "simplemkl_solve", "SimpleMKLRegressor",
+         "simplemkl_svr_solve"],
                     "simplemkl"),
-    **dict.fromkeys(["SILPMKLClassifier", "silp_solve"],
+    **dict.fromkeys(["SILPMKLClassifier", "silp_solve", "SILPMKLRegressor", "silp_svr_solve"],
                     "silp"),
     **dict.fromkeys(["StPMKLClassifier", "MiPMKLClassifier", "stpmkl_solve", "mipmkl_solve",
          "stpmkl_grid", "stpmkl_decision"],
@@ -54,8 +56,9 @@ _LAZY = {
     **dict.fromkeys(["SOLVERS", "SolverInfo", "get_solver", "list_solvers"],
                     "registry"),
 }
-_SUBMODULES = ("base", "datasets", "kernels", "localized", "lpnorm", "qmkl", "reference", "registry",
-               "repro", "rls2", "silp", "simplemkl", "stpmkl", "svm", "wrapper")
+_SUBMODULES = ("base", "datasets", "kernels", "localized", "lpnorm", "qmkl", "reference",
+               "registry", "repro", "rls2", "silp", "simplemkl", "stpmkl", "svm", "tasks",
+               "wrapper")
 
 
 def __getattr__(name):
@@ -88,6 +91,8 @@ __all__ = [
     # methods
     "SumKernelSVC", "sum_kernel_svm_solve", "LpMKLClassifier", "lpmkl_solve",
     "SimpleMKLClassifier", "simplemkl_solve", "SILPMKLClassifier", "silp_solve",
+    "SumKernelSVR", "sum_kernel_svr_solve", "LpMKLRegressor", "lpmkl_svr_solve",
+    "SimpleMKLRegressor", "simplemkl_svr_solve", "SILPMKLRegressor", "silp_svr_solve",
     "StPMKLClassifier", "MiPMKLClassifier", "stpmkl_solve", "mipmkl_solve", "stpmkl_grid",
     "stpmkl_decision",
     "QMKLClassifier", "QSVMClassifier", "qmkl_solve", "qsvm_solve", "graph_laplacian",

@@ -17,19 +17,22 @@ The parameter and attribute descriptions that the solvers and estimators share l
 """
 
 import functools
+import inspect
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._result import decision
-from ._validation import (Interval, Options, check_binary_labels, check_kernel_stack,
-                          check_labels_present, validate_params)
+from ._validation import (Interval, Options, as_float_array, check_class_labels,
+                          check_finite, check_kernel_stack, check_labels_present,
+                          validate_params)
 
-__all__ = ["BaseMKLClassifier", "KernelBankMixin", "store_params", "COMMON_CONSTRAINTS",
-           "common_constraints", "WRAPPER_PARAMS", "DOC_PARAMS", "fill_doc", "forget_fitted",
-           "fit_or_unfitted"]
+__all__ = ["BaseMKLClassifier", "BaseMKLRegressor", "KernelBankMixin", "platt_sigmoid",
+           "store_params", "COMMON_CONSTRAINTS", "common_constraints", "WRAPPER_PARAMS",
+           "DOC_PARAMS", "fill_doc", "forget_fitted", "fit_or_unfitted"]
 
 #: constraints shared by the solvers and estimators (each adds its own)
 COMMON_CONSTRAINTS = {
@@ -44,7 +47,13 @@ COMMON_CONSTRAINTS = {
     "callback": [callable, None],
     "svm_max_iter": [Interval("int", 1, None), None],
     "check_input": [bool],
+    "multiclass": [Options("ovr", "ovr-per-class")],
+    "probability": [bool],
+    "random_state": [Interval("int", 0, None), np.random.RandomState, None],
 }
+
+#: parameters every classifier may have, checked whether or not its constraints list them
+_CLASSIFIER_OPTIONS = ("multiclass", "probability", "random_state")
 
 
 #: the parameters of the wrapper-family estimators (lp-norm, SimpleMKL, SILP...)
@@ -136,12 +145,32 @@ DOC_PARAMS = {
     >>> clf = {obj_name}().fit(X, y)
     >>> clf.weights_.shape, round(float(clf.weights_.sum()), 6)
     ((2,), 1.0)""",
+    "multiclass": """multiclass : {"ovr", "ovr-per-class"}, default="ovr"
+        More than two classes: ``"ovr"`` learns one kernel weight vector shared by the
+        one-vs-rest problems (the sum of their duals is minimised over the weights, as in the
+        multiclass SimpleMKL of Rakotomamonjy et al. 2008, Sec. 5.1, and Zien & Ong 2007; the
+        duality gap certifies the joint problem; ``weights_`` has shape (n_kernels,),
+        ``dual_coef_`` (n_classes, n_samples)); ``"ovr-per-class"`` fits one binary model per
+        class with its own weights (``weights_`` of shape (n_classes, n_kernels), the models
+        in ``estimators_``). Prediction: the class of the largest decision value.""",
+    "probability": """probability : bool, default=False
+        Fit Platt's sigmoid :math:`P(y=1|f)=1/(1+\\exp(Af+B))` (Platt 2000, with the targets
+        and Newton method of Lin, Lin & Weng 2007) to decision values of a 5-fold internal
+        cross-validation, as ``sklearn.svm.SVC(probability=True)`` does, so that
+        :meth:`predict_proba` and :meth:`predict_log_proba` exist; more than two classes: one
+        sigmoid per one-vs-rest problem, normalised to sum 1. Costs five more fits.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the folds of the internal cross-validation (``probability=True``).""",
     "fitted_run": """history_ : dict of ndarray
         Per-iteration ``objective``, ``gap``, ``weights``, ``time`` and the solver's extras.
     result_ : MKLResult
         The full solver result.
     kernel_bank_ : KernelBank
-        The fitted kernel bank.""",
+        The fitted kernel bank.
+    kernel_names_ : list of str
+        The name of each kernel (feature groups of
+        :func:`~mklcore.kernels.kernel_bank` name theirs; else the kernel's ``repr``); the
+        weights by name: :meth:`kernel_weights`.""",
 }
 
 
@@ -270,15 +299,23 @@ class KernelBankMixin:
         -------
         bank : KernelBank
         """
-        from .kernels import KernelBank
+        from .kernels import KernelBank, resolve_columns
 
         kernels, normalize = self._bank_params()
+        if kernels is not None:  # columns named after the DataFrame the estimator was fitted on
+            kernels = resolve_columns(kernels, getattr(self, "feature_names_in_", None),
+                                      type(self).__name__)
         check_psd = "auto" if getattr(self, "check_input", True) else False
         return KernelBank(kernels=kernels, normalize=normalize, check_psd=check_psd)
 
 
 class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
-    """Base class of the binary MKL classifiers (not for direct use).
+    """Base class of the MKL classifiers (not for direct use).
+
+    Two classes are mapped to {-1, +1}; more are one-vs-rest problems, solved by ``_solve``
+    itself with shared kernel weights when ``_shared_multiclass`` (the wrapper solvers) and
+    ``multiclass="ovr"``, else by one binary model per class (``estimators_``).
+    ``probability=True`` adds Platt's sigmoids (:meth:`predict_proba`).
 
     Subclasses define ``__init__`` (storing every argument unchanged, e.g. with
     ``self._store_params(locals())``), a ``_parameter_constraints`` dict (unless the default,
@@ -298,6 +335,13 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
     #: Gram-sized float64 matrices the solver allocates besides the stack (the combined
     #: kernel and the SVM's temporaries), reserved by the memory check before the stack is built
     _solver_workspace = 3
+    #: whether ``_solve`` handles more than two classes itself (one-vs-rest problems sharing
+    #: the kernel weights, :class:`mklcore.tasks.OneVsRestTask`); otherwise, and with
+    #: ``multiclass="ovr-per-class"``, one binary model is fitted per class
+    _shared_multiclass = False
+    #: parameters of the estimator that the solver does not take (``random_state`` is passed
+    #: on only to a ``_solver`` that takes it)
+    _estimator_params = ("kernels", "normalize", "check_input", "multiclass", "probability")
     #: fixed unit weights (the sum kernel): the bank is summed kernel by kernel
     #: (:meth:`~mklcore.kernels.KernelBank.fit_transform_sum`), never stacked, and the solver
     #: receives the one summed kernel
@@ -321,16 +365,23 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
     def _solver_params(self):
         """The parameters handed on to the solver.
 
-        All but ``kernels``, ``normalize`` (used by the bank) and ``check_input`` (used by
-        :meth:`_fit_inputs`; the solver is called with ``check_input=False``).
+        All but ``_estimator_params``: ``kernels``, ``normalize`` (used by the bank),
+        ``check_input`` (used by :meth:`_fit_inputs`; the solver is called with
+        ``check_input=False``) and ``multiclass`` (used by :meth:`fit`).
         """
         params = self.get_params(deep=False)
-        return {k: v for k, v in params.items()
-                if k not in ("kernels", "normalize", "check_input")}
+        params = {k: v for k, v in params.items() if k not in self._estimator_params}
+        if ("random_state" in params and self._solver is not None
+                and "random_state" not in inspect.signature(self._solver).parameters):
+            del params["random_state"]
+        return params
 
     def _validate_params(self):
-        validate_params(type(self).__name__, self._parameter_constraints,
-                        self.get_params(deep=False))
+        params = self.get_params(deep=False)
+        options = {k: COMMON_CONSTRAINTS[k] for k in _CLASSIFIER_OPTIONS
+                   if k in params and k not in self._parameter_constraints}
+        validate_params(type(self).__name__, {**self._parameter_constraints, **options},
+                        params)
 
     def _fit_inputs(self, X, y):
         """What ``_solve`` receives for the validated training data ``X``.
@@ -362,7 +413,7 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
 
     @fit_or_unfitted
     def fit(self, X, y):
-        """Fit the model on features ``X`` and binary labels ``y``.
+        """Fit the model on features ``X`` and class labels ``y``.
 
         A fit that raises (invalid input, a failed solve, ``KeyboardInterrupt``) leaves the
         estimator unfitted (the previous model is dropped when ``fit`` starts): ``predict``
@@ -373,7 +424,8 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
         X : array-like of shape (n_samples, n_features)
             Training data; the kernels of ``kernels`` are evaluated on it.
         y : array-like of shape (n_samples,)
-            Two classes (any labels); ``classes_[1]`` is the positive class.
+            Two or more classes (any labels); with two, ``classes_[1]`` is the positive
+            class; with more, one-vs-rest problems (see ``multiclass``).
 
         Returns
         -------
@@ -384,11 +436,123 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype="numeric")
         check_labels_present(y)  # None labels: an error naming y, not "unknown label type"
         check_classification_targets(y)
-        y_pm, self.classes_ = check_binary_labels(y, type(self).__name__)
-        result = self._solve(self._fit_inputs(X, y_pm), y_pm, **self._solve_inputs(X))
-        self._set_fitted(result)
+        self.classes_, index = check_class_labels(y, type(self).__name__)
+        shared = self._shared_multiclass and getattr(self, "multiclass", "ovr") == "ovr"
+        if self.classes_.size > 2 and not shared:
+            self._fit_per_class(X, index)
+        else:  # two classes in {-1, +1}, or the class indices (one-vs-rest in the solver)
+            labels = np.where(index == 1, 1.0, -1.0) if self.classes_.size == 2 else index
+            result = self._solve(self._fit_inputs(X, labels), labels, **self._solve_inputs(X))
+            self._set_fitted(result)
         self.X_fit_ = X
+        if getattr(self, "probability", False):
+            self._fit_probability(X, index)
         return self
+
+    def _submodel(self):
+        """An unfitted copy for internal fits (per class, cross-validation): no sigmoid."""
+        from sklearn.base import clone
+
+        model = clone(self)
+        params = model.get_params(deep=False)
+        if "probability" in params:
+            model.set_params(probability=False)
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None and params.get("kernels") is not None:
+            # the internal fits see arrays: columns named after the DataFrame become positions
+            from .kernels import resolve_columns
+
+            model.set_params(kernels=resolve_columns(params["kernels"], names,
+                                                     type(self).__name__))
+        return model
+
+    def _fit_probability(self, X, index, n_folds=5):
+        """Platt's sigmoids on the decision values of an internal cross-validation.
+
+        ``probA_`` and ``probB_`` (one per one-vs-rest problem; one for two classes), fitted by
+        :func:`platt_sigmoid` on out-of-fold decision values of ``n_folds`` stratified folds
+        (fewer when a class has fewer points; on the training decision values when a class
+        has a single point), seeded by ``random_state``.
+        """
+        from sklearn.model_selection import StratifiedKFold
+
+        counts = np.bincount(index)
+        folds = min(n_folds, int(counts.min()))
+        if folds >= 2:
+            f = np.zeros((index.size, 1 if counts.size == 2 else counts.size))
+            cv = StratifiedKFold(folds, shuffle=True, random_state=self.random_state)
+            for train, test in cv.split(X, index):
+                model = self._submodel().fit(X[train], index[train])
+                f[test] = model.decision_function(X[test]).reshape(test.size, -1)
+        else:
+            f = self.decision_function(X).reshape(index.size, -1)
+        targets = ([index == 1] if counts.size == 2
+                   else [index == k for k in range(counts.size)])
+        ab = np.array([platt_sigmoid(f[:, k], t) for k, t in enumerate(targets)])
+        self.probA_, self.probB_ = ab[:, 0], ab[:, 1]
+
+    @available_if(lambda self: getattr(self, "probability", False))
+    def predict_proba(self, X):
+        """Class probabilities from Platt's sigmoids (``probability=True``).
+
+        Two classes: :math:`P(\\text{classes\\_[1]})=1/(1+\\exp(Af+B))`; more: one sigmoid per
+        one-vs-rest decision value, normalised to sum 1.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
+        check_is_fitted(self, "probA_")
+        f = self.decision_function(X).reshape(-1, self.probA_.size)
+        p = _sigmoid(f, self.probA_, self.probB_)
+        if self.classes_.size == 2:
+            return np.column_stack([1.0 - p[:, 0], p[:, 0]])
+        return p / p.sum(axis=1, keepdims=True)
+
+    @available_if(lambda self: getattr(self, "probability", False))
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+        """
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def _fit_per_class(self, X, index):
+        """One binary model per class (``classes_[k]`` against the rest) in ``estimators_``;
+        their weights, coefficients and intercepts stacked by class."""
+        self.estimators_ = [self._submodel().fit(X, np.where(index == k, 1, -1))
+                            for k in range(self.classes_.size)]
+        models = self.estimators_
+        for name in ("kernel_bank_", "Q_", "kernel_names_"):
+            if hasattr(models[0], name):
+                setattr(self, name, getattr(models[0], name))
+        for name in ("weights_", "dual_coef_", "intercept_"):
+            if all(hasattr(m, name) for m in models):
+                setattr(self, name, np.stack([np.asarray(getattr(m, name)) for m in models]))
+        self.support_ = np.flatnonzero(np.any(self.dual_coef_ != 0, axis=0))
+        self.result_ = [m.result_ for m in models]
+        self.history_ = [m.history_ for m in models]
+        self.n_iter_ = max(m.n_iter_ for m in models)
+        self.converged_ = all(m.converged_ for m in models)
+        self.objective_ = float(sum(m.objective_ for m in models))
+        self.gap_ = float(max(m.gap_ for m in models))
+
+    def _per_class_decision(self, X):
+        """Decision values of the per-class models (``estimators_``), one column per class."""
+        X = validate_data(self, X, reset=False, dtype="numeric")  # the models saw arrays
+        return np.column_stack([m.decision_function(X) for m in self.estimators_])
 
     def _set_fitted(self, result):
         if self._sum_kernel:  # solved on the summed kernel: one unit weight per bank kernel
@@ -396,14 +560,35 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
             result.weights = np.ones(self.kernel_bank_.n_kernels_)
         self.result_ = result
         self.weights_ = np.asarray(result.weights, dtype=float)
+        self.kernel_names_ = (list(self.kernel_bank_.kernel_names_)
+                              if hasattr(self, "kernel_bank_")
+                              else [f"kernel {m}" for m in range(self.weights_.shape[-1])])
         self.dual_coef_ = np.asarray(result.dual_coef, dtype=float)
-        self.intercept_ = float(result.intercept)
-        self.support_ = np.flatnonzero(self.dual_coef_)
+        self.intercept_ = (float(result.intercept) if np.ndim(result.intercept) == 0
+                           else np.asarray(result.intercept, dtype=float))
+        self.support_ = np.flatnonzero(np.any(np.atleast_2d(self.dual_coef_) != 0, axis=0))
         self.n_iter_ = int(result.n_iter)
         self.converged_ = bool(result.success)
         self.objective_ = float(result.objective)
         self.gap_ = float(result.gap)
         self.history_ = result.history
+
+    def kernel_weights(self):
+        """The kernel weights by kernel name: ``weights_`` as a pandas object.
+
+        Returns
+        -------
+        weights : pandas.Series or pandas.DataFrame
+            A Series indexed by ``kernel_names_``; with one weight vector per class
+            (``multiclass="ovr-per-class"``), a DataFrame with a row per class.
+        """
+        import pandas as pd
+
+        check_is_fitted(self)
+        if np.ndim(self.weights_) == 2:
+            return pd.DataFrame(self.weights_, index=pd.Index(self.classes_, name="class"),
+                                columns=self.kernel_names_)
+        return pd.Series(self.weights_, index=self.kernel_names_, name="weight")
 
     def decision_function(self, X):
         """Decision values ``f(x)`` of the paper (positive means ``classes_[1]``).
@@ -414,12 +599,15 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
 
         Returns
         -------
-        f : ndarray of shape (n_samples,)
+        f : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            One column per class (its one-vs-rest problem) for more than two classes.
         """
         check_is_fitted(self)
+        if hasattr(self, "estimators_"):
+            return self._per_class_decision(X)
         X = validate_data(self, X, reset=False, dtype="numeric")
         if self._sum_kernel:
-            return self.kernel_bank_.transform_sum(X) @ self.dual_coef_ + self.intercept_
+            return self.kernel_bank_.transform_sum(X) @ self.dual_coef_.T + self.intercept_
         K_test = self.kernel_bank_.transform(X)
         return decision(self.result_, K_test)
 
@@ -435,9 +623,146 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
         y_pred : ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        f = self.decision_function(X)
+        if f.ndim == 2:
+            return self.classes_[np.argmax(f, axis=1)]
+        return self.classes_[(f > 0).astype(int)]
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
+
+def _sigmoid(f, A, B):
+    """:math:`1/(1+e^{Af+B})`, computed without overflow."""
+    z = A * f + B
+    out = np.empty_like(z)
+    pos = z >= 0
+    e = np.exp(-z[pos])
+    out[pos] = e / (1.0 + e)
+    out[~pos] = 1.0 / (1.0 + np.exp(z[~pos]))
+    return out
+
+
+def platt_sigmoid(f, positive, *, max_iter=100, min_step=1e-10, sigma=1e-12, eps=1e-5):
+    r"""Fit Platt's sigmoid :math:`P(y=1|f)=1/(1+\exp(Af+B))` to decision values.
+
+    The algorithm of Lin, Lin & Weng (2007, Algorithm 1; the one LIBSVM runs): Platt's (2000)
+    regularised targets :math:`t_+=(N_++1)/(N_++2)`, :math:`t_-=1/(N_-+2)`, Newton's method on
+    the negative log-likelihood with a backtracking line search, evaluated stably.
+
+    Parameters
+    ----------
+    f : ndarray of shape (n,)
+        Decision values (out of sample).
+    positive : ndarray of shape (n,), bool
+        Whether each point belongs to the positive class.
+    max_iter, min_step, sigma, eps : float
+        Newton iterations, smallest line-search step, Hessian ridge and stopping tolerance on
+        the gradient (the constants of the paper).
+
+    Returns
+    -------
+    A, B : float
+    """
+    f = np.asarray(f, dtype=float)
+    positive = np.asarray(positive, dtype=bool)
+    n_pos = int(positive.sum())
+    n_neg = positive.size - n_pos
+    t = np.where(positive, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+
+    def nll(A, B):
+        z = A * f + B
+        with np.errstate(over="ignore"):
+            return float(np.sum(np.where(z >= 0, t * z + np.log1p(np.exp(-z)),
+                                         (t - 1.0) * z + np.log1p(np.exp(z)))))
+
+    A, B = 0.0, float(np.log((n_neg + 1.0) / (n_pos + 1.0)))
+    value = nll(A, B)
+    for _ in range(max_iter):
+        p = _sigmoid(f, A, B)  # 1 / (1 + exp(z)) = P(y=1)
+        q = 1.0 - p
+        d2 = p * q
+        h11 = sigma + float(np.sum(f * f * d2))
+        h22 = sigma + float(np.sum(d2))
+        h21 = float(np.sum(f * d2))
+        d1 = t - p
+        g1, g2 = float(np.sum(f * d1)), float(np.sum(d1))
+        if abs(g1) < eps and abs(g2) < eps:
+            break
+        det = h11 * h22 - h21 * h21
+        dA = -(h22 * g1 - h21 * g2) / det
+        dB = -(-h21 * g1 + h11 * g2) / det
+        gd = g1 * dA + g2 * dB
+        step = 1.0
+        while step >= min_step:
+            new = nll(A + step * dA, B + step * dB)
+            if new < value + 1e-4 * step * gd:
+                A, B, value = A + step * dA, B + step * dB, new
+                break
+            step /= 2.0
+        else:
+            break
+    return float(A), float(B)
+
+
+class BaseMKLRegressor(KernelBankMixin, RegressorMixin, BaseEstimator):
+    """Base class of the MKL regressors (not for direct use).
+
+    The machinery of :class:`BaseMKLClassifier` (parameters, kernel bank, solver call, fitted
+    attributes, test kernels) on real targets: ``_solver`` is a ``*_solve(K, y, **params,
+    check_input=False)`` function for real ``y`` (e.g. the epsilon-SVR MKL solvers) and
+    ``predict`` returns ``f(x) = sum_m weights[m] k_m(x, X_fit) @ dual_coef + intercept``;
+    ``score`` is R².
+    """
+
+    _parameter_constraints = BaseMKLClassifier._parameter_constraints
+    _solver = None
+    _solver_workspace = BaseMKLClassifier._solver_workspace
+    _sum_kernel = False
+    _estimator_params = BaseMKLClassifier._estimator_params
+
+    # the same bookkeeping as the classifiers (one implementation)
+    _solve = BaseMKLClassifier._solve
+    _solve_inputs = BaseMKLClassifier._solve_inputs
+    _store_params = BaseMKLClassifier._store_params
+    _solver_params = BaseMKLClassifier._solver_params
+    _validate_params = BaseMKLClassifier._validate_params
+    _fit_inputs = BaseMKLClassifier._fit_inputs
+    _set_fitted = BaseMKLClassifier._set_fitted
+    kernel_weights = BaseMKLClassifier.kernel_weights
+
+    @fit_or_unfitted
+    def fit(self, X, y):
+        """Fit the model on features ``X`` and real targets ``y``.
+
+        A fit that raises leaves the estimator unfitted (see :meth:`BaseMKLClassifier.fit`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data; the kernels of ``kernels`` are evaluated on it.
+        y : array-like of shape (n_samples,)
+            Real targets.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        self._validate_params()
+        X, y = validate_data(self, X, y, dtype="numeric")
+        y = check_finite(as_float_array(y, "y", type(self).__name__), "y")
+        result = self._solve(self._fit_inputs(X, y), y, **self._solve_inputs(X))
+        self._set_fitted(result)
+        self.X_fit_ = X
+        return self
+
+    def predict(self, X):
+        """Predicted targets ``f(x)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        return BaseMKLClassifier.decision_function(self, X)

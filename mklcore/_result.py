@@ -115,7 +115,8 @@ def decision(result, K_test, **inputs):
 
     Returns
     -------
-    f : ndarray of shape (n_test,)
+    f : ndarray of shape (n_test,) or (n_test, n_classes)
+        One column per one-vs-rest problem when ``dual_coef`` has one row per class.
 
     Notes
     -----
@@ -134,6 +135,10 @@ def decision(result, K_test, **inputs):
     K_test = np.asarray(K_test)
     weights = np.asarray(result["weights"], dtype=float)
     coef = np.asarray(result["dual_coef"], dtype=float)
+    if coef.ndim == 2:  # one-vs-rest problems (kernel weights shared): one column per class
+        intercept = np.asarray(result["intercept"], dtype=float)
+        return np.column_stack([decision({"weights": weights, "dual_coef": c, "intercept": b},
+                                         K_test) for c, b in zip(coef, intercept)])
     if K_test.ndim != 3 or K_test.shape[0] != weights.shape[0] or K_test.shape[2] != coef.shape[0]:
         raise ValueError(
             f"K_test must have shape (n_kernels={weights.shape[0]}, n_test, "

@@ -13,6 +13,7 @@ __all__ = [
     "Interval", "Options", "validate_params", "check_kernel_stack", "check_binary_labels",
     "check_finite", "check_psd", "smallest_eigenvalue", "PSD_TOL", "check_solver_inputs",
     "check_dense", "as_float_array", "BOOL_PARAMS", "check_labels_present",
+    "check_regression_inputs", "check_class_labels", "check_classification_inputs",
 ]
 
 #: relative tolerance for the smallest eigenvalue of a kernel, as a multiple of its trace
@@ -465,6 +466,44 @@ def check_labels_present(y):
                          f"(first: index {missing[0]}).")
 
 
+def check_class_labels(y, owner="this method"):
+    """The classes of labels ``y`` (at least two) and each label's index among them.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+    owner : str
+        Used in the message.
+
+    Returns
+    -------
+    classes : ndarray of shape (n_classes,)
+        The sorted original labels.
+    y_index : ndarray of shape (n_samples,), int
+        ``classes[y_index] == y``.
+    """
+    y = np.asarray(check_dense(y, "y"))
+    if y.ndim != 1:
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y.ravel()
+        else:
+            raise ValueError(f"y must be one-dimensional; got shape {y.shape}.")
+    if y.dtype.kind in "fc":
+        check_finite(y, "y")
+    check_labels_present(y)
+    try:
+        classes, index = np.unique(y, return_inverse=True)
+    except TypeError:  # e.g. numbers and strings mixed in an object array
+        kinds = sorted({type(v).__name__ for v in y})
+        raise ValueError(f"y must hold labels of one comparable type; got a mix of "
+                         f"{', '.join(kinds)}.") from None
+    if classes.size < 2:
+        raise ValueError(
+            f"y has only one class ({classes[0] if classes.size else 'none'}); "
+            f"{owner} needs two classes.")
+    return classes, index.reshape(-1)
+
+
 def check_binary_labels(y, owner="this method"):
     """Map binary labels to {-1, +1}.
 
@@ -481,30 +520,12 @@ def check_binary_labels(y, owner="this method"):
     classes : ndarray of shape (2,)
         The sorted original labels.
     """
-    y = np.asarray(check_dense(y, "y"))
-    if y.ndim != 1:
-        if y.ndim == 2 and y.shape[1] == 1:
-            y = y.ravel()
-        else:
-            raise ValueError(f"y must be one-dimensional; got shape {y.shape}.")
-    if y.dtype.kind in "fc":
-        check_finite(y, "y")
-    check_labels_present(y)
-    try:
-        classes = np.unique(y)
-    except TypeError:  # e.g. numbers and strings mixed in an object array
-        kinds = sorted({type(v).__name__ for v in y})
-        raise ValueError(f"y must hold labels of one comparable type; got a mix of "
-                         f"{', '.join(kinds)}.") from None
-    if classes.size < 2:
-        raise ValueError(
-            f"y has only one class ({classes[0] if classes.size else 'none'}); "
-            f"{owner} needs two classes.")
+    classes, index = check_class_labels(y, owner)
     if classes.size > 2:
         raise ValueError(
             f"y has {classes.size} classes; {owner} is binary-only. Only binary classification "
             f"is supported: use sklearn.multiclass.OneVsRestClassifier for more classes.")
-    y_pm = np.where(y == classes[1], 1.0, -1.0)
+    y_pm = np.where(index == 1, 1.0, -1.0)
     return y_pm, classes
 
 
@@ -530,3 +551,64 @@ def check_solver_inputs(K, y, owner, check_input=True):
     validate_params(owner, {"check_input": [bool]}, {"check_input": check_input})
     K = check_kernel_stack(K, y, thorough=False) if check_input else np.asarray(K)
     return K, check_binary_labels(y, owner)[0]
+
+
+def check_regression_inputs(K, y, owner, check_input=True):
+    """The training stack and the real targets of a regression ``*_solve`` function.
+
+    Parameters
+    ----------
+    K : array-like of shape (n_kernels, n_samples, n_samples)
+    y : array-like of shape (n_samples,)
+        Real, finite targets.
+    owner : str
+        Used in the messages.
+    check_input : bool, default=True
+        Validate ``K`` with :func:`check_kernel_stack` (``thorough=False``).
+
+    Returns
+    -------
+    K : ndarray of shape (n_kernels, n_samples, n_samples)
+    y : ndarray of shape (n_samples,), float64
+    """
+    validate_params(owner, {"check_input": [bool]}, {"check_input": check_input})
+    y = as_float_array(y, "y", owner)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"y must be one-dimensional; got shape {y.shape}.")
+    check_finite(y, "y")
+    K = check_kernel_stack(K, y, thorough=False) if check_input else np.asarray(K)
+    return K, y
+
+
+def check_classification_inputs(K, y, owner, check_input=True):
+    """The training stack and the labels of a classifier's ``*_solve`` function that handles
+    several classes (one-vs-rest problems sharing the kernel weights).
+
+    Parameters
+    ----------
+    K : array-like of shape (n_kernels, n_samples, n_samples)
+    y : array-like of shape (n_samples,)
+        Two or more classes (any labels).
+    owner : str
+        Used in the messages.
+    check_input : bool, default=True
+        Validate ``K`` with :func:`check_kernel_stack` (``thorough=False``).
+
+    Returns
+    -------
+    K : ndarray of shape (n_kernels, n_samples, n_samples)
+    y_pm : ndarray of shape (n_samples,) or None
+        For two classes, the labels in {-1, +1} (the larger label is +1); else None.
+    Y : ndarray of shape (n_classes, n_samples) or None
+        For more classes, the one-vs-rest labellings in {-1, +1} (row k: ``classes[k]``
+        against the rest, classes sorted); else None.
+    """
+    validate_params(owner, {"check_input": [bool]}, {"check_input": check_input})
+    K = check_kernel_stack(K, y, thorough=False) if check_input else np.asarray(K)
+    classes, index = check_class_labels(y, owner)
+    if classes.size == 2:
+        return K, np.where(index == 1, 1.0, -1.0), None
+    Y = np.where(index[None, :] == np.arange(classes.size)[:, None], 1.0, -1.0)
+    return K, None, Y

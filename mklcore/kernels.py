@@ -39,7 +39,7 @@ __all__ = [
     "Kernel", "linear", "polynomial", "gaussian", "spectrum", "weighted_degree", "as_kernel",
     "fit_kernels", "kernel_bank", "kernel_stack", "normalize_trace", "normalize_cosine",
     "center", "alignment", "is_psd", "available_memory", "KernelBank", "KERNEL_BANKS",
-    "CallableKernel", "MEMORY_CHECK_MIN_BYTES",
+    "CallableKernel", "MEMORY_CHECK_MIN_BYTES", "resolve_columns", "kernel_names",
 ]
 
 # ----------------------------------------------------------------------------------------
@@ -51,8 +51,10 @@ _BLOCK_ELEMENTS = 1 << 21
 
 # Shared docstring texts, written at indentation 4 and substituted for ``{name}`` by ``_doc``.
 _DOC = {
-    "columns": """columns : None, int, sequence of int or "each", default=None
-        Features the kernel reads; None means all; ``"each"`` makes a per-feature template.""",
+    "columns": """columns : None, int, sequence of int or str, or "each", default=None
+        Features the kernel reads; None means all; ``"each"`` makes a per-feature template;
+        names (a sequence of str) are DataFrame column names, resolved when the kernel is
+        used on a DataFrame (or by an estimator fitted on one; see :func:`resolve_columns`).""",
     "kernel": """kernel : Kernel
         The kernel object.""",
     "positions": """positions : slice or (start, stop), default=None
@@ -110,6 +112,9 @@ def _check_columns(columns, owner):
                          f"sequence of ints. Got {columns!r} instead.")
     if isinstance(columns, numbers.Integral) and not isinstance(columns, bool):
         columns = [columns]
+    if (isinstance(columns, (list, tuple)) or hasattr(columns, "__array__")) and len(columns) \
+            and all(isinstance(c, str) for c in columns):
+        return tuple(columns)  # DataFrame column names, resolved by resolve_columns
     arr = np.asarray(columns)
     if arr.dtype == bool:
         arr = np.flatnonzero(arr)
@@ -325,6 +330,9 @@ class Kernel:
 
     kind = "kernel"
     family = "other"
+    #: a name given by a bank (e.g. ``"clinical: gaussian(sigma=1.0)"`` for a feature group of
+    #: :func:`kernel_bank`); None: the kernel is named by its ``repr``
+    name = None
     #: bool: True when every Gram matrix of the kernel is symmetric PSD by construction (an
     #: inner product of explicit feature maps: linear, polynomial with ``coef0 >= 0``,
     #: Gaussian, string kernels, and their normalisations); the training stacks skip the
@@ -1057,6 +1065,65 @@ def _as_kernel_list(kernels):
     return klist
 
 
+def resolve_columns(kernels, feature_names, owner="this estimator"):
+    """Replace the column names of kernels by column positions.
+
+    Parameters
+    ----------
+    kernels : list of kernel specs
+        Anything :func:`as_kernel` accepts; kernels with ``columns`` given by name (a
+        sequence of str) are resolved.
+    feature_names : sequence of str or None
+        The columns of the training data (a DataFrame's ``columns``, an estimator's
+        ``feature_names_in_``); None when the data have no column names.
+    owner : str, default="this estimator"
+        Used in the messages.
+
+    Returns
+    -------
+    kernels : list of Kernel
+        The same kernels, with ``columns`` as integer positions (names kept).
+
+    Raises
+    ------
+    ValueError
+        A name that is not a column, or names without column names (a NumPy array).
+    """
+    out = []
+    names = None if feature_names is None else [str(c) for c in feature_names]
+    for kernel in _as_kernel_list(kernels):
+        cols = kernel.columns
+        if isinstance(cols, tuple) and cols and isinstance(cols[0], str):
+            if names is None:
+                raise ValueError(f"{kernel!r} reads columns by name, but {owner} got data without "
+                                 f"column names: pass a pandas DataFrame, or integer columns.")
+            unknown = [c for c in cols if c not in names]
+            if unknown:
+                raise ValueError(f"{kernel!r}: columns {unknown} are not columns of the data "
+                                 f"({len(names)} columns: {names[:5]}...).")
+            resolved = kernel._with_columns(tuple(names.index(c) for c in cols))
+            if kernel.name is None:  # named as the user wrote it
+                resolved.name = repr(kernel)
+            kernel = resolved
+        out.append(kernel)
+    return out
+
+
+def kernel_names(kernels):
+    """Display names of kernels: the bank's name of each (:attr:`Kernel.name`), else its
+    ``repr``.
+
+    Parameters
+    ----------
+    kernels : list of Kernel
+
+    Returns
+    -------
+    names : list of str
+    """
+    return [k.name if k.name is not None else repr(k) for k in kernels]
+
+
 # ----------------------------------------------------------------------------------------
 # fitting (data-dependent parameters and per-feature templates)
 # ----------------------------------------------------------------------------------------
@@ -1262,8 +1329,8 @@ def _bank_templates(kind, params):
     raise ValueError(f"Unknown kernel bank {kind!r}; known kinds: {', '.join(KERNEL_BANKS)}.")
 
 
-def kernel_bank(kind, *, per_feature=None, n_features=None, approx=None, rank=None,
-                random_state=0, **params):
+def kernel_bank(kind, *, per_feature=None, n_features=None, groups=None, approx=None,
+                rank=None, random_state=0, **params):
     r"""Build a list of kernels: a generic family or a named bank of the reproduced papers.
 
     Parameters
@@ -1302,6 +1369,13 @@ def kernel_bank(kind, *, per_feature=None, n_features=None, approx=None, rank=No
         Number of input features. Given: single-feature kernels are created now
         (``columns=[j]``); None: they are templates (``columns="each"``) expanded on the
         training data by :func:`fit_kernels`, :func:`kernel_stack` and :class:`KernelBank`.
+    groups : dict, default=None
+        Named, possibly overlapping feature groups ``{"name": columns}`` (integer positions or
+        DataFrame column names, e.g. one group per data source or gene set): the bank is then
+        every kernel of ``kind`` on every group, in the order of the groups, each named
+        ``"<group>: <kernel>"`` (:attr:`Kernel.name`, the ``kernel_names_`` of a fitted
+        estimator). Add a group of all columns for kernels on every feature;
+        ``per_feature`` must then be None.
     approx : {"nystroem"} or None, default=None
         ``"nystroem"``: mark the bank for low-rank approximation, :math:`K_m\approx\Phi_m
         \Phi_m^\top` from ``rank`` landmarks (see :mod:`mklcore.lowrank`); the estimators
@@ -1331,11 +1405,17 @@ def kernel_bank(kind, *, per_feature=None, n_features=None, approx=None, rank=No
     65
     >>> kernel_bank("rbf", gamma=[0.1, 1.0])
     [gaussian(gamma=0.1), gaussian(gamma=1.0)]
+    >>> bank = kernel_bank("rbf", gamma=[0.1, 1.0], groups={"a": [0, 1], "b": ["age"]})
+    >>> [k.name for k in bank][1:3]
+    ['a: gaussian(gamma=1.0)', 'b: gaussian(gamma=0.1)']
     """
     if not isinstance(kind, str):
         raise ValueError(f"Unknown kernel bank {kind!r}; known kinds: {', '.join(KERNEL_BANKS)}.")
     kind = kind.lower()
     templates, default_pf = _bank_templates(kind, params)
+    if groups is not None and per_feature is not None:
+        raise ValueError("kernel_bank takes groups or per_feature, not both: add a group of "
+                         "all columns for kernels on every feature.")
     if per_feature is None:
         per_feature = default_pf
     if per_feature not in (True, False, "only"):
@@ -1344,11 +1424,26 @@ def kernel_bank(kind, *, per_feature=None, n_features=None, approx=None, rank=No
     if n_features is not None:
         validate_params("kernel_bank", {"n_features": [Interval("int", 1, None)]},
                         {"n_features": n_features})
-    bank = [] if per_feature == "only" else list(templates)
-    if per_feature:
-        for t in templates:
-            each = t._with_columns("each")
-            bank.extend(each.expand(n_features) if n_features is not None else [each])
+    if groups is not None:
+        if not isinstance(groups, dict) or not groups:
+            raise ValueError(f"The 'groups' parameter of kernel_bank must be a non-empty dict "
+                             f"{{name: columns}}. Got {groups!r} instead.")
+        bank = []
+        for group, columns in groups.items():
+            cols = _check_columns(columns, f"kernel_bank (group {group!r})")
+            if cols == "each" or cols is None:
+                raise ValueError(f"The columns of group {group!r} of kernel_bank must be "
+                                 f"integer positions or column names. Got {columns!r} instead.")
+            for t in templates:
+                kernel = t._with_columns(cols)
+                kernel.name = f"{group}: {t!r}"
+                bank.append(kernel)
+    else:
+        bank = [] if per_feature == "only" else list(templates)
+        if per_feature:
+            for t in templates:
+                each = t._with_columns("each")
+                bank.extend(each.expand(n_features) if n_features is not None else [each])
     if approx is not None or rank is not None:
         from .lowrank import ApproxBank
 
@@ -1428,7 +1523,7 @@ def _stack(kernels, X, Y, dtype, max_bytes, check_psd_, owner, sink=None, worksp
     if max_bytes is not None:
         validate_params(owner, {"max_bytes": [Interval("real", 0, None)]},
                         {"max_bytes": max_bytes})
-    klist = _as_kernel_list(kernels)
+    klist = resolve_columns(kernels, getattr(getattr(X, "raw", X), "columns", None), owner)
     dX = X if isinstance(X, _Data) else _Data(X, "X")
     symmetric = Y is None
     if symmetric:
@@ -1886,6 +1981,9 @@ class KernelBank(TransformerMixin, BaseEstimator):
         Number of kernels M.
     descriptions_ : list of str
         ``repr`` of each kernel, e.g. ``"gaussian(sigma=2.0, columns=[3])"``.
+    kernel_names_ : list of str
+        The name of each kernel: its bank's name (feature groups of :func:`kernel_bank`,
+        e.g. ``"clinical: gaussian(sigma=1.0)"``), else its ``repr``.
     X_fit_ : ndarray of shape (n_fit, n_features) or sequence of strings
         Training data; test stacks are computed against it.
     n_features_in_ : int
@@ -1920,7 +2018,7 @@ class KernelBank(TransformerMixin, BaseEstimator):
                         {"normalize": self.normalize, "check_psd": self.check_psd})
         dtype = _check_dtype(self.dtype, "KernelBank")
         kernels = ([linear(), gaussian(gamma="scale")] if self.kernels is None
-                   else _as_kernel_list(self.kernels))
+                   else resolve_columns(self.kernels, getattr(X, "columns", None), "KernelBank"))
         data = _Data(X, "X")
         if transform == "sum":
             diags = {}
@@ -1947,6 +2045,7 @@ class KernelBank(TransformerMixin, BaseEstimator):
         self.kernels_ = kernels
         self.n_kernels_ = len(kernels)
         self.descriptions_ = [repr(k) for k in kernels]
+        self.kernel_names_ = kernel_names(kernels)
         self.train_diag_ = diag
         traces = diag.sum(axis=1)
         n = diag.shape[1]

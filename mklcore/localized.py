@@ -1083,6 +1083,10 @@ class LMKLClassifier(BaseMKLClassifier):
     {verbose}
     n_iter : int, default=None
         Deprecated alias of ``max_iter`` (FutureWarning at ``fit``).
+    probability : bool, default=False
+        Platt scaling fitted by a 5-fold internal cross-validation, as
+        ``sklearn.svm.SVC(probability=True)`` does: enables :meth:`predict_proba` and
+        :meth:`predict_log_proba`; ``random_state`` also seeds the folds.
 
     Attributes
     ----------
@@ -1141,7 +1145,8 @@ class LMKLClassifier(BaseMKLClassifier):
     def __init__(self, *, kernels=None, C=1.0, gating="softmax", max_iter=100,
                  normalize="trace", gate_threshold=0.0, standardize_gating=True,
                  gating_columns=None, tol=None, line_search="armijo", init_scale=0.01,
-                 sv_tol=1e-3, svm_tol=1e-3, random_state=None, verbose=0, n_iter=None):
+                 sv_tol=1e-3, svm_tol=1e-3, random_state=None, verbose=0, n_iter=None,
+                 probability=False):
         self._store_params(locals())
 
     @staticmethod
@@ -1248,8 +1253,15 @@ class LMKLClassifier(BaseMKLClassifier):
         f : ndarray of shape (n_samples,)
             Decision values.
         n_evals : int
-            Only with ``return_n_evals=True``.
+            Only with ``return_n_evals=True``. With more than two classes, ``f`` has one
+            column per class (one model per class) and ``n_evals`` sums over them.
         """
+        if hasattr(self, "estimators_"):
+            check_is_fitted(self)
+            X = validate_data(self, X, reset=False, dtype="numeric")  # the models saw arrays
+            out = [m.decision_function(X, return_n_evals=True) for m in self.estimators_]
+            f = np.column_stack([o[0] for o in out])
+            return (f, sum(o[1] for o in out)) if return_n_evals else f
         X = self._check_X(X)
         f, n_evals = _gated_sum(lambda m, rows, cols: self._kernel_block(m, X[rows], cols),
                                 self.result_, self._gates(X))

@@ -24,15 +24,23 @@ import warnings
 
 import numpy as np
 
-from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier, common_constraints, fill_doc
-from ._validation import Interval, Options, check_solver_inputs, validate_params
+from ._base import (COMMON_CONSTRAINTS, BaseMKLClassifier, BaseMKLRegressor, common_constraints,
+                    fill_doc)
+from ._validation import (Interval, Options, check_classification_inputs,
+                          check_regression_inputs, validate_params)
 from .rowsource import MEMORY_DOC, LazyStack, MemoryMixin, check_lazy_labels
 from .svm import default_backend
+from .tasks import OneVsRestTask, RegressionTask
 from .wrapper import (THETA_FLOOR, FixedWeights, NumericalFailure, SIPWeightStep,
                        WeightStep, dual_norm, log_sum_exp, lp_master, normalize_pnorm,
                        run_wrapper)
 
-__all__ = ["sum_kernel_svm_solve", "SumKernelSVC", "lpmkl_solve", "LpMKLClassifier"]
+__all__ = ["sum_kernel_svm_solve", "SumKernelSVC", "lpmkl_solve", "LpMKLClassifier",
+           "sum_kernel_svr_solve", "SumKernelSVR", "lpmkl_svr_solve", "LpMKLRegressor",
+           "EPSILON_CONSTRAINT"]
+
+#: the constraint of the epsilon-SVR's tube width (shared by the regression solvers)
+EPSILON_CONSTRAINT = [Interval("real", 0, None, closed="left")]
 
 
 @fill_doc
@@ -95,6 +103,8 @@ class SumKernelSVC(MemoryMixin, BaseMKLClassifier):
     {svm_max_iter}
     {check_input_fit}
     {memory}
+    {multiclass}
+    {probability}
 
     Attributes
     ----------
@@ -122,13 +132,15 @@ class SumKernelSVC(MemoryMixin, BaseMKLClassifier):
     """
 
     _parameter_constraints = {**common_constraints("kernels", "C", "normalize", "svm_tol",
-                                                   "svm_max_iter", "check_input"),
+                                                   "svm_max_iter", "check_input", "multiclass"),
                               **MemoryMixin.memory_constraints}
     _solver = staticmethod(sum_kernel_svm_solve)
+    _shared_multiclass = True
     _sum_kernel = True
 
     def __init__(self, *, kernels=None, C=1.0, normalize=None, svm_tol=1e-3, svm_max_iter=None,
-                 check_input=True, memory="auto", cache_size=1024):
+                 check_input=True, memory="auto", cache_size=1024, multiclass="ovr",
+                 probability=False, random_state=None):
         self._store_params(locals())
 
 
@@ -584,6 +596,14 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="auto", tol=1e-5, max_iter=1000, s
     1.0
     """
     validate_params("lpmkl_solve", _LPMKL_CONSTRAINTS, locals())
+    return _lpmkl("lpmkl_solve", K, y, None, p=p, C=C, solver=solver, tol=tol,
+                  max_iter=max_iter, svm_tol=svm_tol, callback=callback, verbose=verbose,
+                  check_input=check_input, solver_options=solver_options)
+
+
+def _lpmkl(owner, K, y, epsilon, *, p, C, solver, tol, max_iter, svm_tol, callback, verbose,
+           check_input, solver_options):
+    """The body of :func:`lpmkl_solve` (``epsilon`` None) and :func:`lpmkl_svr_solve`."""
     p = float(p)
     if solver == "auto":
         solver = "cutting_plane" if p == 1.0 else "newton"
@@ -592,12 +612,20 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="auto", tol=1e-5, max_iter=1000, s
             "solver='newton' requires p > 1: the Newton step on log(theta) of Kloft et al. "
             "(2009, Sec. 2.4.1) is undefined for p = 1. Use solver='cutting_plane' (the "
             "LP master of SILP), solver='analytic', or simplemkl_solve / silp_solve.")
-    own, common = _split_options("lpmkl_solve", solver, solver_options, _SOLVER_OPTIONS[solver])
-    if isinstance(K, LazyStack):  # kernel rows from features: the bank checked them
-        y_pm = check_lazy_labels(K, y, "lpmkl_solve")
-    else:
-        K, y_pm = check_solver_inputs(K, y, "lpmkl_solve", check_input)
+    own, common = _split_options(owner, solver, solver_options, _SOLVER_OPTIONS[solver])
     extras = {"p": p, "solver": solver}
+    if isinstance(K, LazyStack):  # kernel rows from features: the bank checked them
+        if epsilon is not None:
+            raise ValueError(f"{owner} does not take kernel rows from features (LazyStack) "
+                             "yet: pass the Gram stack (memory='stack').")
+        y_pm, task = check_lazy_labels(K, y, owner), None
+    elif epsilon is None:
+        K, y_pm, Y = check_classification_inputs(K, y, owner, check_input)
+        task = None if Y is None else OneVsRestTask(Y)
+    else:
+        K, y = check_regression_inputs(K, y, owner, check_input)
+        y_pm, task = None, RegressionTask(y, epsilon)
+        extras.update(task="regression", epsilon=float(epsilon))
     if np.isinf(p):  # the sum kernel, theta = 1 (Kloft et al. 2009, Sec. 2)
         step = FixedWeights(np.ones(K.shape[0]), p=np.inf, method="lpmkl",
                             label="LpMKL (p=inf, sum kernel)")
@@ -611,7 +639,7 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="auto", tol=1e-5, max_iter=1000, s
     result = run_wrapper(K, y_pm, step, C=C, tol=tol, max_iter=max_iter, svm_tol=svm_tol,
                          callback=callback, verbose=int(verbose), svm_backend=backend,
                          polish_tol=common.get("polish_tol"), extras=extras, mode=mode,
-                         mkl_every=mkl_every, svm_max_iter=common.get("svm_max_iter"))
+                         mkl_every=mkl_every, svm_max_iter=common.get("svm_max_iter"), task=task)
     if isinstance(K, LazyStack):  # rows computed; the approximation of a low-rank stack
         result.update(K.result_extras())
     return result
@@ -644,6 +672,8 @@ class LpMKLClassifier(MemoryMixin, BaseMKLClassifier):
     {svm_max_iter}
     {check_input_fit}
     {memory}
+    {multiclass}
+    {probability}
 
     Attributes
     ----------
@@ -683,10 +713,259 @@ class LpMKLClassifier(MemoryMixin, BaseMKLClassifier):
 
     _parameter_constraints = {**BaseMKLClassifier._parameter_constraints,
                               "p": _LPMKL_CONSTRAINTS["p"], "solver": _LPMKL_CONSTRAINTS["solver"],
+                              **common_constraints("multiclass"),
                               **MemoryMixin.memory_constraints}
     _solver = staticmethod(lpmkl_solve)
+    _shared_multiclass = True
 
     def __init__(self, *, kernels=None, p=2.0, C=1.0, solver="auto", normalize=None, tol=1e-5,
                  max_iter=1000, svm_tol=1e-3, verbose=0, svm_max_iter=None, check_input=True,
-                 memory="auto", cache_size=1024):
+                 memory="auto", cache_size=1024, multiclass="ovr",
+                 probability=False, random_state=None):
+        self._store_params(locals())
+
+
+# ======================================================================================
+# regression: epsilon-SVR MKL on the same loop (mklcore.tasks.RegressionTask)
+# ======================================================================================
+
+_SVR_DOC = {
+    "y_reg": """y : array-like of shape (n_samples,)
+        Real targets.""",
+    "epsilon": """epsilon : float, default=0.1
+        Width of the epsilon-insensitive tube of the SVR loss (in the units of ``y``).""",
+    "svr_dual": r"""the epsilon-SVR dual (Smola & Schölkopf 2004, eq. (10)) in place of the
+    C-SVM's,
+
+    .. math::
+        J(\theta)=\max_{\alpha,\alpha^*\in[0,C]^n,\ \mathbf1^\top(\alpha-\alpha^*)=0}\
+        y^\top c-\epsilon\mathbf1^\top(\alpha+\alpha^*)-\tfrac12\sum_m\theta_mc^\top K_mc,
+        \qquad c=\alpha-\alpha^*,
+
+    the regression form of MKL of Rakotomamonjy et al. (2008, Sec. 5.2) and Sonnenburg et al.
+    (2006, Sec. 2.2). The per-kernel terms :math:`S_m=\frac12c^\top K_mc`, the weight
+    updates, the dual value :math:`L-\|S\|_{p^*}` and the relative duality gap are those of the
+    classifier; the hinge primal becomes the epsilon-insensitive one.""",
+}
+
+
+@fill_doc
+def lpmkl_svr_solve(K, y, *, p=2.0, C=1.0, epsilon=0.1, solver="auto", tol=1e-5,
+                    max_iter=1000, svm_tol=1e-3, callback=None, verbose=0, check_input=True,
+                    **solver_options):
+    r"""Solve lp-norm MKL for regression (epsilon-SVR) on a precomputed kernel stack.
+
+    Problem (6) of Kloft et al. (2009) with {svr_dual}
+
+    Parameters
+    ----------
+    {K}
+    {y_reg}
+    p : float, default=2.0
+        Norm of the weight constraint, ``1 <= p <= inf`` (``inf``: the sum kernel).
+    C : float, default=1.0
+        Penalty of the epsilon-insensitive loss. Must be > 0.
+    {epsilon}
+    solver : {"auto", "newton", "cutting_plane", "analytic"}, default="auto"
+        Weight update, as in :func:`lpmkl_solve`.
+    tol : float, default=1e-5
+        Stop when the relative duality gap is at most ``tol``.
+    {max_iter}
+    {svm_tol}
+    {callback}
+    {verbose}
+    {check_input}
+    **solver_options
+        As in :func:`lpmkl_solve` (the ``"smo"`` engine only).
+
+    Returns
+    -------
+    result : MKLResult
+        The keys of :func:`lpmkl_solve` (``dual_coef`` is :math:`c=\alpha-\alpha^*`,
+        ``alpha`` the :math:`2n` variables :math:`(\alpha, \alpha^*)`, ``primal_objective``
+        the epsilon-insensitive primal) plus ``task="regression"`` and ``epsilon``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mklcore.lpnorm import lpmkl_svr_solve
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 2)); y = X[:, 0] + 0.1 * rng.normal(size=40)
+    >>> K = np.stack([np.outer(X[:, 0], X[:, 0]), np.outer(X[:, 1], X[:, 1])])
+    >>> res = lpmkl_svr_solve(K, y, p=2.0, C=1.0, epsilon=0.1)
+    >>> res.success, bool(res.weights[0] > res.weights[1])
+    (True, True)
+    """
+    validate_params("lpmkl_svr_solve", {**_LPMKL_CONSTRAINTS, "epsilon": EPSILON_CONSTRAINT},
+                    locals())
+    return _lpmkl("lpmkl_svr_solve", K, y, epsilon, p=p, C=C, solver=solver, tol=tol,
+                  max_iter=max_iter, svm_tol=svm_tol, callback=callback, verbose=verbose,
+                  check_input=check_input, solver_options=solver_options)
+
+
+@fill_doc
+def sum_kernel_svr_solve(K, y, *, C=1.0, epsilon=0.1, svm_tol=1e-3, check_input=True,
+                         svm_max_iter=None):
+    r"""The epsilon-SVR on the unweighted sum of the kernels (the regression baseline).
+
+    :func:`lpmkl_svr_solve` with ``p=inf`` (all weights 1), as :func:`sum_kernel_svm_solve`
+    is :func:`lpmkl_solve` with ``p=inf``.
+
+    Parameters
+    ----------
+    {K}
+    {y_reg}
+    C : float, default=1.0
+        Penalty of the epsilon-insensitive loss. Must be > 0.
+    {epsilon}
+    {svm_tol}
+    {check_input}
+    {svm_max_iter}
+
+    Returns
+    -------
+    result : MKLResult
+        The :func:`lpmkl_svr_solve` result at ``p=inf``: ``weights`` all ones, ``gap`` 0,
+        ``rigorous_gap`` (epsilon-insensitive primal minus dual) certifies the SVR.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mklcore.lpnorm import sum_kernel_svr_solve
+    >>> X = np.linspace(0, 1, 8)[:, None]; y = 2 * X[:, 0]
+    >>> res = sum_kernel_svr_solve(np.stack([X @ X.T, np.exp(-(X - X.T) ** 2)]), y, C=10.0)
+    >>> res.weights.tolist(), res.success
+    ([1.0, 1.0], True)
+    """
+    validate_params("sum_kernel_svr_solve",
+                    {**COMMON_CONSTRAINTS, "check_input": [bool], "epsilon": EPSILON_CONSTRAINT},
+                    {"C": C, "svm_tol": svm_tol, "svm_max_iter": svm_max_iter,
+                     "check_input": check_input, "epsilon": epsilon})
+    return lpmkl_svr_solve(K, y, p=np.inf, C=C, epsilon=epsilon, svm_tol=svm_tol,
+                           check_input=check_input, svm_max_iter=svm_max_iter)
+
+
+for _f in (lpmkl_svr_solve, sum_kernel_svr_solve):
+    fill_doc(_f, _SVR_DOC)
+
+
+@fill_doc
+class SumKernelSVR(BaseMKLRegressor):
+    r"""Epsilon-SVR on the unweighted sum of a bank of kernels (the regression baseline).
+
+    Parameters
+    ----------
+    {kernels}
+    C : float, default=1.0
+        Penalty of the epsilon-insensitive loss. Must be > 0.
+    epsilon : float, default=0.1
+        Width of the epsilon-insensitive tube (in the units of ``y``).
+    {normalize}
+    {svm_tol}
+    {svm_max_iter}
+    {check_input_fit}
+
+    Attributes
+    ----------
+    weights_ : ndarray of shape (n_kernels,)
+        All ones (the sum kernel).
+    dual_coef_ : ndarray of shape (n_samples,)
+        :math:`\alpha-\alpha^*` (zero for non-support vectors).
+    intercept_ : float
+    support_ : ndarray of shape (n_support,)
+    X_fit_ : ndarray of shape (n_samples, n_features)
+    n_features_in_ : int
+    n_iter_ : int
+    converged_ : bool
+    objective_ : float
+        SVR dual objective at the solution.
+    gap_ : float
+        Relative MKL duality gap (0: the weights are fixed).
+    {fitted_run}
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_regression
+    >>> from mklcore import SumKernelSVR
+    >>> X, y = make_regression(n_samples=60, n_features=4, noise=1.0, random_state=0)
+    >>> reg = SumKernelSVR(C=10.0, normalize="trace").fit(X, y / y.std())
+    >>> reg.weights_.tolist()
+    [1.0, 1.0]
+    """
+
+    _parameter_constraints = {**common_constraints("kernels", "C", "normalize", "svm_tol",
+                                                   "svm_max_iter", "check_input"),
+                              "epsilon": EPSILON_CONSTRAINT}
+    _solver = staticmethod(sum_kernel_svr_solve)
+    _sum_kernel = True
+
+    def __init__(self, *, kernels=None, C=1.0, epsilon=0.1, normalize=None, svm_tol=1e-3,
+                 svm_max_iter=None, check_input=True):
+        self._store_params(locals())
+
+
+@fill_doc
+class LpMKLRegressor(BaseMKLRegressor):
+    r"""lp-norm MKL for regression: an epsilon-SVR on :math:`\sum_m\theta_mK_m`.
+
+    Kernel weights :math:`\theta\ge0`, :math:`\|\theta\|_p=1`, learnt jointly with the SVR
+    (see :func:`lpmkl_svr_solve`; Kloft et al. 2009, problem (6), with the SVR loss).
+
+    Parameters
+    ----------
+    {kernels}
+    p : float, default=2.0
+        Norm of the weight constraint, ``1 <= p <= inf``.
+    C : float, default=1.0
+        Penalty of the epsilon-insensitive loss. Must be > 0.
+    epsilon : float, default=0.1
+        Width of the epsilon-insensitive tube (in the units of ``y``).
+    solver : {"auto", "newton", "cutting_plane", "analytic"}, default="auto"
+        Weight update (see :func:`lpmkl_solve`).
+    {normalize}
+    tol : float, default=1e-5
+        Relative duality gap at which to stop.
+    {max_iter}
+    {svm_tol}
+    {verbose}
+    {svm_max_iter}
+    {check_input_fit}
+
+    Attributes
+    ----------
+    weights_ : ndarray of shape (n_kernels,)
+        Kernel weights :math:`\theta` (:math:`\|\theta\|_p=1`).
+    dual_coef_ : ndarray of shape (n_samples,)
+        :math:`\alpha-\alpha^*` (zero for non-support vectors).
+    intercept_ : float
+    support_ : ndarray of shape (n_support,)
+    X_fit_ : ndarray of shape (n_samples, n_features)
+    n_features_in_ : int
+    n_iter_ : int
+    converged_ : bool
+    objective_ : float
+        Final objective :math:`J(\theta)`.
+    gap_ : float
+        Final relative duality gap.
+    {fitted_run}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_regression
+    >>> from mklcore import LpMKLRegressor
+    >>> X, y = make_regression(n_samples=60, n_features=4, noise=1.0, random_state=0)
+    >>> reg = LpMKLRegressor(p=2.0, C=10.0, normalize="trace").fit(X, y / y.std())
+    >>> reg.weights_.shape, round(float(np.linalg.norm(reg.weights_)), 6)
+    ((2,), 1.0)
+    """
+
+    _parameter_constraints = {**BaseMKLClassifier._parameter_constraints,
+                              "p": _LPMKL_CONSTRAINTS["p"], "solver": _LPMKL_CONSTRAINTS["solver"],
+                              "epsilon": EPSILON_CONSTRAINT}
+    _solver = staticmethod(lpmkl_svr_solve)
+
+    def __init__(self, *, kernels=None, p=2.0, C=1.0, epsilon=0.1, solver="auto",
+                 normalize=None, tol=1e-5, max_iter=1000, svm_tol=1e-3, verbose=0,
+                 svm_max_iter=None, check_input=True):
         self._store_params(locals())

@@ -12,14 +12,10 @@ constraint as in its Module 2, eq. (8):
     \quad\text{s.t.}\quad y_i\Big(\sum_m\langle w_m,\phi_m(x_i)\rangle+b\Big)\ge1-\xi_i,
 
 so that :math:`Q=\mathbf 1\mathbf 1^\top` is exactly l1-MKL and :math:`Q=I` exactly l2-MKL at
-the same ``C``. Contents: :func:`qmkl_solve` / :class:`QMKLClassifier` (Algorithm 1 on the
-shared wrapper loop); :func:`qmkl_beta_step` (Module 2, Eq. (8): closed forms, the nonlinear
-system of Eqs. 9-11, the SOCP or the SDP of Theorem 4); :func:`qmkl_support_function`
-(:math:`\sigma_B`, which gives the duality gap); :func:`qsvm_solve` / :class:`QSVMClassifier`
-(the SVM with :math:`\frac12 w^\top Qw`); the Q builders :func:`alpha_correlation`,
-:func:`q_from_correlation`, :func:`q_from_alpha_covariance`, :func:`graph_laplacian`,
-:func:`block_diagonal_q`, :func:`grid_laplacian` and their validation :func:`check_q`. The
-cvxpy oracle is :func:`mklcore.reference.qmkl_primal_cvx`.
+the same ``C``. :func:`qmkl_solve` runs Algorithm 1 (Module 1, the SVM; Module 2,
+:func:`qmkl_beta_step`); :func:`qmkl_support_function` gives its duality gap; :func:`qsvm_solve`
+is the SVM with :math:`\frac12 w^\top Qw`; the other functions build Q (Table 1). The cvxpy
+oracle is :func:`mklcore.reference.qmkl_primal_cvx`.
 
 References
 ----------
@@ -37,7 +33,7 @@ import scipy.sparse.linalg
 from scipy.optimize import linprog, nnls
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
+from ._base import COMMON_CONSTRAINTS, DOC_PARAMS, BaseMKLClassifier
 from ._linalg import cholesky, cholesky_solve
 from ._result import Monitor
 from ._validation import (Interval, Options, as_float_array, check_binary_labels, check_finite,
@@ -64,24 +60,18 @@ _STRUCTURE_RTOL = 1e-12
 _W_FLOOR = 1e-30
 #: Clarabel tolerances of the SOCP/SDP beta steps (its defaults give ~1e-5 on beta)
 _CLARABEL = {"tol_gap_abs": 1e-9, "tol_gap_rel": 1e-9, "tol_feas": 1e-9, "tol_ktratio": 1e-7}
-#: the Newton root finder of (9) stops when the squared Newton decrement is below
-#: _ROOT_FTOL * phi (phi is then optimal to machine precision) and the Newton step changes no
-#: weight by more than _ROOT_XTOL relative (the tiny weights barely move phi), or that largest
-#: relative change stops falling tenfold per step (round-off floor), or after _ROOT_POLISH
-#: such extra steps; when round-off stops the line search it accepts a decrement below
-#: _ROOT_ACCEPT * phi
+#: Newton on (9) stops when decrement^2 <= _ROOT_FTOL * phi and the largest relative weight
+#: change is <= _ROOT_XTOL (or stops falling tenfold, or after _ROOT_POLISH such steps); a
+#: stalled line search is accepted when decrement^2 <= _ROOT_ACCEPT * phi
 _ROOT_FTOL = 1e-15
 _ROOT_XTOL = 1e-9
 _ROOT_POLISH = 5
 _ROOT_ACCEPT = 1e-10
 _ROOT_MAX_ITER = 100
-#: coordinate-minimisation steps before Newton: Newton on W/beta moves a weight that is orders
-#: of magnitude too small by a factor of only ~1.5 per iteration (and one that is too large
-#: into the fraction-to-boundary rule); one exact coordinate minimisation fixes both
+#: coordinate-minimisation steps before Newton (they put every weight at the right scale)
 _ROOT_CD_STEPS = 5
 
-#: the support function's pivoting method (:func:`_nonneg_qp`): iteration limit (then NNLS)
-#: and the relative size of a violated sign condition
+#: block principal pivoting (:func:`_nonneg_qp`): iteration limit (then NNLS), sign tolerance
 _PIVOT_MAX_ITER = 50
 _PIVOT_RTOL = 1e-12
 
@@ -89,6 +79,7 @@ BETA_STEP_METHODS = ("auto", "closed_form", "root", "socp", "sdp")
 
 #: docstring sections shared by several functions and classes (substituted by _fill_doc)
 _DOC = {
+    "probability": DOC_PARAMS["probability"],
     "svm_params": """C : float, default=1.0
         Box constraint of the single-kernel SVMs. Must be > 0.
     statistic : {"corr", "cov"}, default="corr"
@@ -142,8 +133,7 @@ def _fill_doc(obj):
 
 
 def _solve_quietly(problem, fallback=False):
-    """``problem.solve`` (Clarabel, or SCS as the ``fallback``) without cvxpy's 'may be
-    inaccurate' warning (the status is checked by the caller)."""
+    """``problem.solve`` (Clarabel, or SCS as ``fallback``) without the 'inaccurate' warning."""
     import cvxpy as cp
 
     with warnings.catch_warnings():
@@ -170,8 +160,8 @@ def check_q(Q, n_kernels=None, *, owner="qmkl_solve", require_pd=False, check_bo
         Require :math:`Q\succ0` (Q-SVM needs :math:`Q^{-1}`).
     check_bounded : bool, default=True
         For a singular :math:`Q`, require that :math:`B=\{\beta\ge0:\beta^\top Q\beta\le1\}` is
-        bounded, i.e. no direction :math:`d\ge0,\ d\ne0` with :math:`Qd=0` (``Q = ones`` and
-        block-of-ones pass, a bare graph Laplacian, :math:`L\mathbf 1=0`, does not).
+        bounded: no direction :math:`d\ge0,\ d\ne0` with :math:`Qd=0` (see
+        :func:`graph_laplacian`).
 
     Returns
     -------
@@ -240,12 +230,7 @@ def check_q(Q, n_kernels=None, *, owner="qmkl_solve", require_pd=False, check_bo
 
 
 def _q_structure(Q):
-    """Detect the structures of Q for which Eq. (8) has a closed form (see :func:`_closed_form`).
-
-    Returns ``("block", (labels, c))`` when ``Q = c * B`` with ``B`` block-of-ones (this
-    includes ``Q = c * ones``, one block), ``("diag", q)`` when ``Q`` is diagonal with a
-    positive diagonal, else ``("general", None)``.
-    """
+    """``("block", (labels, c))`` (c * block-of-ones), ``("diag", q)`` or ``("general", None)``."""
     scale = max(float(np.max(np.abs(Q))), np.finfo(float).tiny)
     tol = _STRUCTURE_RTOL * scale
     row = Q[0]
@@ -290,31 +275,7 @@ def _closed_form(W, structure):
 
 
 def _chol_solve(A, b):
-    """``scipy.linalg.cho_solve(scipy.linalg.cho_factor(A), b)`` for float64 ``A`` and ``b``.
-
-    The same LAPACK calls (``dpotrf`` of the upper factor, then ``dpotrs``; see
-    :mod:`mklcore._linalg`), hence the same
-    solution to the last bit, without scipy's per-call wrappers (which cost more than the
-    factorisation for the small systems of the beta step). ``A`` may be overwritten.
-
-    Parameters
-    ----------
-    A : ndarray of shape (M, M)
-        Symmetric positive definite, float64.
-    b : ndarray of shape (M,)
-        Right-hand side, float64.
-
-    Returns
-    -------
-    x : ndarray of shape (M,)
-
-    Raises
-    ------
-    numpy.linalg.LinAlgError
-        If ``A`` is not positive definite.
-    ValueError
-        If ``A`` or ``b`` is not finite.
-    """
+    """``cho_solve(cho_factor(A), b)`` to the last bit (``A`` is overwritten)."""
     if not (np.isfinite(A).all() and np.isfinite(b).all()):
         raise ValueError("array must not contain infs or NaNs")
     return cholesky_solve(cholesky(A, lower=False, clean=False, overwrite_a=True), b,
@@ -322,18 +283,9 @@ def _chol_solve(A, b):
 
 
 def _coordinate_step(Q, W, b):
-    r"""Jacobi coordinate-minimisation direction of :math:`\phi(\beta)=\sum_mW_m/\beta_m+
-    \frac12\beta^\top Q\beta` at ``b`` and its slope :math:`\nabla\phi^\top d`.
-
-    Each :math:`x_m` minimises :math:`\phi` over :math:`\beta_m` alone (the others fixed at
-    ``b``): the positive root of :math:`\psi(x)=q_mx+c_m-W_m/x^2`, :math:`q_m=Q_{mm}`,
-    :math:`c_m=(Qb)_m-q_mb_m`. :math:`\psi` is increasing and concave, so Newton's method
-    from a point left of the root converges monotonically; with :math:`a=(W_m/q_m)^{1/3}` the
-    root lies in :math:`[\min(a,\sqrt{W_m/c_m})/\sqrt2,\ \min(a,\sqrt{W_m/c_m})]` for
-    :math:`c_m>0` and in :math:`[\max(a,-c_m/q_m),\ a-c_m/q_m]` for :math:`c_m\le0`. Every
-    component of ``d = x - b`` has the sign of :math:`-\partial_m\phi`, so ``d`` is a
-    descent direction.
-    """
+    """Jacobi coordinate-minimisation direction ``d`` of phi at ``b`` and its slope."""
+    # x_m minimises phi over beta_m alone: the root of psi(x) = q_m x + c_m - W_m / x^2,
+    # increasing and concave, so Newton from the left of the root (the start below) is monotone
     q = np.diag(Q)
     Qb = Q @ b
     c = Qb - q * b
@@ -343,7 +295,7 @@ def _coordinate_step(Q, W, b):
                      np.maximum(a, -c / q))
     W2 = 2.0 * W
     for _ in range(50):
-        # step = (q x + c - W / x^2) / (q + 2 W / x^3), evaluated in place (same operations)
+        # step = (q x + c - W / x^2) / (q + 2 W / x^3)
         num = q * x
         num += c
         num -= W / x ** 2
@@ -358,6 +310,7 @@ def _coordinate_step(Q, W, b):
 
 
 def _support_closed_form(G, structure):
+    """sigma_B(G) for block-of-ones and diagonal Q."""
     kind, data = structure
     if kind == "diag":
         return float(np.sqrt(np.sum(G ** 2 / data)))
@@ -368,29 +321,9 @@ def _support_closed_form(G, structure):
 
 
 def _nonneg_qp(Q, G, free):
-    r"""Minimiser :math:`z\ge0` of :math:`\frac12z^\top Qz-G^\top z` for :math:`Q\succ0`, or
-    ``None`` if not found within :data:`_PIVOT_MAX_ITER` iterations.
-
-    Block principal pivoting (Portugal, Judice and Vicente 1994; Kim and Park 2011) on the
-    complementarity conditions :math:`z\ge0`, :math:`w=Qz-G\ge0`, :math:`z^\top w=0`: solve
-    :math:`Q_{FF}z_F=G_F` on the free set :math:`F`, move every index with :math:`z_m<0` or
-    :math:`w_m<0` across (Murty's single-index rule when the number of violations stops
-    falling), until no sign condition is violated; then :math:`z` is the exact minimiser. Started
-    from the previous free set, Algorithm 1 needs one to three solves per iteration.
-
-    Parameters
-    ----------
-    Q : ndarray of shape (M, M)
-        Symmetric positive definite.
-    G : ndarray of shape (M,)
-        Linear term.
-    free : ndarray of bool, shape (M,)
-        Initial guess of the support of the minimiser.
-
-    Returns
-    -------
-    z : ndarray of shape (M,) or None
-    """
+    """argmin_{z >= 0} z'Qz/2 - G'z by block principal pivoting from the set ``free``, or None."""
+    # Portugal, Judice and Vicente 1994; Kim and Park 2011: solve Q_FF z_F = G_F, move every
+    # index with z_m < 0 or w_m = (Qz - G)_m < 0 across (Murty's rule when that stalls)
     M = G.shape[0]
     best, chances = M + 1, 3
     tol_w = _PIVOT_RTOL * max(float(np.max(np.abs(G))), np.finfo(float).tiny)
@@ -421,11 +354,7 @@ def _nonneg_qp(Q, G, free):
 
 
 class _SOCP:
-    r"""Cached cvxpy SOCP of Eq. (8) for one size; parameters W and R.
-
-    :math:`\min_{\beta\ge0}\sum_mW_m/\beta_m` s.t. :math:`\|R\beta\|_2\le1`, :math:`Q=R^\top R`:
-    the SOCP the paper obtains from the SDP of Theorem 4 by using the quadratic constraint.
-    """
+    """Cached cvxpy SOCP of Eq. (8): min sum W/beta s.t. ||R beta|| <= 1 (Q = R'R)."""
 
     def __init__(self, M):
         import cvxpy as cp
@@ -452,10 +381,7 @@ class _SOCP:
 
 
 def q_sqrt_factor(Q):
-    """A square root ``R`` with ``R^T R = Q``, so that ``beta^T Q beta = ||R beta||^2``.
-
-    By eigendecomposition, with negative round-off eigenvalues clipped to 0 (works for a
-    singular Q).
+    """A square root ``R`` with ``R^T R = Q`` (eigendecomposition; works for a singular Q).
 
     Parameters
     ----------
@@ -492,14 +418,10 @@ def _sdp_step(W, Q):
 
 
 def _backtrack(phi, b, f, d, slope, t=1.0):
-    """Armijo backtracking for ``phi`` from ``b`` (``f = phi(b)``) along the descent direction
-    ``d`` (slope ``g'd < 0``), from step ``t``: ``(trial, phi(trial))``, or ``(None, f)`` when
-    no step of at least 1e-14 decreases ``phi`` enough, or when a step no longer moves ``b``
-    (near the optimum Armijo's term ``1e-4 t g'd`` can fall below the last bit of ``f``, and
-    ``b + t d == b`` would pass the test without being a step)."""
+    """Armijo backtracking from ``b`` along ``d``: ``(trial, phi(trial))`` or ``(None, f)``."""
     while True:
         trial = b + t * d
-        if np.array_equal(trial, b):
+        if np.array_equal(trial, b):  # not a step (Armijo's term is below round-off)
             return None, f
         f_trial = phi(trial)
         if f_trial <= f + 1e-4 * t * slope:
@@ -512,10 +434,8 @@ def _backtrack(phi, b, f, d, slope, t=1.0):
 class BetaStep:
     """Module 2 of Algorithm 1 of [1]_ for a fixed Q: ``step(W, beta_prev)`` and ``support(G)``.
 
-    Keeps what depends only on Q (its structure, the factor of the support function, the
-    compiled cvxpy problem) and the free set of the last support-function problem (warm
-    start) across the outer iterations of Algorithm 1; :func:`qmkl_beta_step`
-    and :func:`qmkl_support_function` are its one-shot forms.
+    Keeps what depends only on Q, and warm starts, across the outer iterations of Algorithm 1;
+    :func:`qmkl_beta_step` and :func:`qmkl_support_function` are its one-shot forms.
 
     Parameters
     ----------
@@ -568,19 +488,7 @@ class BetaStep:
         return self.method
 
     def step(self, W, beta_prev=None):
-        """Minimiser of Eq. (8) for the per-kernel terms ``W``.
-
-        Parameters
-        ----------
-        W : array-like of shape (n_kernels,)
-            :math:`W_m=\\beta_m^2G_m(\\alpha)` (any positive scale).
-        beta_prev : array-like of shape (n_kernels,), default=None
-            Warm start of the root finder.
-
-        Returns
-        -------
-        beta : ndarray of shape (n_kernels,)
-        """
+        """Minimiser of Eq. (8) for ``W`` (as :func:`qmkl_beta_step`; warm start ``beta_prev``)."""
         W = np.maximum(np.asarray(W, dtype=float), 0.0)
         top = float(W.max()) if W.size else 0.0
         if not top > 0:
@@ -613,11 +521,7 @@ class BetaStep:
         return beta
 
     def _root(self, W, data, beta0):
-        r"""Solve the stationarity system (9) with :math:`\delta=1` by a globalised Newton
-        method on :math:`\phi` (see the Notes of :func:`qmkl_beta_step`): Jacobian
-        :math:`Q+\mathrm{diag}(2W/\beta^3)`, a fraction-to-boundary rule and backtracking,
-        after :data:`_ROOT_CD_STEPS` coordinate-minimisation steps (:func:`_coordinate_step`)
-        that put every weight at the right order of magnitude. Returns ``None`` if it fails."""
+        """Root of (9) with delta = 1 (Notes of :func:`qmkl_beta_step`), or None on failure."""
         Q = data["Q"]
         if beta0 is None or not np.all(beta0 > 0) or not np.all(np.isfinite(beta0)):
             beta0 = np.cbrt(W / np.maximum(np.diag(Q), np.finfo(float).tiny))
@@ -672,13 +576,7 @@ class BetaStep:
         return b / np.sqrt(b @ Q @ b)
 
     def _socp(self, W, data, beta0=None):
-        """SOCP of Eq. (8) (see :class:`_SOCP`) in the scaled variable gamma = beta / d.
-
-        Conic solvers work to absolute tolerances, so weights spanning many orders of
-        magnitude (l1-like solutions) come out inaccurate. With ``d`` a guess of beta (the
-        previous beta, else the diagonal closed form) the variable is O(1):
-        ``sum_m (W_m / d_m) / gamma_m`` s.t. ``||R diag(d) gamma|| <= 1``.
-        """
+        """SOCP of Eq. (8) in gamma = beta / d, d a guess of beta (absolute conic tolerances)."""
         socp = data.get("socp")
         if socp is None:
             socp = data["socp"] = _SOCP(W.shape[0])
@@ -694,17 +592,7 @@ class BetaStep:
 
     # -- the dual -----------------------------------------------------------
     def support(self, G):
-        r"""Support function :math:`\sigma_B(G)=\max_{\beta\ge0,\,\beta^\top Q\beta\le1}
-        G^\top\beta`.
-
-        Parameters
-        ----------
-        G : array-like of shape (n_kernels,)
-
-        Returns
-        -------
-        sigma : float
-        """
+        """Support function ``sigma_B(G)`` (as :func:`qmkl_support_function`)."""
         G = np.maximum(np.asarray(G, dtype=float), 0.0)
         if self.structure[0] != "general":
             return _support_closed_form(G, self.structure)
@@ -732,6 +620,7 @@ class BetaStep:
 
 
 def _support_socp(G, Q):
+    """sigma_B(G) by an SOCP (singular general Q)."""
     import cvxpy as cp
 
     beta = cp.Variable(Q.shape[0], nonneg=True)
@@ -782,12 +671,10 @@ def qmkl_beta_step(W, Q, *, method="auto", beta0=None):
     (GSL). Fixing :math:`\delta=1` turns (9) into the gradient of the strictly convex
     :math:`\phi(\beta)=\sum_mW_m/\beta_m+\frac12\beta^\top Q\beta`; its root, rescaled to
     :math:`\beta^\top Q\beta=1` (which is what (11) does), is the solution. mklcore finds it
-    with Newton steps on (9) safeguarded by a line search on :math:`\phi`, which converges
-    from any positive start and needs no :math:`Q^{-1}`; a few Jacobi steps of exact
-    coordinate minimisation of :math:`\phi` first put weights that are orders of magnitude
-    off at the right scale (Newton alone would need tens of iterations, each a Cholesky
-    factorisation of :math:`Q+\mathrm{diag}(2W/\beta^3)`); MINPACK's hybrid method on the
-    :math:`Q^{-1}` form stalled for the nearly singular :math:`Q=\mathrm{Cov}_\alpha`.
+    with Newton steps on (9) (Jacobian :math:`Q+\mathrm{diag}(2W/\beta^3)`, a
+    fraction-to-boundary rule) safeguarded by a line search on :math:`\phi`, which converges
+    from any positive start and needs no :math:`Q^{-1}`, after a few Jacobi steps of exact
+    coordinate minimisation of :math:`\phi` that put every weight at the right scale.
 
     Examples
     --------
@@ -819,9 +706,9 @@ def qmkl_support_function(G, Q):
     :math:`Q=R^\top R\succ0` it is the residual of the non-negative least-squares problem
     :math:`\min_{\mu\ge0}\|R^{-\top}(G+\mu)\|_2`, which equals :math:`\|G\|_{Q^{-1}}` only
     when :math:`Q^{-1}G\ge0`. Equivalently :math:`\sigma_B(G)=G^\top z/\|z\|_Q` with
-    :math:`z=\arg\min_{z\ge0}\frac12z^\top Qz-G^\top z`, which mklcore solves by block
-    principal pivoting (NNLS as the fallback); closed forms for ones, block-of-ones and
-    diagonal :math:`Q`; an SOCP for other singular :math:`Q`.
+    :math:`z=\arg\min_{z\ge0}\frac12z^\top Qz-G^\top z` (block principal pivoting, NNLS as
+    the fallback); closed forms for ones, block-of-ones and diagonal :math:`Q`; an SOCP for
+    other singular :math:`Q`.
 
     Parameters
     ----------
@@ -862,6 +749,7 @@ def _check_groups(groups, M, needed_by, owner):
 
 
 def _normalize_trace(Q):
+    """Q scaled to trace n_kernels."""
     return Q * (Q.shape[0] / np.trace(Q))
 
 
@@ -882,9 +770,7 @@ def alpha_correlation(K, y, *, C=1.0, statistic="corr", svm_tol=1e-6, svm_backen
         Labels in {-1, +1}.
     {svm_params}
     svm_backend : str, default=None
-        SVM backend of :func:`mklcore.svm.svm_solve`; ``None`` is
-        :func:`mklcore.svm.default_backend` (the compiled engine; ``"libsvm"``,
-        scikit-learn's SVC, is the reference).
+        SVM backend of :func:`mklcore.svm.svm_solve`; ``None``: the default (compiled) engine.
 
     Returns
     -------
@@ -1006,8 +892,6 @@ def block_diagonal_q(groups, *, add_identity=True, normalize_trace=True):
 def q_from_correlation(corr, *, kind="lap+block", groups=None, affinity="abs", ridge=1e-3,
                        normalize_trace=True):
     r"""Build one of the Q matrices of Table 1 of [1]_ from a kernel correlation matrix.
-
-    The matrices of Table 1 of [1]_, with our concrete choices:
 
     - ``"cov"``: :math:`Q=\mathrm{Corr}+\text{ridge}\,I` (Q = Cov_alpha);
     - ``"lap"``: :math:`Q=L+I`, :math:`L` the Laplacian of the affinity :math:`|\mathrm{Corr}|`
@@ -1186,9 +1070,8 @@ def qsvm_solve(X, y, Q, *, C=1.0, svm_tol=1e-6, svm_backend=None, check_input=Tr
         \min_{w,b,\xi\ge0}\ \frac12 w^\top Qw + C\sum_i\xi_i
         \quad\text{s.t.}\quad y_i(w^\top x_i+b)\ge1-\xi_i,\qquad Q\succ0.
 
-    Its dual is the standard SVM dual with the linear kernel :math:`K_Q=XQ^{-1}X^\top`; then
-    :math:`w=Q^{-1}X^\top(\alpha\circ y)`. Sparse ``Q`` (large pixel grids)
-    is factorised with ``scipy.sparse.linalg.splu``.
+    Its dual is the SVM dual with the linear kernel :math:`K_Q=XQ^{-1}X^\top`; then
+    :math:`w=Q^{-1}X^\top(\alpha\circ y)`.
 
     Parameters
     ----------
@@ -1203,9 +1086,7 @@ def qsvm_solve(X, y, Q, *, C=1.0, svm_tol=1e-6, svm_backend=None, check_input=Tr
     svm_tol : float, default=1e-6
         KKT tolerance of the SVM solver.
     svm_backend : str, default=None
-        SVM backend of :func:`mklcore.svm.svm_solve`; ``None`` is
-        :func:`mklcore.svm.default_backend` (the compiled engine; ``"libsvm"``,
-        scikit-learn's SVC, is the reference).
+        SVM backend of :func:`mklcore.svm.svm_solve`; ``None``: the default (compiled) engine.
     check_input : bool, default=True
         Validate ``X`` and ``y``.
 
@@ -1263,8 +1144,8 @@ class QSVMClassifier(BaseMKLClassifier):
     r"""Q-SVM of [1]_: a linear SVM whose :math:`\|w\|^2` is replaced by :math:`w^\top Qw`.
 
     With a spatial :math:`Q=I+\mu L` (:func:`grid_laplacian`) neighbouring features get
-    similar weights, giving smoother weight maps (Sec. 5.1 and Fig. 1 of [1]_). Solved as an
-    SVM with the kernel :math:`XQ^{-1}X^\top` (see :func:`qsvm_solve`).
+    similar weights, giving smoother weight maps (Sec. 5.1 and Fig. 1 of [1]_); see
+    :func:`qsvm_solve`.
 
     Parameters
     ----------
@@ -1274,6 +1155,7 @@ class QSVMClassifier(BaseMKLClassifier):
         Misclassification penalty. Must be > 0.
     svm_tol : float, default=1e-6
         KKT tolerance of the SVM solver.
+    {probability}
 
     Attributes
     ----------
@@ -1307,10 +1189,13 @@ class QSVMClassifier(BaseMKLClassifier):
 
     _parameter_constraints = _QSVM_CONSTRAINTS
 
-    def __init__(self, *, Q=None, C=1.0, svm_tol=1e-6):
+    def __init__(self, *, Q=None, C=1.0, svm_tol=1e-6,
+                 probability=False, random_state=None):
         self.Q = Q
         self.C = C
         self.svm_tol = svm_tol
+        self.probability = probability
+        self.random_state = random_state
 
     def _fit_inputs(self, X, y):
         """The Q-SVM works on the features themselves (no kernel bank)."""
@@ -1325,6 +1210,8 @@ class QSVMClassifier(BaseMKLClassifier):
 
     def decision_function(self, X):  # f(x) = w^T x + b
         check_is_fitted(self)
+        if hasattr(self, "estimators_"):  # more than two classes, one model per class
+            return self._per_class_decision(X)
         return validate_data(self, X, reset=False, dtype="numeric") @ self.coef_ + self.intercept_
 
     decision_function.__doc__ = BaseMKLClassifier.decision_function.__doc__
@@ -1411,9 +1298,8 @@ def qmkl_solve(K, y, Q, *, C=1.0, tol=1e-4, max_iter=200, beta_step="auto", svm_
         Misclassification penalty of problem (3). Must be > 0.
     {qmkl_params}
     svm_backend : str, default=None
-        SVM backend of Module 1, :func:`mklcore.svm.svm_solve`; ``None`` is
-        :func:`mklcore.svm.default_backend` (the compiled engine; ``"libsvm"``,
-        scikit-learn's SVC, is the reference, with ``mode="wrapper"``).
+        SVM backend of Module 1 (:func:`mklcore.svm.svm_solve`); ``None``: the default
+        (compiled) engine; other backends run ``mode="wrapper"``.
     callback : callable, default=None
         ``callback(intermediate_result)`` after each outer iteration (its ``criterion`` is the
         Q-MKL relative gap); raising ``StopIteration`` stops with ``status=3``.
@@ -1445,8 +1331,7 @@ def qmkl_solve(K, y, Q, *, C=1.0, tol=1e-4, max_iter=200, beta_step="auto", svm_
 
     Notes
     -----
-    Symbols: :math:`\beta` is ``weights``, :math:`\alpha\circ y` is ``dual_coef``. A weight
-    that reaches 0 stays 0. ``J`` is non-increasing when the SVM is solved exactly.
+    A weight that reaches 0 stays 0; ``J`` is non-increasing when the SVM is solved exactly.
 
     Examples
     --------
@@ -1505,6 +1390,7 @@ class QMKLClassifier(BaseMKLClassifier):
     {qmkl_params}
     verbose : int, default=0
         Progress lines (``1``: every 10 iterations).
+    {probability}
 
     Attributes
     ----------
@@ -1549,7 +1435,8 @@ class QMKLClassifier(BaseMKLClassifier):
     })
 
     def __init__(self, *, kernels=None, Q=None, C=1.0, groups=None, normalize=None, tol=1e-4,
-                 max_iter=200, beta_step="auto", svm_tol=1e-6, verbose=0):
+                 max_iter=200, beta_step="auto", svm_tol=1e-6, verbose=0,
+                 probability=False, random_state=None):
         # store every argument unchanged (the outermost iterable is evaluated here)
         self._store_params(locals())
 

@@ -19,7 +19,7 @@ from ._base import fill_doc
 
 __all__ = ["ReferenceSolverError", "toy_problem", "TOY_OPTIMA", "factor_kernels",
            "solve_primal_cvx", "solve_dual_cvx", "solve_tikhonov_cvx", "theta_from_dual",
-           "qmkl_primal_cvx"]
+           "qmkl_primal_cvx", "solve_svr_primal_cvx", "solve_ovr_primal_cvx"]
 
 #: Optimal values of problem (6) of Kloft et al. (2009) and optimal theta on
 #: :func:`toy_problem` (C = 1), computed with cvxpy + Clarabel (primal and dual agree to
@@ -389,3 +389,103 @@ def qmkl_primal_cvx(K, y, Q, *, C=1.0, solver_options=None):
         raise RuntimeError(f"qmkl_primal_cvx: cvxpy status {problem.status!r}.")
     return {"objective": float(problem.value), "weights": np.maximum(beta.value, 0.0),
             "intercept": float(b.value), "status": problem.status}
+
+
+def _task_blocks(K, n_problems):
+    """Blocks :math:`w_{km}` of ``n_problems`` problems sharing ``theta``, and their models."""
+    import cvxpy as cp
+
+    factors = factor_kernels(K)
+    theta = cp.Variable(len(factors), nonneg=True)
+    ws = [[cp.Variable(F.shape[1]) for F in factors] for _ in range(n_problems)]
+    bs = cp.Variable(n_problems)
+    fs = [sum(F @ w for F, w in zip(factors, wk)) + bs[k] for k, wk in enumerate(ws)]
+    # sum_k ||w_km||^2 / theta_m: one quad_over_lin over the stacked blocks of kernel m
+    reg = 0.5 * sum(cp.quad_over_lin(cp.hstack([wk[m] for wk in ws]), theta[m])
+                    for m in range(len(factors)))
+    return theta, ws, bs, fs, reg
+
+
+@_doc
+def solve_svr_primal_cvx(K, y, C, epsilon, p):
+    r"""Solve lp-norm MKL for regression (the epsilon-SVR primal) with cvxpy.
+
+    .. math::
+        \min_{\theta\ge0,w,b}\ \tfrac12\sum_m\frac{\|w_m\|^2}{\theta_m}
+        +C\sum_i\max\Big(0,\Big|y_i-\sum_m(\Phi_mw_m)_i-b\Big|-\epsilon\Big)
+        \quad\text{s.t.}\quad\|\theta\|_p\le1
+
+    (problem (6) of Kloft et al. 2009 with the loss of Smola & Schölkopf 2004, eq. (3)).
+
+    Parameters
+    ----------
+    {K_psd}
+    y : array-like of shape (n,)
+        Real targets.
+    C : float
+        Penalty of the loss.
+    epsilon : float
+        Width of the insensitive tube.
+    p : float
+        Norm, ``1 <= p <= inf``.
+
+    Returns
+    -------
+    result : dict
+        ``objective``, ``theta``, ``b``, ``status``.
+
+    {raises}
+    """
+    import cvxpy as cp
+
+    K = np.asarray(K, dtype=float)
+    K = K[None] if K.ndim == 2 else K
+    y = np.asarray(y, dtype=float)
+    theta, _, bs, fs, reg = _task_blocks(K, 1)
+    loss = cp.sum(cp.pos(cp.abs(y - fs[0]) - epsilon))
+    prob = cp.Problem(cp.Minimize(reg + C * loss), [_weight_constraint(theta, p)])
+    value = _solve(prob, f"SVR primal, p={p:g}")
+    return {"objective": value, "theta": np.maximum(theta.value, 0.0),
+            "b": float(bs.value[0]), "status": prob.status}
+
+
+@_doc
+def solve_ovr_primal_cvx(K, Y, C, p):
+    r"""Solve one-vs-rest lp-norm MKL with weights shared across the problems, with cvxpy.
+
+    .. math::
+        \min_{\theta\ge0,w,b}\ \sum_k\Big[\tfrac12\sum_m\frac{\|w_{km}\|^2}{\theta_m}
+        +C\sum_i\max\big(0,1-Y_{ki}f_k(x_i)\big)\Big]
+        \quad\text{s.t.}\quad\|\theta\|_p\le1,
+
+    :math:`f_k=\sum_m\Phi_mw_{km}+b_k` (the multiclass MKL of Rakotomamonjy et al. 2008,
+    Sec. 5.1, and Zien & Ong 2007 with one-vs-rest losses).
+
+    Parameters
+    ----------
+    {K_psd}
+    Y : array-like of shape (n_problems, n)
+        Labellings in {-1, +1}.
+    C : float
+        Box constraint.
+    p : float
+        Norm, ``1 <= p <= inf``.
+
+    Returns
+    -------
+    result : dict
+        ``objective``, ``theta``, ``b`` (shape (n_problems,)), ``status``.
+
+    {raises}
+    """
+    import cvxpy as cp
+
+    K = np.asarray(K, dtype=float)
+    K = K[None] if K.ndim == 2 else K
+    Y = np.atleast_2d(np.asarray(Y, dtype=float))
+    theta, _, bs, fs, reg = _task_blocks(K, Y.shape[0])
+    loss = sum(cp.sum(cp.pos(1 - cp.multiply(Y[k], f))) for k, f in enumerate(fs))
+    prob = cp.Problem(cp.Minimize(reg + C * loss), [_weight_constraint(theta, p)])
+    value = _solve(prob, f"one-vs-rest primal, p={p:g}")
+    return {"objective": value, "theta": np.maximum(theta.value, 0.0),
+            "b": np.asarray(bs.value, dtype=float), "status": prob.status}

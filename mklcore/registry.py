@@ -200,6 +200,16 @@ _ENTRIES = [
           task="regression", inputs="features", required=("lam",)),
     _info("lmkl", "LMKL", "localized:lmkl_solve", "localized:LMKLClassifier", tol=None,
           paper="Gönen and Alpaydın 2008", method="lmkl", inputs="kernels+gate"),
+    _info("sum_kernel_svr", "Sum kernel SVR (uniform weights)", "lpnorm:sum_kernel_svr_solve",
+          "lpnorm:SumKernelSVR", tol=None, paper=_KLOFT, method="lpmkl", budget=None,
+          task="regression"),
+    _info("lpmkl_svr", "LpMKL SVR", "lpnorm:lpmkl_svr_solve", "lpnorm:LpMKLRegressor",
+          tol=1e-5, paper=_KLOFT, method="lpmkl", task="regression"),
+    _info("simplemkl_svr", "SimpleMKL SVR", "simplemkl:simplemkl_svr_solve",
+          "simplemkl:SimpleMKLRegressor", tol=1e-2, paper="Rakotomamonjy et al. 2008",
+          method="simplemkl", task="regression"),
+    _info("silp_svr", "SILP SVR", "silp:silp_svr_solve", "silp:SILPMKLRegressor", tol=1e-5,
+          paper="Sonnenburg et al. 2006", method="silp", task="regression"),
 ]
 
 #: registry name -> :class:`SolverInfo`, one entry per solve path (read-only)

@@ -176,6 +176,8 @@ _DOC = {
         Weights :math:`d` (on the simplex, sparse){ova}.
     effective_weights_ : ndarray, same shape as ``weights_``
         :math:`d\circ s`, the weights of the raw {unit}.
+    kernel_names_ : list of str
+        The name of each of the {unit} (the bank's kernel names, or the feature names).
     scaling_ : ndarray, same shape as ``weights_``
         Scaling :math:`s` used.
     dual_coef_ : ndarray of shape (n_samples,){samples}
@@ -215,12 +217,7 @@ _DOC["loop"] = "\n    ".join(_DOC[key] for key in (
 
 
 def _fill_doc(**extra):
-    """Decorator substituting the shared sections of ``_DOC`` and ``extra`` into a docstring.
-
-    A line ``{key1, key2, ...}`` becomes those sections one after the other (written for a
-    docstring indented by 4 spaces, re-indented to the line's indentation); then any other
-    ``{key}`` is replaced by its text.
-    """
+    """Decorator: a line ``{key1, key2}`` becomes those sections of ``_DOC``/``extra``."""
     parts = {**_DOC, **extra}
 
     def expand(match):
@@ -306,6 +303,7 @@ def _safe_inverse(values):
 
 
 def _scaling_error(owner, scaling, rules, m, what):
+    """The ValueError of an invalid ``scaling``."""
     return ValueError(
         f"The 'scaling' parameter of {owner} must be one of "
         f"{{{', '.join(repr(r) for r in rules)}}}, None or an array of shape ({what}={m},) of "
@@ -313,11 +311,7 @@ def _scaling_error(owner, scaling, rules, m, what):
 
 
 def _resolve_scaling(owner, scaling, rules, m, what, rule_scaling):
-    """The scaling ``s``: ``rule_scaling(scaling)`` for a rule name (or None), else the array.
-
-    An array must be finite, non-negative and have a positive entry (a zero entry excludes
-    its kernel or feature, as the rules do for a zero trace or norm; all zero excludes all).
-    """
+    """The scaling ``s``: ``rule_scaling(scaling)`` for a rule name (or None), else the array."""
     if isinstance(scaling, str) or scaling is None:
         if scaling is not None and scaling not in rules:
             raise _scaling_error(owner, scaling, rules, m, what)
@@ -474,6 +468,7 @@ def _project_simplex(v):
 
 
 def _feasible_start(d0, m):
+    """``d0`` on the simplex (projected if needed), the first vertex if None."""
     if d0 is None:
         d = np.zeros(m)
         d[0] = 1.0
@@ -485,14 +480,7 @@ def _feasible_start(d0, m):
 
 
 def _eq_lstsq(Vs, z):
-    """min_x 0.5 ||Vs x - z||^2 s.t. sum(x) = 1, by a null-space parametrisation.
-
-    The columns are first scaled to unit norm (``Vs = W diag(sigma)``, ``x = y / sigma``; at
-    small lambda the columns of V differ in scale by many orders of magnitude), then
-    ``y = y0 + N t`` with ``N`` an orthonormal basis of ``{a'y = 0}``, ``a = 1/sigma``, and
-    ``t`` solves an ordinary least-squares problem with ``lstsq`` (minimum norm if ``Vs`` is
-    rank deficient), which avoids squaring the condition number.
-    """
+    """min_x 0.5 ||Vs x - z||^2 s.t. sum(x) = 1, on unit-norm columns in a null-space basis."""
     k = Vs.shape[1]
     if k == 1:
         return np.ones(1)
@@ -508,14 +496,7 @@ def _eq_lstsq(Vs, z):
 
 
 def _simplex_active_set(V, z, d, tau, max_iter):
-    """Primal active-set method for Problem 7 (exact, finite).
-
-    Start from a feasible ``d``; solve the equality-constrained least-squares problem on the
-    support; if its solution is positive, move there and add the most violating kernel (the
-    smallest gradient, if below the support's level by more than ``tau``); otherwise step
-    towards it until a weight hits zero and drop that kernel. Returns ``(d, n_steps, ok)``;
-    ``ok`` is False if it stopped early (cycling in a degenerate case).
-    """
+    """Primal active-set method for Problem 7: ``(d, n_steps, ok)``, ok False if it cycled."""
     m = V.shape[1]
     support = list(np.flatnonzero(d))
     g = V.T @ (V[:, support] @ d[support] - z)
@@ -523,7 +504,7 @@ def _simplex_active_set(V, z, d, tau, max_iter):
     dropped_new = 0
     for it in range(max_iter):
         x = _eq_lstsq(V[:, support], z)
-        if np.all(x > 0):
+        if np.all(x > 0):  # move there, add the kernel of the smallest gradient
             d[:] = 0.0
             d[support] = x
             g = V.T @ (V[:, support] @ x - z)
@@ -590,12 +571,7 @@ def _simplex_smo(V, z, d, tau, max_steps):
 
 
 def _simplex_lstsq(V, z, d0=None, *, method="active_set", tau=_SIMPLEX_TAU, max_iter=None):
-    r"""Solve Problem 7, :math:`\min_{d\in\Delta_m}\tfrac12\|Vd-z\|^2`; returns ``(d, n_steps)``.
-
-    From ``d0`` (projected onto the simplex; the first vertex if None), by the active-set
-    method (finished by SMO if it stops early in a degenerate case) or by pairwise SMO, to the
-    KKT tolerance ``tau`` relative to :math:`\max_i|g_i|` at the start.
-    """
+    """Problem 7, min_{d in simplex} 0.5 ||V d - z||^2, from ``d0``: ``(d, n_steps)``."""
     V = np.asarray(V, dtype=float)
     z = np.asarray(z, dtype=float)
     m = V.shape[1]
@@ -610,14 +586,14 @@ def _simplex_lstsq(V, z, d0=None, *, method="active_set", tau=_SIMPLEX_TAU, max_
 
 
 # --- Kernel and linear problem operators (what Algorithm 1 needs) ---------------------
-def _cho_solver(A):
-    """Return ``solve(B) = A^{-1} B`` for a symmetric positive definite ``A``."""
+def _cho_factor(A, clean=False):
+    """(lower Cholesky factor, or None if ``A`` is numerically indefinite, and ``solve``)."""
     try:
-        L = cholesky(A, lower=True, clean=False)  # as cho_factor(A, lower=True)
-        return lambda B: cholesky_solve(L, B, lower=True)
-    except linalg.LinAlgError:  # numerically indefinite kernel: symmetric LU
+        L = cholesky(A, lower=True, clean=clean)  # clean=False: as cho_factor(A, lower=True)
+    except linalg.LinAlgError:  # numerically indefinite kernel: LU
         lu = linalg.lu_factor(A, check_finite=False)
-        return lambda B: linalg.lu_solve(lu, B, check_finite=False)
+        return None, lambda B: linalg.lu_solve(lu, B, check_finite=False)
+    return L, lambda B: cholesky_solve(L, B, lower=True)
 
 
 def _plus_lam(A, lam):
@@ -629,16 +605,11 @@ def _plus_lam(A, lam):
 def _dof(A, lam):
     """Eq. (15), :math:`p-\\lambda\\,\\mathrm{tr}(A^{-1})`, for ``A = M + lam I`` of size p."""
     p = A.shape[0]
-    return p - lam * float(np.trace(_cho_solver(A)(np.eye(p))))
+    return p - lam * float(np.trace(_cho_factor(A)[1](np.eye(p))))
 
 
 class _KernelOps:
-    r"""Operations of Algorithm 1 on a stack of Gram matrices with scaling ``s``.
-
-    The factorisation of :math:`\mathbf K(d)+\lambda I` is kept for the last few points
-    :math:`d` (per :math:`\lambda`): eq. (13), the Newton step and the degrees of freedom (15)
-    at one point share one Cholesky factor.
-    """
+    """Operations of Algorithm 1 on a Gram stack with scaling ``s`` (caches factorisations)."""
 
     #: how many factorisations are kept (a Newton step evaluates up to 1 + 4 points)
     _n_cached = 6
@@ -677,6 +648,7 @@ class _KernelOps:
 
     @staticmethod
     def _forget(ref):
+        """Weak-reference callback: drop the kept analysis with its stack."""
         if _KernelOps._last is not None and _KernelOps._last[0] is ref:
             _KernelOps._last = None
 
@@ -686,14 +658,8 @@ class _KernelOps:
         return (self.K.shape, self.K.ctypes.data, flat[::_FINGERPRINT_STRIDE].tobytes())
 
     def _distinct_rows(self, i):
-        r"""``(i, G, inv)`` with :math:`\mathbf K_i = P G P^\top` exactly, or None.
-
-        A kernel on a feature with few distinct values (a single-feature kernel of a bank on
-        a discrete feature) has few distinct rows: with ``inv`` the row classes (:math:`P` their
-        indicator matrix) and ``G`` the Gram matrix of one representative per class,
-        :math:`\mathbf K_ic=G(P^\top c)` at the cost of :math:`u^2` instead of :math:`\ell^2`.
-        Kept only if it halves the cost, saves at least ``_MIN_SAVED`` products and ``G[inv][:, inv]`` reproduces ``K_i`` exactly.
-        """
+        """``(i, G, inv)`` with K_i = G[inv][:, inv] exactly (few distinct rows), or None."""
+        # K_i c = G (P' c) costs u^2 instead of l^2 (a kernel on a discrete feature)
         Ki, n = self.K[i], self.n
         if n * n < 2 * _MIN_SAVED:
             return None
@@ -735,9 +701,7 @@ class _KernelOps:
         return self._aligned[1]
 
     def _system(self, d, lam):
-        """K(d) + lam I, without a copy of the selected kernels: correctly rounded products
-        and sums (:func:`~mklcore.svm.combine_kernels`), so ``K(d)`` has the same bits on
-        every processor, BLAS and thread count."""
+        """K(d) + lam I by :func:`~mklcore.svm.combine_kernels` (the same bits everywhere)."""
         return _plus_lam(combine_kernels(self.K, d * self.s, out=np.empty((self.n, self.n))),
                          lam)
 
@@ -746,14 +710,7 @@ class _KernelOps:
         for entry in self._factors:
             if entry[0] == lam and np.array_equal(entry[1], d):
                 return entry[2], entry[3]
-        A = self._system(d, lam)
-        try:
-            L = cholesky(A, lower=True)
-
-            def solve(B, L=L):
-                return cholesky_solve(L, B, lower=True)
-        except linalg.LinAlgError:  # numerically indefinite kernel: symmetric LU
-            L, solve = None, _cho_solver(A)
+        L, solve = _cho_factor(self._system(d, lam), clean=True)
         self._factors = self._factors[1 - self._n_cached:] + [(lam, d.copy(), L, solve)]
         return L, solve
 
@@ -785,14 +742,12 @@ class _KernelOps:
         return self.n - lam * float(np.einsum("ij,ij->", Linv, Linv))
 
     def extras(self, d, c):
+        """Model-specific result keys (none)."""
         return {}
 
 
 class _LinearOps:
-    """Operations of Algorithm 1 for linear RLS2 (Sec. 4.2); no l x l kernel per feature.
-
-    ``Xt = X_B D_B^{1/2}`` (eq. 14, the scaled selected features) gives ``K(d) = Xt Xt'``.
-    """
+    """Operations of Algorithm 1 for linear RLS2 (Sec. 4.2): ``K(d) = Xt Xt'``, Xt of eq. (14)."""
 
     def __init__(self, X, s):
         self.X = np.asarray(X, dtype=float)
@@ -811,9 +766,11 @@ class _LinearOps:
         return float(np.max(self.s * np.einsum("ji,ji->i", self.X, self.X)))
 
     def alignment(self, y):
+        """a_i = s_i (x_i'y)^2 (Lemma 5)."""
         return self.s * (self.X.T @ y) ** 2
 
     def _xtilde(self, d):
+        """Xt = X_B D_B^{1/2}, eq. (14)."""
         idx = np.flatnonzero(d)
         return self.X[:, idx] * np.sqrt(d[idx] * self.s[idx])[None, :]  # eq. (14)
 
@@ -821,9 +778,9 @@ class _LinearOps:
         """``solve(B) = (Xt Xt' + lam I)^{-1} B``, by Woodbury when n_d < l."""
         Xt = self._xtilde(d)
         if Xt.shape[1] < self.n:
-            inner = _cho_solver(_plus_lam(Xt.T @ Xt, lam))
+            inner = _cho_factor(_plus_lam(Xt.T @ Xt, lam))[1]
             return lambda B: (B - Xt @ inner(Xt.T @ B)) / lam
-        return _cho_solver(_plus_lam(Xt @ Xt.T, lam))
+        return _cho_factor(_plus_lam(Xt @ Xt.T, lam))[1]
 
     def chol(self, d, lam):
         """Lower Cholesky factor of Xt Xt' + lam I (l x l)."""
@@ -838,6 +795,7 @@ class _LinearOps:
         return _dof(_plus_lam(Xt.T @ Xt if Xt.shape[1] <= self.n else Xt @ Xt.T, lam), lam)
 
     def extras(self, d, c):
+        """``coef``, w of eq. (12)."""
         return {"coef": d * self.s * (self.X.T @ c)}  # eq. (12)
 
 
@@ -869,12 +827,7 @@ def _warm_arrays(warm_start, m, n):
 
 
 class _State:
-    r"""c = c(d) from eq. (13) at one point d, with what derives from it.
-
-    ``c`` and the objective :math:`G(d)` are computed at once (one factorisation); ``V``,
-    ``q`` and the gap need one product with every kernel (the dominant cost, :math:`m\ell^2`)
-    and are computed on first use, so rejected trial points never pay for it.
-    """
+    """c = c(d) of eq. (13) and G(d) at one point d; V and the gap on first use (m l^2)."""
 
     def __init__(self, ops, d, y, lam, c0, linear_solver):
         self.ops, self.d, self.lam = ops, d, lam
@@ -887,6 +840,7 @@ class _State:
 
     @property
     def V(self):
+        """V = [s_i K_i c], computing the gap with it."""
         if self._V is None:
             with np.errstate(over="ignore", invalid="ignore"):  # a tiny lam: see _alternate
                 self._V = self.ops.V(self.c)  # line 5: v_i = s_i K_i c
@@ -897,24 +851,15 @@ class _State:
 
     @property
     def gap(self):
+        """Relative duality gap of Problem 6 at d."""
         self.V
         return self._gap
 
 
 def _newton_step(ops, state, y, lam, bound, linear_solver, simplex_solver):
-    r"""Newton (SQP) step on G(d) over the whole simplex; the state there, or None.
-
-    Problem 7 is the quadratic model of :math:`G` at :math:`d` with the curvature
-    :math:`V^\top V`, an upper bound of the Hessian
-    :math:`\nabla^2G=\lambda V^\top(\mathbf K(d)+\lambda I)^{-1}V` (hence Algorithm 1's
-    monotone but slow steps). This step minimises the model with the exact Hessian instead,
-    written as the same simplex-constrained least-squares problem,
-    :math:`\min_{d'\in\Delta}\tfrac12\|Wd'-z_W\|^2` with
-    :math:`W=\sqrt\lambda L^{-1}V`, :math:`LL^\top=\mathbf K(d)+\lambda I`,
-    :math:`z_W=Wd+\tfrac{\sqrt\lambda}2L^\top c`, so it can add and drop kernels. It is
-    accepted only if :math:`G` falls below ``bound``, the value Algorithm 1's own step
-    guarantees.
-    """
+    """Newton step on G(d) (``accelerate``, :func:`rls2_solve`): ``(state or None, n_evals)``."""
+    # Problem 7 with the exact Hessian lam V'(K(d) + lam I)^{-1} V for V'V:
+    # min_{d' in simplex} 0.5 ||W d' - z_W||^2, W = sqrt(lam) L^{-1} V, z_W = W d + sqrt(lam)/2 L'c
     try:
         L = ops.chol(state.d, lam)
     except linalg.LinAlgError:  # pragma: no cover - indefinite kernels
@@ -954,16 +899,11 @@ def _newton_step(ops, state, y, lam, bound, linear_solver, simplex_solver):
 @on_one_blas_thread
 def _alternate(ops, y, lam, *, intercept, d0, c0, tol, residual_tol, max_iter, simplex_solver,
                linear_solver, accelerate, callback, verbose, owner, method, stacklevel=5):
-    """Algorithm 1 of [1] on the outputs ``y`` (already shifted by ``intercept``).
+    """Algorithm 1 of [1] on the outputs ``y`` (already shifted by ``intercept``), one BLAS thread.
 
-    BLAS and LAPACK run on one thread (:func:`~mklcore._linalg.one_blas_thread`): the result
-    has the same bits for every thread count.
-
-    Row ``t`` of the history is the iterate at the start of outer iteration ``t`` (its
-    objective and certificate); the loop stops at the first iterate whose relative gap is
-    ``<= tol``, after a step whose residual is ``<= residual_tol``, when the weights no longer
-    change (status 2, precision limit) or after ``max_iter`` steps (status 0 if the last
-    iterate is certified, else 1).
+    History row ``t`` is the iterate at the start of iteration ``t``; stops at the first
+    certified iterate, on ``residual_tol``, when the weights stop changing (status 2) or at
+    ``max_iter``.
     """
     m = ops.m
     scale = ops.max_trace() if np.isfinite(lam) else 0.0
@@ -1066,6 +1006,7 @@ def _alternate(ops, y, lam, *, intercept, d0, c0, tol, residual_tol, max_iter, s
 
 # --- Public solver functions ----------------------------------------------------------
 def _check_y(y, n, owner):
+    """``y`` as a finite 1-D float array of length ``n``."""
     y = np.asarray(check_dense(y, "y"))
     if y.ndim == 2 and y.shape[1] == 1:
         y = y.ravel()
@@ -1080,6 +1021,7 @@ def _check_y(y, n, owner):
 
 
 def _resolve_intercept(intercept, y, owner):
+    """The fixed intercept b: a float, or the mean of ``y``."""
     if isinstance(intercept, str):
         if intercept != "mean":
             raise ValueError(f"The 'intercept' parameter of {owner} must be a float or 'mean'. "
@@ -1092,6 +1034,7 @@ def _resolve_intercept(intercept, y, owner):
 
 
 def _check_lams(lams, owner):
+    """``lams`` as a 1-D float array in (0, inf], sorted decreasing."""
     if isinstance(lams, (str, bytes)):  # np.asarray("0.1", dtype=float) would accept it
         raise ValueError(f"The 'lams' parameter of {owner} must be a non-empty 1-D array of "
                          f"floats, not a str. Got {lams!r} instead.")
@@ -1142,11 +1085,7 @@ def _linear_setup(X, y, scaling, transductive_X, fisher_weighted, intercept, own
 
 def _run(owner, setup, setup_args, params, *, lam=None, lams=None, warm_start=None,
          callback=None):
-    """The four public solvers: validate ``params``, set up, run Algorithm 1.
-
-    At one ``lam`` (``warm_start``: a starting point) or along ``lams`` (``warm_start``:
-    whether each value starts at the previous solution, Sec. 5.2 of [1]).
-    """
+    """The four public solvers: validate, set up, run Algorithm 1 at ``lam`` or along ``lams``."""
     validate_params(owner, _SOLVER_CONSTRAINTS, params)
     if lams is not None:
         lams = _check_lams(lams, owner)
@@ -1189,10 +1128,8 @@ def rls2_solve(K, y, *, lam, scaling=None, tol=1e-6, warm_start=None, transducti
     Parameters
     ----------
     K : ndarray of shape (n_kernels, n_samples, n_samples)
-        Training Gram matrices :math:`\mathbf K_i` (raw; the scaling is applied here).
-        Algorithm 1 computes in float64: a float32 stack is copied once to float64 (the copy
-        takes twice the memory of the float32 stack, three times in all); pass float64 to
-        avoid the copy. The result is that of ``K.astype(np.float64)``.
+        Training Gram matrices :math:`\mathbf K_i` (raw; the scaling is applied here),
+        computed in float64 (a float32 stack is copied once to float64).
     y : array-like of shape (n_samples,)
         Outputs (regression targets, or labels in {-1, +1} for classification).
     lam : float
@@ -1293,10 +1230,7 @@ def rls2_path(K, y, *, lams, scaling=None, warm_start=True, transductive_K=None,
         As in :func:`rls2_solve`.
     {intercept, tol, residual_tol, max_iter, simplex_solver, linear_solver, accelerate, verbose}
     check_input : bool, default=True
-        Validate ``K`` once.
-        With ``False`` the array is trusted, and the exact compression of its kernels with few
-        distinct rows is kept for the next call on the same array object (e.g. a path after
-        :func:`rls2_lambda_max`); do not modify it in place between such calls.
+        Validate ``K`` once; ``False``: as in :func:`rls2_solve`.
 
     Returns
     -------
@@ -1545,13 +1479,7 @@ def _ova_targets(y, classes, coding):
 
 
 class _RLS2Estimator(BaseEstimator):
-    """The one ``fit`` and ``predict`` of the RLS2 estimators (not for direct use).
-
-    Hooks: the task mixin (:class:`_RegressionTask`, :class:`_ClassificationTask`) gives
-    ``_targets`` (the output vectors and the intercept rule) and ``_predicted``; the
-    model class (:class:`_KernelRLS2`, :class:`_LinearRLS2`) gives ``_fit_targets`` (one
-    result of Algorithm 1 per output vector), ``_set_selection`` and ``_decision``.
-    """
+    """The one ``fit`` and ``predict`` of the RLS2 estimators (hooks: task mixin, model class)."""
 
     #: whether the kernels are one linear kernel per feature (linear RLS2, Sec. 4.2)
     _linear = False
@@ -1591,6 +1519,10 @@ class _RLS2Estimator(BaseEstimator):
         X, targets, intercept = self._targets(X, y)
         self._set_results(self._fit_targets(X, targets, intercept, X_unlabeled))
         self._set_selection(X)
+        bank = getattr(self, "kernel_bank_", None)
+        self.kernel_names_ = (list(bank.kernel_names_) if bank is not None else
+                              [str(c) for c in getattr(self, "feature_names_in_",
+                                                       range(X.shape[1]))])
         return self
 
     @_fill_doc()

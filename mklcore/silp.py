@@ -9,12 +9,14 @@ weights (Sonnenburg et al. 2006, Algorithm 1). Runs inside the shared wrapper lo
 
 import numpy as np
 
-from ._base import BaseMKLClassifier, common_constraints, fill_doc
-from ._validation import Interval, Options, check_solver_inputs, validate_params
-from .lpnorm import default_engine
+from ._base import BaseMKLClassifier, BaseMKLRegressor, common_constraints, fill_doc
+from ._validation import (Interval, Options, check_classification_inputs,
+                          check_regression_inputs, validate_params)
+from .lpnorm import EPSILON_CONSTRAINT, default_engine
+from .tasks import OneVsRestTask, RegressionTask
 from .wrapper import SIPWeightStep, lp_master, run_wrapper
 
-__all__ = ["silp_solve", "SILPMKLClassifier"]
+__all__ = ["silp_solve", "SILPMKLClassifier", "silp_svr_solve", "SILPMKLRegressor"]
 
 
 class _SILPStep(SIPWeightStep):
@@ -146,14 +148,90 @@ def silp_solve(K, y, *, C=1.0, tol=1e-5, max_iter=1000, svm_tol=1e-3, callback=N
     {simplex_solve_example}
     """
     validate_params("silp_solve", _SILP_CONSTRAINTS, locals())
-    K, y_pm = check_solver_inputs(K, y, "silp_solve", check_input)
+    K, y_pm, Y = check_classification_inputs(K, y, "silp_solve", check_input)
+    task = None if Y is None else OneVsRestTask(Y)
+    return _silp(K, y_pm, task, C=C, tol=tol, max_iter=max_iter, svm_tol=svm_tol,
+                 callback=callback, verbose=verbose, max_cuts=max_cuts, prune_cuts=prune_cuts,
+                 mode=mode, mkl_every=mkl_every, svm_backend=svm_backend, stop=stop,
+                 svm_max_iter=svm_max_iter, extras={"p": 1.0})
+
+
+def _silp(K, y_pm, task, *, C, tol, max_iter, svm_tol, callback, verbose, max_cuts, prune_cuts,
+          mode, mkl_every, svm_backend, stop, svm_max_iter, extras):
+    """The loop of :func:`silp_solve` and :func:`silp_svr_solve`."""
     mode, svm_backend, mkl_every = default_engine("cutting_plane", 1.0, K.shape[1], mode=mode,
                                                   svm_backend=svm_backend, mkl_every=mkl_every)
     step = _SILPStep(max_cuts=max_cuts, prune_cuts=prune_cuts, stop=stop)
     return run_wrapper(K, y_pm, step, C=C, tol=tol, max_iter=max_iter, svm_tol=svm_tol,
                        callback=callback, verbose=int(verbose), svm_backend=svm_backend,
-                       extras={"p": 1.0}, mode=mode, mkl_every=mkl_every,
-                       svm_max_iter=svm_max_iter)
+                       extras=extras, mode=mode, mkl_every=mkl_every,
+                       svm_max_iter=svm_max_iter, task=task)
+
+
+@fill_doc
+def silp_svr_solve(K, y, *, C=1.0, epsilon=0.1, tol=1e-5, max_iter=1000, svm_tol=1e-3,
+                   callback=None, verbose=0, check_input=True, max_cuts=100, prune_cuts=True,
+                   mode=None, mkl_every=None, stop="gap", svm_max_iter=None):
+    r"""SILP for regression: l1-norm MKL with an epsilon-SVR (Sonnenburg et al. 2006).
+
+    The column generation of :func:`silp_solve` on the regression form of the semi-infinite
+    program (Sec. 2.2 of [1]_): every epsilon-SVR at the current weights gives the cut
+    :math:`\eta\ge L(\alpha^r)-\theta^\top S(\alpha^r)` with
+    :math:`L=y^\top c-\epsilon\mathbf1^\top(\alpha+\alpha^*)`,
+    :math:`S_m=\frac12c^\top K_mc`, :math:`c=\alpha-\alpha^*`; the LP over the cuts gives
+    the next weights. Runs on the compiled engine (:mod:`mklcore.smo`).
+
+    Parameters
+    ----------
+    {K}
+    y : array-like of shape (n_samples,)
+        Real targets.
+    C : float, default=1.0
+        Penalty of the epsilon-insensitive loss. Must be > 0.
+    epsilon : float, default=0.1
+        Width of the epsilon-insensitive tube (in the units of ``y``).
+    tol : float, default=1e-5
+        Stop when the criterion chosen by ``stop`` is at most ``tol``.
+    {max_iter}
+    {svm_tol}
+    {callback}
+    {verbose}
+    {check_input}
+    max_cuts, prune_cuts, mode, mkl_every, stop
+        As in :func:`silp_solve`.
+    {svm_max_iter}
+
+    Returns
+    -------
+    result : MKLResult
+        The keys of :func:`silp_solve` (``dual_coef`` = :math:`\alpha-\alpha^*`) plus
+        ``task="regression"`` and ``epsilon``.
+
+    References
+    ----------
+    .. [1] S. Sonnenburg, G. Rätsch, C. Schäfer, B. Schölkopf. Large Scale Multiple Kernel
+       Learning. JMLR 7:1531-1565, 2006.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mklcore.silp import silp_svr_solve
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 2)); y = X[:, 0] + 0.1 * rng.normal(size=40)
+    >>> K = np.stack([np.outer(X[:, 0], X[:, 0]), np.outer(X[:, 1], X[:, 1])])
+    >>> res = silp_svr_solve(K, y, C=1.0, epsilon=0.1)
+    >>> res.success, round(float(res.weights.sum()), 6)
+    (True, 1.0)
+    """
+    constraints = {**_SILP_CONSTRAINTS, "epsilon": EPSILON_CONSTRAINT}
+    del constraints["svm_backend"]
+    validate_params("silp_svr_solve", constraints, locals())
+    K, y = check_regression_inputs(K, y, "silp_svr_solve", check_input)
+    return _silp(K, None, RegressionTask(y, epsilon), C=C, tol=tol, max_iter=max_iter,
+                 svm_tol=svm_tol, callback=callback, verbose=verbose, max_cuts=max_cuts,
+                 prune_cuts=prune_cuts, mode=mode, mkl_every=mkl_every, svm_backend="smo",
+                 stop=stop, svm_max_iter=svm_max_iter,
+                 extras={"p": 1.0, "task": "regression", "epsilon": float(epsilon)})
 
 
 @fill_doc
@@ -176,6 +254,8 @@ class SILPMKLClassifier(BaseMKLClassifier):
     {verbose}
     {svm_max_iter}
     {check_input_fit}
+    {multiclass}
+    {probability}
 
     Attributes
     ----------
@@ -199,8 +279,72 @@ class SILPMKLClassifier(BaseMKLClassifier):
     {simplex_example}
     """
 
+    _parameter_constraints = {**BaseMKLClassifier._parameter_constraints,
+                              **common_constraints("multiclass")}
     _solver = staticmethod(silp_solve)
+    _shared_multiclass = True
 
     def __init__(self, *, kernels=None, C=1.0, normalize=None, tol=1e-5, max_iter=1000,
-                 svm_tol=1e-3, verbose=0, svm_max_iter=None, check_input=True):
+                 svm_tol=1e-3, verbose=0, svm_max_iter=None, check_input=True,
+                 multiclass="ovr",
+                 probability=False, random_state=None):
+        self._store_params(locals())
+
+
+@fill_doc
+class SILPMKLRegressor(BaseMKLRegressor):
+    r"""l1-norm MKL for regression trained by SILP (Sonnenburg et al. 2006, Sec. 2.2): weights
+    :math:`\theta` on the simplex and an epsilon-SVR on :math:`\sum_m\theta_mK_m` (see
+    :func:`silp_svr_solve`).
+
+    Parameters
+    ----------
+    {kernels}
+    C : float, default=1.0
+        Penalty of the epsilon-insensitive loss. Must be > 0.
+    epsilon : float, default=0.1
+        Width of the epsilon-insensitive tube (in the units of ``y``).
+    {normalize}
+    tol : float, default=1e-5
+        Relative duality gap at which to stop (see :func:`silp_solve`).
+    {max_iter}
+    {svm_tol}
+    {verbose}
+    {svm_max_iter}
+    {check_input_fit}
+
+    Attributes
+    ----------
+    weights_ : ndarray of shape (n_kernels,)
+        Kernel weights :math:`\theta`, summing to 1.
+    dual_coef_ : ndarray of shape (n_samples,)
+        :math:`\alpha-\alpha^*`.
+    intercept_ : float
+    support_ : ndarray of shape (n_support,)
+    X_fit_ : ndarray of shape (n_samples, n_features)
+    n_features_in_ : int
+    n_iter_ : int
+    converged_ : bool
+    objective_ : float
+        Final objective :math:`J(\theta)`.
+    gap_ : float
+        Final relative duality gap.
+    {fitted_run}
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_regression
+    >>> from mklcore import SILPMKLRegressor
+    >>> X, y = make_regression(n_samples=60, n_features=4, noise=1.0, random_state=0)
+    >>> reg = SILPMKLRegressor(C=10.0, normalize="trace").fit(X, y / y.std())
+    >>> reg.weights_.shape, round(float(reg.weights_.sum()), 6)
+    ((2,), 1.0)
+    """
+
+    _parameter_constraints = {**BaseMKLClassifier._parameter_constraints,
+                              "epsilon": EPSILON_CONSTRAINT}
+    _solver = staticmethod(silp_svr_solve)
+
+    def __init__(self, *, kernels=None, C=1.0, epsilon=0.1, normalize=None, tol=1e-5,
+                 max_iter=1000, svm_tol=1e-3, verbose=0, svm_max_iter=None, check_input=True):
         self._store_params(locals())

@@ -14,11 +14,14 @@ slope; ``"golden"`` keeps the reference code's golden section.
 
 import numpy as np
 
-from ._base import BaseMKLClassifier, common_constraints, fill_doc
-from ._validation import Interval, Options, check_solver_inputs, validate_params
+from ._base import BaseMKLClassifier, BaseMKLRegressor, common_constraints, fill_doc
+from ._validation import (Interval, Options, check_classification_inputs,
+                          check_regression_inputs, validate_params)
+from .lpnorm import EPSILON_CONSTRAINT
+from .tasks import OneVsRestTask, RegressionTask
 from .wrapper import LineOracle, StackLine, SVMIterationLimit, WeightStep, run_wrapper
 
-__all__ = ["simplemkl_solve", "SimpleMKLClassifier"]
+__all__ = ["simplemkl_solve", "SimpleMKLClassifier", "simplemkl_svr_solve", "SimpleMKLRegressor"]
 
 _GOLD = (1.0 + np.sqrt(5.0)) / 2.0
 _EPS = np.finfo(float).eps
@@ -489,12 +492,94 @@ def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callb
     {simplex_solve_example}
     """
     validate_params("simplemkl_solve", _SIMPLEMKL_CONSTRAINTS, locals())
-    K, y_pm = check_solver_inputs(K, y, "simplemkl_solve", check_input)
+    K, y_pm, Y = check_classification_inputs(K, y, "simplemkl_solve", check_input)
+    task = None if Y is None else OneVsRestTask(Y)
+    return _simplemkl(K, y_pm, task, C=C, tol=tol, max_iter=max_iter, svm_tol=svm_tol,
+                      callback=callback, verbose=verbose, gs_tol=gs_tol, step_cap=step_cap,
+                      numerical_precision=numerical_precision, svm_backend=svm_backend,
+                      svm_max_iter=svm_max_iter, line_search=line_search, extras={"p": 1.0})
+
+
+def _simplemkl(K, y_pm, task, *, C, tol, max_iter, svm_tol, callback, verbose, gs_tol,
+               step_cap, numerical_precision, svm_backend, svm_max_iter, line_search, extras):
+    """The loop of :func:`simplemkl_solve` and :func:`simplemkl_svr_solve`."""
     step = _SimpleMKLStep(gs_tol=gs_tol, step_cap=step_cap,
                           numerical_precision=numerical_precision, line_search=line_search)
     return run_wrapper(K, y_pm, step, C=C, tol=tol, max_iter=max_iter, svm_tol=svm_tol,
                        callback=callback, verbose=int(verbose), svm_backend=svm_backend,
-                       extras={"p": 1.0}, svm_max_iter=svm_max_iter)
+                       extras=extras, svm_max_iter=svm_max_iter, task=task)
+
+
+@fill_doc
+def simplemkl_svr_solve(K, y, *, C=1.0, epsilon=0.1, tol=1e-2, max_iter=1000, svm_tol=1e-3,
+                        callback=None, verbose=0, check_input=True, gs_tol=0.1, step_cap=0.1,
+                        numerical_precision=1e-8, svm_max_iter=None, line_search="derivative"):
+    r"""SimpleMKL for regression: l1-norm MKL with an epsilon-SVR (Rakotomamonjy et al. 2008).
+
+    The reduced-gradient descent of :func:`simplemkl_solve` on the SVR form of SimpleMKL
+    (Sec. 5.2 of [1]_): :math:`J(d)` is the optimal value of the epsilon-SVR dual at
+    :math:`\sum_md_mK_m`,
+
+    .. math::
+        J(d)=\max_{\alpha,\alpha^*\in[0,C]^n,\ \mathbf1^\top(\alpha-\alpha^*)=0}\
+        y^\top c-\epsilon\mathbf1^\top(\alpha+\alpha^*)-\tfrac12\sum_md_mc^\top K_mc,
+        \qquad c=\alpha-\alpha^*,
+
+    with gradient :math:`\partial J/\partial d_m=-\frac12c^\top K_mc`; the stop is the same
+    duality gap. Every SVR runs on the compiled engine (:mod:`mklcore.smo`, the epsilon-SVR's
+    two variables per point).
+
+    Parameters
+    ----------
+    {K}
+    y : array-like of shape (n_samples,)
+        Real targets.
+    C : float, default=1.0
+        Penalty of the epsilon-insensitive loss. Must be > 0.
+    epsilon : float, default=0.1
+        Width of the epsilon-insensitive tube (in the units of ``y``).
+    tol : float, default=1e-2
+        SimpleMKL's duality gap at which to stop.
+    {max_iter}
+    {svm_tol}
+    {callback}
+    {verbose}
+    {check_input}
+    gs_tol, step_cap, numerical_precision, line_search
+        As in :func:`simplemkl_solve`.
+    {svm_max_iter}
+
+    Returns
+    -------
+    result : MKLResult
+        The keys of :func:`simplemkl_solve` (``dual_coef`` = :math:`\alpha-\alpha^*`) plus
+        ``task="regression"`` and ``epsilon``.
+
+    References
+    ----------
+    .. [1] A. Rakotomamonjy, F. Bach, S. Canu, Y. Grandvalet. SimpleMKL. JMLR 9:2491-2521,
+       2008.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mklcore.simplemkl import simplemkl_svr_solve
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 2)); y = X[:, 0] + 0.1 * rng.normal(size=40)
+    >>> K = np.stack([np.outer(X[:, 0], X[:, 0]), np.outer(X[:, 1], X[:, 1])])
+    >>> res = simplemkl_svr_solve(K, y, C=1.0, epsilon=0.1)
+    >>> res.success, round(float(res.weights.sum()), 6)
+    (True, 1.0)
+    """
+    constraints = {**_SIMPLEMKL_CONSTRAINTS, "epsilon": EPSILON_CONSTRAINT}
+    del constraints["svm_backend"]
+    validate_params("simplemkl_svr_solve", constraints, locals())
+    K, y = check_regression_inputs(K, y, "simplemkl_svr_solve", check_input)
+    return _simplemkl(K, None, RegressionTask(y, epsilon), C=C, tol=tol, max_iter=max_iter,
+                      svm_tol=svm_tol, callback=callback, verbose=verbose, gs_tol=gs_tol,
+                      step_cap=step_cap, numerical_precision=numerical_precision,
+                      svm_backend="smo", svm_max_iter=svm_max_iter, line_search=line_search,
+                      extras={"p": 1.0, "task": "regression", "epsilon": float(epsilon)})
 
 
 @fill_doc
@@ -516,6 +601,8 @@ class SimpleMKLClassifier(BaseMKLClassifier):
     {verbose}
     {svm_max_iter}
     {check_input_fit}
+    {multiclass}
+    {probability}
 
     Attributes
     ----------
@@ -539,10 +626,74 @@ class SimpleMKLClassifier(BaseMKLClassifier):
     {simplex_example}
     """
 
+    _parameter_constraints = {**BaseMKLClassifier._parameter_constraints,
+                              **common_constraints("multiclass")}
     _solver = staticmethod(simplemkl_solve)
+    _shared_multiclass = True
     #: the line search's kernels K_d, K_D and its spare buffers
     _solver_workspace = 8
 
     def __init__(self, *, kernels=None, C=1.0, normalize=None, tol=1e-2, max_iter=1000,
-                 svm_tol=1e-3, verbose=0, svm_max_iter=None, check_input=True):
+                 svm_tol=1e-3, verbose=0, svm_max_iter=None, check_input=True,
+                 multiclass="ovr",
+                 probability=False, random_state=None):
+        self._store_params(locals())
+
+
+@fill_doc
+class SimpleMKLRegressor(BaseMKLRegressor):
+    r"""SimpleMKL for regression: weights :math:`d` on the simplex and an epsilon-SVR on
+    :math:`\sum_md_mK_m` (Rakotomamonjy et al. 2008, Sec. 5.2; see :func:`simplemkl_svr_solve`).
+
+    Parameters
+    ----------
+    {kernels}
+    C : float, default=1.0
+        Penalty of the epsilon-insensitive loss. Must be > 0.
+    epsilon : float, default=0.1
+        Width of the epsilon-insensitive tube (in the units of ``y``).
+    {normalize}
+    tol : float, default=1e-2
+        SimpleMKL's duality gap at which to stop.
+    {max_iter}
+    {svm_tol}
+    {verbose}
+    {svm_max_iter}
+    {check_input_fit}
+
+    Attributes
+    ----------
+    weights_ : ndarray of shape (n_kernels,)
+        Kernel weights :math:`d`, summing to 1.
+    dual_coef_ : ndarray of shape (n_samples,)
+        :math:`\alpha-\alpha^*`.
+    intercept_ : float
+    support_ : ndarray of shape (n_support,)
+    X_fit_ : ndarray of shape (n_samples, n_features)
+    n_features_in_ : int
+    n_iter_ : int
+    converged_ : bool
+    objective_ : float
+        Final objective :math:`J(d)`.
+    gap_ : float
+        Final relative duality gap.
+    {fitted_run}
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_regression
+    >>> from mklcore import SimpleMKLRegressor
+    >>> X, y = make_regression(n_samples=60, n_features=4, noise=1.0, random_state=0)
+    >>> reg = SimpleMKLRegressor(C=10.0, normalize="trace").fit(X, y / y.std())
+    >>> reg.weights_.shape, round(float(reg.weights_.sum()), 6)
+    ((2,), 1.0)
+    """
+
+    _parameter_constraints = {**BaseMKLClassifier._parameter_constraints,
+                              "epsilon": EPSILON_CONSTRAINT}
+    _solver = staticmethod(simplemkl_svr_solve)
+    _solver_workspace = SimpleMKLClassifier._solver_workspace
+
+    def __init__(self, *, kernels=None, C=1.0, epsilon=0.1, normalize=None, tol=1e-2,
+                 max_iter=1000, svm_tol=1e-3, verbose=0, svm_max_iter=None, check_input=True):
         self._store_params(locals())

@@ -376,7 +376,8 @@ class StackSMO:
         self._cache = None
         self._dense = None  # (weights, K_theta) of the last dense solve
 
-    def solve(self, theta, alpha, H, tol, max_iter=None, full=True):
+    def solve(self, theta, alpha, H, tol, max_iter=None, full=True, *, y=None, p=None,
+              kidx=None):
         r"""SMO from ``alpha`` (with caches ``H``, updated in place) at weights ``theta``.
 
         A cold ``full`` solve (``alpha`` = 0) forms :math:`K_\theta` once when it fits in
@@ -397,18 +398,30 @@ class StackSMO:
             Cap on the SMO iterations; ``max(100000, 100 n)`` by default.
         full : bool, default=True
             Whether the solve is meant to converge (False: a chunk of the interleaved scheme).
+        y, p, kidx : ndarray of shape (n_var,), default=None
+            Another dual problem on the same kernel (see :func:`smo_solve`): signs, linear
+            term and kernel row of each variable, e.g. the epsilon-SVR's two variables per
+            point or one of several one-vs-rest labellings; ``alpha`` then has ``n_var``
+            entries and the caches stay :math:`H_m=K_mc` with :math:`c_i` the sum of
+            :math:`y_t\alpha_t` over the variables of row :math:`i`. The constructor's
+            labels and the C-SVM (:math:`p=-\mathbf 1`, one variable per point) by default.
 
         Returns
         -------
         alpha, H, intercept, n_iter, converged
         """
-        y = self.y
-        n = y.shape[0]
+        y = self.y if y is None else np.asarray(y, dtype=np.float64)
+        n = self.K.shape[1]
         theta = np.ascontiguousarray(theta, dtype=np.float64)
         if max_iter is None:
             max_iter = max(100_000, 100 * n)
         alpha = np.array(alpha, dtype=np.float64)
-        grad0 = y * (theta @ H) - 1.0
+        if p is None and kidx is None:
+            grad0 = y * (theta @ H) - 1.0
+        else:
+            kidx = np.arange(n) if kidx is None else np.asarray(kidx, dtype=np.int64)
+            p = np.full(y.shape[0], -1.0) if p is None else np.asarray(p, dtype=np.float64)
+            grad0 = y * (theta @ H)[kidx] + p
         dense = self._dense is not None and np.array_equal(self._dense[0], theta)
         if not dense and full and not np.any(alpha) and 8 * n * n <= self.cache_mb * 2 ** 20:
             K_theta = np.empty((n, n)) if self._dense is None else self._dense[1]
@@ -417,7 +430,7 @@ class StackSMO:
             self._dense, dense = (theta.copy(), K_theta), True
         if dense:
             sol, _ = smo_solve(KernelRows(self._dense[1]), y, self.C, alpha0=alpha, grad0=grad0,
-                               tol=tol, max_iter=max_iter)
+                               tol=tol, max_iter=max_iter, p=p, kidx=kidx)
         else:
             if self._cache is None or not np.array_equal(theta, self.source.weights):
                 self.source.set_weights(theta)
@@ -425,7 +438,7 @@ class StackSMO:
             fits = 8 * n * n <= self.cache_mb * 2 ** 20
             sol, self._cache = smo_solve(self.source, y, self.C, alpha0=alpha, grad0=grad0,
                                          tol=tol, max_iter=max_iter, cache_mb=self.cache_mb,
-                                         cache=self._cache, shrinking=False,
+                                         cache=self._cache, shrinking=False, p=p, kidx=kidx,
                                          max_rows=n // 2 if full and fits else None)
             if not sol.converged and sol.n_iter < max_iter:
                 # a long solve (more than n/2 rows): one pass over the stack costs less than
@@ -436,14 +449,16 @@ class StackSMO:
                 self._dense = (theta.copy(), K_theta)
                 done = sol.n_iter
                 sol, _ = smo_solve(KernelRows(K_theta), y, self.C, alpha0=sol.alpha,
-                                   grad0=sol.grad, tol=tol, max_iter=max_iter - done)
+                                   grad0=sol.grad, tol=tol, max_iter=max_iter - done, p=p,
+                                   kidx=kidx)
                 sol.n_iter += done
         refresh_caches(alpha, sol.alpha, y, H,
-                       lambda coef, index, out: _jit()["stack_update"](self.K, coef, index, out))
+                       lambda coef, index, out: _jit()["stack_update"](self.K, coef, index, out),
+                       kidx=kidx)
         return sol.alpha, H, sol.intercept, sol.n_iter, sol.converged
 
 
-def refresh_caches(alpha_old, alpha_new, y, H, accumulate):
+def refresh_caches(alpha_old, alpha_new, y, H, accumulate, kidx=None):
     r"""Bring the caches :math:`H_m=K_m(\alpha\circ y)` from ``alpha_old`` to ``alpha_new``.
 
     With the rows of the points whose alpha changed, or, when the support vectors are
@@ -457,10 +472,16 @@ def refresh_caches(alpha_old, alpha_new, y, H, accumulate):
     H : ndarray of shape (n_kernels, n)
         Updated in place.
     accumulate : callable
+    kidx : ndarray of int64 or None, default=None
+        Kernel row of each variable when there are several per row (epsilon-SVR): the
+        coefficients of one row are summed.
     """
     dc = (alpha_new - alpha_old) * y
-    changed = np.flatnonzero(dc).astype(np.int64)
     coef = alpha_new * y
+    if kidx is not None:  # several variables per kernel row: c_i sums them
+        dc = np.bincount(kidx, weights=dc, minlength=H.shape[1])
+        coef = np.bincount(kidx, weights=coef, minlength=H.shape[1])
+    changed = np.flatnonzero(dc).astype(np.int64)
     support = np.flatnonzero(coef).astype(np.int64)
     if support.size < changed.size:  # recompute H = K_m c from the support vectors
         H[...] = 0.0

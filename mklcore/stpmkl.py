@@ -17,15 +17,10 @@ with :math:`f=\sum_j f_j`, :math:`f_j=\sum_i A_{ij}\kappa_j(x_i,\cdot)` and no b
 problem is bias-free hinge-loss l1-MKL, the group-lasso form (3) of the paper (its "(10)
 reduces to (2) when there is no noise").
 
-Contents: :func:`stpmkl_solve` / :class:`StPMKLClassifier` (by default ``solver="exact"``:
-cutting planes on the dual of (11), bias-free l1-MKL with one budget constraint, each
-iteration a box-budget QP for fixed kernel weights; or the paper's accelerated mirror prox,
-AMP, Algorithm 1, with the exact Lemma-2 projection and the Lemma-3 group soft-thresholding,
-``solver="amp"``; or the gradient descent-ascent baseline of Figure 1, ``solver="vi"``) and :func:`stpmkl_grid` (several
-settings in lockstep); :func:`mipmkl_solve` / :class:`MiPMKLClassifier` (the best-case "robust
-hinge" baseline); :func:`project_box_budget` (Lemma 2) and :func:`group_soft_threshold`
-(Lemma 3), reference versions of the solver's batched ones; :func:`stpmkl_objectives`,
-:func:`theorem2_bound` (Theorem 2), :func:`rho_from_theory`, :func:`factorize_kernels`.
+:func:`stpmkl_solve` solves it (cutting planes on its dual, the paper's accelerated mirror prox
+AMP, or gradient descent-ascent; see its Notes); :func:`mipmkl_solve` is the best-case baseline;
+:func:`project_box_budget` (Lemma 2) and :func:`group_soft_threshold` (Lemma 3) are the
+reference versions of the solvers' steps.
 
 Symbols: ``coef`` is :math:`A` (shape ``(n_samples, n_kernels)``) of
 :math:`f_j=\sum_iA_{ij}\kappa_j(x_i,\cdot)`, ``gamma`` the dual :math:`\gamma`, ``weights`` the
@@ -33,19 +28,18 @@ kernel weights :math:`u_j=\|f_j\|/\sum_k\|f_k\|` (the :math:`u` of (1)-(2)), ``u
 bound (the paper's :math:`1+\eta`, absorbed into :math:`\lambda` and :math:`\rho` in its
 Section 4: box :math:`[0,1]`), ``rho`` the budget and ``lam`` :math:`\lambda`.
 
-Cost of AMP: one pass over the kernel stack per iteration (O(mn^2)); :math:`K_jA_j`,
+An AMP iteration is one pass over the kernel stack (O(mn^2)); :math:`K_jA_j`,
 :math:`K_j\bar A_j` and :math:`K_j(\bar\gamma\circ y)` are updated linearly, so the exact
-primal value, dual value and gap of the averaged iterate cost O(mn) per iteration. With
-pivoted-Cholesky factors :math:`K_j\approx R_jR_j^\top` (``rank_tol`` or ``factors``) the
-iteration runs in factor space, :math:`w_j=R_j^\top A_j`, at :math:`O(n\sum_jr_j)`. G settings
-sharing the kernels (:func:`stpmkl_grid`) share each pass (a GEMM instead of G GEMVs).
+gap of the averaged iterate costs O(mn). With pivoted-Cholesky factors
+:math:`K_j\approx R_jR_j^\top` it runs in factor space, :math:`w_j=R_j^\top A_j`, at
+:math:`O(n\sum_jr_j)`.
 """
 
 import math
 
 import numpy as np
 
-from ._base import COMMON_CONSTRAINTS, BaseMKLClassifier
+from ._base import COMMON_CONSTRAINTS, DOC_PARAMS, BaseMKLClassifier
 from ._linalg import on_one_blas_thread
 from ._result import Monitor
 from ._validation import (Interval, Options, check_binary_labels, check_kernel_stack,
@@ -74,6 +68,7 @@ _NEGATIVE_GAP = 1e-8
 
 #: docstring sections shared by several functions and classes (substituted by _fill_doc)
 _DOC = {
+    "probability": DOC_PARAMS["probability"],
     "example_data": """>>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(40, 2)); y = np.sign(X[:, 0] + 0.1)
@@ -264,8 +259,7 @@ def project_box_budget(ghat, upper=1.0, rho=np.inf, *, method="sort", return_the
 
 
 def _max_sq_norm(upper, rho, n):
-    r""":math:`\max_{\gamma\in Q'}\|\gamma\|^2` (greedy on the largest boxes: the
-    constant of Theorem 2)."""
+    """max_{gamma in Q'} ||gamma||^2 (the constant of Theorem 2)."""
     ub = np.sort(np.broadcast_to(np.asarray(upper, dtype=float), (n,)))[::-1]
     before = np.cumsum(ub) - ub
     take = np.clip(rho - before, 0.0, ub) if np.isfinite(rho) else ub
@@ -273,8 +267,7 @@ def _max_sq_norm(upper, rho, n):
 
 
 def _knapsack(c, upper, rho):
-    r""":math:`\max_{\gamma\in Q'}\sum_i\gamma_ic_i` (continuous knapsack: the inner
-    maximum of (11) for a fixed :math:`f`)."""
+    """max_{gamma in Q'} gamma'c (continuous knapsack: the inner maximum of (11))."""
     ub = np.broadcast_to(np.asarray(upper, dtype=float), c.shape)
     pos = c > 0
     cp, up = c[pos], ub[pos]
@@ -395,9 +388,7 @@ def factorize_kernels(K, *, rank_tol=1e-10, dtype=np.float64):
 
     Diagonal pivoting stops when the trace of the residual :math:`K_j-R_jR_j^\top` falls
     below ``rank_tol * trace(K_j)``; the residual is PSD, so every quadratic form and every
-    product :math:`K_jv` is accurate to that relative level. Gaussian kernels on single
-    attributes typically need a few to a few tens of columns, so AMP in factor space costs
-    :math:`O(n\sum_jr_j)` per iteration instead of :math:`O(mn^2)`.
+    product :math:`K_jv` is accurate to that relative level.
 
     Parameters
     ----------
@@ -407,8 +398,7 @@ def factorize_kernels(K, *, rank_tol=1e-10, dtype=np.float64):
     rank_tol : float, default=1e-10
         Relative trace of the neglected residual, in (0, 1).
     dtype : {numpy.float64, numpy.float32}, default=numpy.float64
-        Storage type of the factors. float32 halves the memory traffic of every iteration
-        (products are then accurate to ~1e-7 relative, enough for a 1e-2 gap).
+        Storage type of the factors (float32: products accurate to ~1e-7 relative).
 
     Returns
     -------
@@ -470,12 +460,7 @@ def factorize_kernels(K, *, rank_tol=1e-10, dtype=np.float64):
 
 
 class _DensePrimal:
-    r"""A batch of G primal iterates as coefficients ``A`` (G, m, n) with ``W = K_j A_j``.
-
-    ``image(V)`` is the one pass over the stack per iteration: ``K_j v_g`` for all j and all
-    G problems at once (a GEMM with G columns costs about one GEMV: the pass is
-    memory-bound).
-    """
+    """A batch of G primal iterates ``A`` (G, m, n), ``W = K_j A_j`` (``image``: the one pass)."""
 
     def __init__(self, K, G, A0=None):
         self.K = K
@@ -538,13 +523,7 @@ class _DensePrimal:
 
 
 class _FactorPrimal:
-    r"""A batch of G primal iterates in factor space: ``w_j = R_j^T A_j`` (G, sum r), so
-    ``K_j A_j = R_j w_j`` and ``||f_j||^2 = ||w_j||^2``.
-
-    Each iteration costs two products with ``Rt`` (``image`` and ``fX``); the coefficients
-    are rebuilt at the end on the pivot rows, ``A_j[piv] = R_j[piv]^{-T} w_j`` (then
-    ``K_j A_j = R_j R_j[piv]^T A_j[piv] = R_j w_j``: the same function).
-    """
+    """G primal iterates in factor space, ``w_j = R_j^T A_j``, so ``K_j A_j = R_j w_j``."""
 
     def __init__(self, factors, G, A0=None):
         self.F = factors
@@ -616,7 +595,7 @@ class _FactorPrimal:
         if not np.all(np.isfinite(snap)):       # a diverged run (status 2)
             return np.full((self.n, self.m), np.nan)
         off = self.F.offsets
-        for j in range(self.m):  # once per solve, not per iteration
+        for j in range(self.m):  # A_j[piv] = R_j[piv]^{-T} w_j gives K_j A_j = R_j w_j
             piv = self.F.pivots[j]
             if piv.size == 0:
                 continue
@@ -630,44 +609,18 @@ class _FactorPrimal:
 
 
 def _project_rows(Gh, U, rho):
-    """Lemma 2 for each row of ``Gh`` (G, n): box [0, U] (broadcast), budgets ``rho`` (G,).
-
-    Exact and vectorised over rows: the 2n breakpoints ``{g_i, g_i - u_i}`` are swept in
-    decreasing order, where ``h(theta) = sum_i clip(g_i - theta, 0, u_i)`` grows with slope
-    (number of unsaturated active terms); the root of ``h = rho`` is interpolated on the
-    segment where ``h`` crosses ``rho``.
-    """
+    """Lemma 2 for each row of ``Gh`` (G, n): box [0, U] (broadcast), budgets ``rho`` (G,)."""
     U = np.broadcast_to(U, Gh.shape)
     X = np.clip(Gh, 0.0, U)
-    act = np.flatnonzero(np.isfinite(rho) & (X.sum(axis=1) > rho))
-    if act.size == 0:
-        return X
-    g, u, r = Gh[act], U[act], rho[act][:, None]
-    b = np.concatenate([g, g - u], axis=1)
-    s = np.concatenate([np.ones_like(g), -np.ones_like(g)], axis=1)
-    order = np.argsort(-b, axis=1, kind="stable")
-    bs = np.take_along_axis(b, order, axis=1)
-    c = np.cumsum(np.take_along_axis(s, order, axis=1), axis=1)
-    h = np.zeros_like(bs)
-    h[:, 1:] = np.cumsum(c[:, :-1] * (bs[:, :-1] - bs[:, 1:]), axis=1)
-    hit = h >= r
-    k = np.where(hit.any(axis=1), np.argmax(hit, axis=1), bs.shape[1] - 1)
-    k = np.maximum(k, 1)
-    rows = np.arange(act.size)
-    slope = np.maximum(c[rows, k - 1], 1.0)
-    theta = bs[rows, k - 1] - (r[:, 0] - h[rows, k - 1]) / slope
-    theta = np.maximum(theta, 0.0)
-    X[act] = np.clip(g - theta[:, None], 0.0, u)
+    for i in np.flatnonzero(np.isfinite(rho) & (X.sum(axis=1) > rho)):
+        X[i] = _project_vec(Gh[i], U[i], rho[i])
     return X
 
 
 def _project_vec(g, U, rho):
-    """:func:`_project_rows` for one row ``g`` (n,) and a scalar budget ``rho``.
-
-    The same arithmetic without the batch machinery (the inner loop of
-    :func:`_box_budget_qp` projects one vector per iteration, mostly with the budget
-    inactive, where this is the clipping alone).
-    """
+    """Lemma 2 for one vector ``g`` (n,), exact: the root of h(theta) = rho by breakpoints."""
+    # h(theta) = sum_i clip(g_i - theta, 0, u_i) is piecewise linear in theta, with breakpoints
+    # {g_i, g_i - u_i} and slope -(number of unsaturated active terms); interpolate its root
     x = np.clip(g, 0.0, U)
     if not (np.isfinite(rho) and x.sum() > rho):
         return x
@@ -715,11 +668,7 @@ def _knapsack_rows(C, U, rho):
 
 
 def _lambda_max(primal):
-    r""":math:`\lambda_{\max}(\sum_jK_j)` (Lanczos for large n), slightly over-estimated.
-
-    In factor space :math:`\sum_jK_j=R R^\top` with :math:`R` = ``Rt.T``; Lanczos then runs
-    on :math:`v\mapsto R(R^\top v)` without forming the n x n matrix.
-    """
+    """lambda_max(sum_j K_j), slightly over-estimated (Lanczos for large n)."""
     n = primal.n
     if isinstance(primal, _FactorPrimal):
         Rt = primal.Rt.astype(float, copy=False)
@@ -755,6 +704,7 @@ def _certificate(y, lam, U, rho, norms, fX, quad):
 
 
 def _dual_value(gamma, qmax, lam):
+    """D(gamma) of (11) from max_j quad."""
     n = gamma.shape[-1]
     return gamma.sum(axis=-1) / n - qmax / (2.0 * lam * n * n)
 
@@ -854,13 +804,9 @@ def stpmkl_decision(result, K_test):
     r"""Decision values :math:`f(x)=\sum_j\sum_iA_{ij}\kappa_j(x_i,x)` of a StPMKL/MiPMKL fit.
 
     The model has one coefficient vector per kernel (``result.coef`` of shape
-    ``(n_samples, n_kernels)``, the paper's output :math:`\hat f_T`) and no bias. This is
-    the decision rule :func:`mklcore.decision` uses for results of method ``"stpmkl"`` and
-    ``"mipmkl"``. (The core keys keep their meaning: ``weights`` are
-    :math:`u_j=\|f_j\|/N(f)`, ``dual_coef`` is :math:`\hat\gamma\circ y/(n\lambda)`, the
-    l1-MKL dual variable, and ``intercept`` is 0; the model rebuilt from them,
-    :math:`\sum_ju_jK_j\,\mathrm{dual\_coef}`, equals ``coef``'s model only at the saddle
-    point.)
+    ``(n_samples, n_kernels)``, the paper's output :math:`\hat f_T`) and no bias; the rule
+    :func:`mklcore.decision` uses for ``"stpmkl"`` and ``"mipmkl"`` results (the model rebuilt
+    from ``weights`` and ``dual_coef`` equals it only at the saddle point).
 
     Parameters
     ----------
@@ -919,6 +865,7 @@ def _prepare(K, y, check_input, owner, rank_tol, factors):
 
 
 def _make_primal(K, factors, G, A0=None):
+    """The batch of primal iterates, dense or in factor space."""
     return _DensePrimal(K, G, A0) if factors is None else _FactorPrimal(factors, G, A0)
 
 
@@ -926,20 +873,7 @@ def _make_primal(K, factors, G, A0=None):
 def _saddle(K, factors, y, *, lam, upper, rho, solver, step, eta0, max_iter, tol, gap_mode,
             check_every, callback, verbose, warm_start, owner, warn=True, restart=False,
             hints=None):
-    """Run AMP or VI on a batch of G problems sharing the kernels; return G results.
-
-    ``lam``, ``rho``, ``eta0`` are arrays of shape (G,); ``upper`` is a float or an array of
-    shape (G, n). Each iteration makes one pass over the kernels for all problems. Every
-    problem has its own :class:`~mklcore._result.Monitor` (history, stopping rule, callback,
-    result); a problem whose monitor stops is frozen and no longer recorded.
-
-    ``restart`` (AMP only): restart the running averages at the current averaged pair once its
-    absolute gap has halved since the last restart (at least 8 iterations into the epoch), or
-    after an epoch of a quarter of all iterations so far. Each epoch is Algorithm 1 warm-started
-    at the restart point, so the Theorem-2 bound of the epoch (with the radii of the start
-    added, as for ``warm_start``) still holds; on sharp problems such as this piecewise
-    linear-quadratic one restarts turn the O(1/T) rate of the average into a much faster one.
-    """
+    """AMP or VI (Notes of :func:`stpmkl_solve`) on G problems sharing the kernels: G results."""
     G = np.size(lam)
     monitors = [Monitor("stpmkl", tol=tol, max_iter=max_iter, callback=callback,
                         verbose=verbose, criterion_name=f"{gap_mode} duality gap",
@@ -981,6 +915,7 @@ def _saddle(K, factors, y, *, lam, upper, rho, solver, step, eta0, max_iter, tol
     final = [None] * G
 
     def freeze(g, vals):
+        """Keep problem g's final averaged pair (its monitor stopped)."""
         done[g] = True
         final[g] = dict(snap=primal_it.snapshot(g), gamma=g_bar[g].copy(), **{
             k: (v[g].copy() if isinstance(v, np.ndarray) and v.ndim > 1 else v[g])
@@ -1053,7 +988,8 @@ def _saddle(K, factors, y, *, lam, upper, rho, solver, step, eta0, max_iter, tol
             if done.all():
                 break
             if restart:
-                # restart the averages at the averaged pair once its gap has halved
+                # restart the averages at the averaged pair once its gap has halved (at least
+                # 8 iterations into the epoch), or after a quarter of all iterations so far
                 ref_gap = np.where(np.isinf(ref_gap), abs_gap, ref_gap)
                 rows = np.flatnonzero(~done & (k >= 8) & ((abs_gap <= 0.5 * ref_gap)
                                                          | (k >= 0.25 * t)))
@@ -1075,7 +1011,8 @@ def _saddle(K, factors, y, *, lam, upper, rho, solver, step, eta0, max_iter, tol
             solver=solver, coef=primal_it.coef(f["snap"]), gamma=f["gamma"],
             dual_objective=float(f["dual"]), abs_gap=float(f["abs_gap"]),
             kernel_norms=f["norms"], decision_train=f["fX"],
-            bound=float(f["bound"]), step=tau, n_restarts=int(n_restarts[g]), eta0=float(eta0[g]) if solver == "vi" else np.nan, op_norm=op_norm,
+            bound=float(f["bound"]), step=tau, n_restarts=int(n_restarts[g]),
+            eta0=float(eta0[g]) if solver == "vi" else np.nan, op_norm=op_norm,
             lam=float(lam[g]), rho=float(rho[g]),
             upper=float(U) if np.ndim(U) == 0 else np.array(U[g]),
             total_rank=None if factors is None else int(factors.ranks.sum())))
@@ -1123,17 +1060,8 @@ def _top_eig(M):
 
 
 def _box_budget_qp(Kt, y, c, U, rho, gamma, rtol, max_iter):
-    r"""Maximise :math:`D_\theta(\gamma)=\frac1n1^\top\gamma-\frac1{2c}(\gamma\circ y)^\top
-    K_\theta(\gamma\circ y)` over :math:`Q'` from ``gamma``.
-
-    Accelerated projected gradient (FISTA with the gradient restart of O'Donoghue and
-    Candes) with the exact Lemma-2 projection; stops when the Frank-Wolfe gap
-    :math:`\max_{\gamma'\in Q'}\langle\nabla D_\theta(\gamma),\gamma'-\gamma\rangle`, which
-    bounds :math:`D_\theta^*-D_\theta(\gamma)`, is at most ``rtol`` times
-    :math:`|D_\theta(\gamma)|`, or at the round-off of the gradient step over the box
-    (:data:`_FW_ROUNDOFF` times :math:`|\nabla D|^\top U`; only a degenerate problem, such as
-    a budget :math:`\rho` far below :math:`U`, stops there). Returns ``(gamma, n_iter)``.
-    """
+    """max_{gamma in Q'} D_theta(gamma) by FISTA with gradient restarts: ``(gamma, n_iter)``."""
+    # stops when the Frank-Wolfe gap, a bound on D* - D(gamma), is <= rtol |D| (or round-off)
     n = y.size
     rho_a = np.array([rho])
     step = c / max(_top_eig(Kt), _TINY)
@@ -1172,17 +1100,9 @@ def _box_budget_qp(Kt, y, c, U, rho, gamma, rtol, max_iter):
 
 
 def _cut_master(L, S):
-    r"""Restricted master of the cutting-plane method, solved in its dual (aggregation) form.
-
-    .. math::
-        \max_{\mu\in\Delta_R,\ s}\ \sum_r\mu_rL_r-s\quad\text{s.t.}\quad
-        \sum_r\mu_rS_{rj}\le s\ (j=1..m),
-
-    the LP dual of :math:`\min_{\theta\in\Delta_m}\max_r(L_r-\theta^\top S_r)` (the SILP
-    master). Returns the cut weights :math:`\mu`, the kernel weights :math:`\theta` (the
-    multipliers of the m constraints) and the common optimal value :math:`\eta`. Since
-    :math:`S_{rj}` is convex in :math:`\gamma_r`, :math:`D(\sum_r\mu_r\gamma_r)\ge\eta`.
-    """
+    """SILP master in its dual form: cut weights mu, kernel weights theta, value eta."""
+    # max_{mu in simplex, s} sum_r mu_r L_r - s  s.t.  sum_r mu_r S_rj <= s (j = 1..m): the LP
+    # dual of min_{theta in simplex} max_r (L_r - theta'S_r); theta are its multipliers
     from .wrapper import NumericalFailure, highs_lp
 
     R, m = S.shape
@@ -1210,29 +1130,7 @@ def _better_dual(best, gamma, quad, c):
 @on_one_blas_thread
 def _exact(K, factors, y, *, lam, upper, rho, max_iter, tol, gap_mode, check_every, callback,
            verbose, warm_start, owner, warn=True, warm_cuts=None, chain=False, hints=None):
-    r"""Solve (11) through its dual, as l1-MKL without bias plus one budget constraint.
-
-    .. math::
-        \max_{\gamma\in Q'}\ \min_{\theta\in\Delta_m}\ D_\theta(\gamma),\qquad
-        D_\theta(\gamma)=\frac1n\sum_i\gamma_i-\frac1{2\lambda n^2}\sum_j\theta_j
-        (\gamma\circ y)^\top K_j(\gamma\circ y)
-
-    (minimising over the simplex gives the :math:`\max_j` of :math:`D(\gamma)`). Outer loop:
-    the SILP master LP over the simplex (:func:`_cut_master`, in its dual form) on the cuts
-    :math:`(\frac1n1^\top\gamma_t,\ (\gamma_t\circ y)^\top K_j(\gamma_t\circ y)/(2\lambda n^2))`;
-    inner problem for fixed :math:`\theta`: :func:`_box_budget_qp`, warm-started. Every
-    outer iteration gives the primal point :math:`A_{:,j}=\theta_j\,\gamma_t\circ y/(\lambda
-    n)` (the minimiser of :math:`F(\cdot,\gamma_t)` with the squared group norm replaced by
-    its variational form at :math:`\theta`) and the dual point :math:`\gamma_t`; the
-    certificate is the duality gap of (11) of the best primal and best dual points found
-    (:func:`stpmkl_objectives`), the same as AMP's. The next query is half-way between the
-    master's :math:`\theta` and the weights of the best primal point (in-out stabilisation).
-
-    ``warm_cuts`` (R, n): dual points of an earlier solve, projected onto this :math:`Q'` and
-    entered as the first cuts (the first query is then the master's :math:`\theta`, the
-    first dual point their aggregate); with ``chain`` every problem after the first starts
-    from the cuts active at the end of the one before (its ``cut_points``).
-    """
+    """The ``"exact"`` solver (Notes of :func:`stpmkl_solve`) for each of G problems: G results."""
     from .wrapper import NumericalFailure
 
     combine, quads = _stack_ops(K, factors)
@@ -1406,10 +1304,9 @@ def stpmkl_solve(K, y, *, noise_level, lam, rho=None, solver="exact", max_iter=1
         Budget :math:`\rho>0` on :math:`\sum_i\gamma_i`; ``None``: :func:`rho_from_theory`
         ``(n, noise_level, delta) * upper``; ``rho >= n*upper`` is bias-free l1-MKL.
     solver : {"exact", "amp", "vi"}, default="exact"
-        ``"exact"``: cutting planes on the dual of (11), which is bias-free l1-MKL with one
-        budget constraint (see Notes); each iteration solves a box-budget QP for fixed kernel
-        weights, and a 1e-2 gap takes tens of iterations. ``"amp"``: the paper's accelerated
-        mirror prox, Algorithm 1 (O(1/T)). ``"vi"``: the descent-ascent baseline of Figure 1,
+        ``"exact"``: cutting planes on the dual of (11), bias-free l1-MKL with one budget
+        constraint (see Notes). ``"amp"``: the paper's accelerated mirror prox, Algorithm 1
+        (O(1/T)). ``"vi"``: the descent-ascent baseline of Figure 1,
         step ``eta0/sqrt(t)`` (O(1/sqrt T)). All three report the same certificate.
     max_iter : int, default=1000
         Number of iterations :math:`T` at most (the paper's 1000; for ``"exact"``, outer
@@ -1455,9 +1352,7 @@ def stpmkl_solve(K, y, *, noise_level, lam, rho=None, solver="exact", max_iter=1
         whenever its duality gap has halved since the last restart (and at least every
         quarter of the iterations done so far). Every epoch is Algorithm 1 warm-started at
         the restart point, so its Theorem-2 bound holds (``history["bound"]`` is the bound of
-        the current epoch); on these piecewise linear-quadratic problems the gap then falls
-        much faster than the O(1/T) of one long average. ``False``: Algorithm 1 as in the
-        paper, one average from the start.
+        the current epoch). ``False``: Algorithm 1 as in the paper, one average.
     warm_cuts : ndarray of shape (n_cuts, n_samples), default=None
         ``"exact"`` only: dual points :math:`\gamma_r` of an earlier solve (e.g. its
         ``cut_points``, zero-padded for added examples), projected onto this :math:`Q'` and
@@ -1539,6 +1434,7 @@ def stpmkl_solve(K, y, *, noise_level, lam, rho=None, solver="exact", max_iter=1
 def _run_batch(owner, K, y, *, noise_level, lam, rho, solver, max_iter, tol, delta, upper,
                gap, step, eta0, check_every, callback, verbose, check_input, rank_tol,
                factors, warm_start, restart, warn=True, warm_cuts=None, chain=False):
+    """:func:`stpmkl_solve` and :func:`stpmkl_grid`: validate, set up, run the solver."""
     lam_a = np.atleast_1d(np.asarray(lam, dtype=object))
     rho_a = np.atleast_1d(np.asarray(rho, dtype=object))
     eta_a = np.atleast_1d(np.asarray(eta0, dtype=object))
@@ -1591,6 +1487,7 @@ def _run_batch(owner, K, y, *, noise_level, lam, rho, solver, max_iter, tol, del
 
 
 def _scalar(value):
+    """A NumPy scalar as a Python one."""
     return value.item() if isinstance(value, np.generic) else value
 
 
@@ -1603,12 +1500,7 @@ def _kernel_traces(K, factors):
 
 
 def _scale_hints(K, factors, n, lams, rhos, upper):
-    """The likely cause of a failed run of each problem, known from the scales ("" if none).
-
-    Kernels whose traces differ by more than :data:`_SCALE_SPREAD` (one kernel scaled by
-    1e12); a ``lam`` below :data:`_TINY_RATIO` times the mean diagonal of the largest kernel;
-    a budget ``rho`` below :data:`_TINY_RATIO` times ``n * upper`` (gamma at round-off).
-    """
+    """The likely cause of a failed run of each problem, from the scales ("" if none)."""
     traces = _kernel_traces(K, factors)
     positive = traces[traces > 0]
     common = ""
@@ -1689,12 +1581,10 @@ def stpmkl_grid(K, y, *, noise_level, lam, rho=None, solver="exact", eta0=None, 
                 warn=True, restart=True, warm_cuts=None, chain=False):
     r"""Solve several StPMKL problems on the same kernels at once (one pass per iteration).
 
-    Every iteration of :func:`stpmkl_solve` is dominated by one product of the kernel stack
-    with a vector. For G settings of ``(lam, rho)`` (or of ``eta0`` for VI) sharing the
-    kernels and labels, this function runs the G solvers in lockstep and replaces the G
-    matrix-vector products by one matrix-matrix product, which costs about the same when
-    memory-bound. Each problem stops on its own criterion; the results are identical to G
-    calls of :func:`stpmkl_solve` (up to round-off) unless ``chain`` is set.
+    For G settings of ``(lam, rho)`` (or of ``eta0`` for VI) sharing the kernels and labels,
+    AMP and VI run in lockstep, one matrix-matrix product per iteration for all settings.
+    Each problem stops on its own criterion; the results are those of G calls of
+    :func:`stpmkl_solve` (up to round-off) unless ``chain`` is set.
 
     Parameters
     ----------
@@ -1789,8 +1679,9 @@ def mipmkl_solve(K, y, *, noise_level, lam, kappa=None, delta=0.1, variant="p", 
     :math:`f` by AMP with box :math:`\gamma_i\in[0,p_i]` and no budget (exact for the
     weighted hinge loss), then :math:`p=1` on the :math:`\kappa n` smallest hinge losses
     (fractional at the boundary), until :math:`p` no longer changes. The inner solves use
-    :func:`stpmkl_solve`'s ``solver`` (``"exact"`` or ``"amp"``), warm-started. The result is a local
-    optimum; the objective is non-increasing up to the accuracy ``tol`` of the inner solves.
+    :func:`stpmkl_solve`'s ``solver`` (``"exact"`` or ``"amp"``), warm-started. The result is a
+    local optimum; the objective is non-increasing up to the accuracy ``tol`` of the inner
+    solves.
 
     Parameters
     ----------
@@ -1918,11 +1809,7 @@ _MONITOR_KEYS = frozenset(("weights", "dual_coef", "intercept", "objective", "ga
 # --- estimators ---
 
 class _NoBiasMKLClassifier(BaseMKLClassifier):
-    """Shared parts of StPMKL/MiPMKL: default bank "xu2010", per-kernel coefficients.
-
-    ``_solve`` hands every parameter but ``kernels`` and ``normalize`` to ``_solver``;
-    ``decision_function`` is the base class's (:func:`stpmkl_decision`, no bias).
-    """
+    """Shared parts of StPMKL/MiPMKL: default bank "xu2010", per-kernel coefficients, no bias."""
 
     _default_kernels = "xu2010"
 
@@ -1938,6 +1825,7 @@ class _NoBiasMKLClassifier(BaseMKLClassifier):
 
 
 def _estimator_constraints(solver_constraints, names):
+    """An estimator's parameter constraints: the solver's ``names`` plus the bank's."""
     return {**{k: solver_constraints[k] for k in names}, "kernels": [list, tuple, None],
             "normalize": COMMON_CONSTRAINTS["normalize"]}
 
@@ -1980,6 +1868,7 @@ class StPMKLClassifier(_NoBiasMKLClassifier):
         Low-rank speed-up (see :func:`stpmkl_solve`).
     verbose : int, default=0
         Progress lines (see :func:`stpmkl_solve`).
+    {probability}
 
     Attributes
     ----------
@@ -2021,7 +1910,8 @@ class StPMKLClassifier(_NoBiasMKLClassifier):
         "verbose"))
 
     def __init__(self, *, kernels=None, noise_level=0.0, lam=1e-2, rho=None, solver="exact",
-                 delta=0.1, normalize=None, max_iter=1000, tol=1e-2, rank_tol=None, verbose=0):
+                 delta=0.1, normalize=None, max_iter=1000, tol=1e-2, rank_tol=None, verbose=0,
+                 probability=False, random_state=None):
         # store every argument unchanged (the outermost iterable is evaluated here)
         self._store_params(locals())
 
@@ -2056,6 +1946,7 @@ class MiPMKLClassifier(_NoBiasMKLClassifier):
         Low-rank speed-up.
     verbose : int, default=0
         Progress lines, one per alternation (see :func:`mipmkl_solve`).
+    {probability}
 
     Attributes
     ----------
@@ -2099,7 +1990,8 @@ class MiPMKLClassifier(_NoBiasMKLClassifier):
 
     def __init__(self, *, kernels=None, noise_level=0.0, lam=1e-2, kappa=None, delta=0.1,
                  normalize=None, max_alt=50, max_iter=1000, alt_max_iter=None, tol=1e-2,
-                 solver="exact", rank_tol=None, verbose=0):
+                 solver="exact", rank_tol=None, verbose=0,
+                 probability=False, random_state=None):
         # store every argument unchanged (the outermost iterable is evaluated here)
         self._store_params(locals())
 

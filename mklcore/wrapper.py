@@ -23,6 +23,10 @@ SVM engines: ``svm_backend="smo"`` (default; the compiled engine as
 :math:`H_m=K_m(\alpha\circ y)`, never forming :math:`K_\theta`) or another backend of
 :func:`mklcore.svm.svm_solve` on the combined kernel (``"libsvm"``: scikit-learn's SVC, cold
 starts; the reference).
+Tasks: the SVM is the binary C-SVM on ``y`` by default; ``task=`` hands the loop other dual
+problems of the same form (:mod:`mklcore.tasks`: the epsilon-SVR, one-vs-rest C-SVMs whose
+summed duals share the weights), solved by the same engine; only :math:`L`, the sum over the
+problems in :math:`S_m` and the loss of the primal change, so every weight step works unchanged.
 Modes: ``"wrapper"`` (default; the SVM is solved to ``svm_tol`` before every weight step) or
 ``"interleaved"`` (``"smo"`` only; the chunking scheme of Sonnenburg et al. 2006, Algorithm 2:
 a weight step after every ``mkl_every`` SMO iterations).
@@ -282,11 +286,17 @@ class WrapperState:
         The raw :func:`~mklcore.svm.svm_solve` result, if any.
     H : ndarray of shape (n_kernels, n), default=None
         The per-kernel gradient caches :math:`H_m=K_m(\alpha\circ y)` of the ``"smo"`` engine.
+    L : float, default=None
+        The linear part of the dual, :math:`\mathbf1^\top\alpha` (the C-SVM) by default;
+        another task's (:mod:`mklcore.tasks`, e.g. the epsilon-SVR's
+        :math:`y^\top c-\epsilon\mathbf1^\top(\alpha+\alpha^*)`) when given. For a task of
+        several problems ``alpha``, ``dual_coef``, ``intercept`` and ``H`` have a leading
+        axis of one entry per problem.
 
     Attributes
     ----------
     L : float
-        :math:`\mathbf1^\top\alpha`.
+        :math:`\mathbf1^\top\alpha` (or the task's linear part).
     J : float
         :math:`L-\theta^\top S`, the SVM dual value at :math:`\theta` (the inner value of the
         saddle-point problem).
@@ -302,13 +312,14 @@ class WrapperState:
                  "dual_objective", "rel_gap", "primal_objective", "exact", "svm", "H")
 
     def __init__(self, theta, alpha, dual_coef, intercept, S, p, *, primal_objective=np.nan,
-                 exact=True, svm=None, H=None):
+                 exact=True, svm=None, H=None, L=None):
         self.theta = np.asarray(theta, dtype=float)
         self.alpha = alpha
         self.dual_coef = dual_coef
-        self.intercept = float(intercept)
+        self.intercept = (float(intercept) if np.ndim(intercept) == 0
+                          else np.asarray(intercept, dtype=float))
         self.S = np.maximum(np.asarray(S, dtype=float), 0.0)
-        self.L = float(np.sum(alpha))
+        self.L = float(np.sum(alpha)) if L is None else float(L)
         tS = float(self.theta @ self.S)
         self.J = self.L - tS
         self.dual_norm = p(self.S) if callable(p) else dual_norm(self.S, p)
@@ -346,9 +357,16 @@ class SVMOracle:
     svm_max_iter : int, default=None
         Cap on the iterations of one SVM solve; :func:`default_svm_max_iter` of ``n``. A solve
         that reaches it raises :class:`SVMIterationLimit`.
+    task : SVMTask, default=None
+        The dual problems solved at each weight vector (:mod:`mklcore.tasks`: the
+        epsilon-SVR, one-vs-rest C-SVMs with shared weights); ``None``: the binary C-SVM on
+        ``y``. A task needs ``backend="smo"``; ``y`` is then not used.
     """
 
-    def __init__(self, K, y, *, C, svm_tol, p, backend="smo", svm_max_iter=None):
+    def __init__(self, K, y, *, C, svm_tol, p, backend="smo", svm_max_iter=None, task=None):
+        if task is not None and y is None:
+            y = task.signs[0]
+        self.task = task
         self.K, self.y, self.C, self.svm_tol, self.p = K, y, float(C), float(svm_tol), p
         self.backend = backend
         self.svm_max_iter = int(default_svm_max_iter(K.shape[1]) if svm_max_iter is None
@@ -469,6 +487,8 @@ class SVMOracle:
         return self._stack_smo().K
 
     def _solve_smo(self, theta, start, tol, max_iter):
+        if self.task is not None:
+            return self._solve_task(theta, start, tol, max_iter)
         n_kernels, n = self.K.shape[0], self.K.shape[1]
         self._stack_smo()
         if start is None or start.H is None:
@@ -488,10 +508,67 @@ class SVMOracle:
                              H=H, exact=converged)
         return state, capped_run and not converged
 
+    def _solve_task(self, theta, start, tol, max_iter):
+        """The task's problems at ``theta`` on the engine, each warm-started from ``start``:
+        ``(state, capped)``."""
+        task, smo = self.task, self._stack_smo()
+        k, n_var = task.signs.shape
+        n_kernels, n = self.K.shape[0], self.K.shape[1]
+        if start is None or start.H is None:
+            alpha0, H = np.zeros((k, n_var)), np.zeros((k, n_kernels, n))
+        else:
+            alpha0 = np.reshape(start.alpha, (k, n_var))
+            H = np.reshape(start.H, (k, n_kernels, n)).copy()
+        capped_run = max_iter is None
+        alpha, b, converged = np.empty((k, n_var)), np.empty(k), True
+        for j in range(k):
+            alpha[j], _, b[j], n_iter, ok = smo.solve(
+                theta, alpha0[j], H[j], tol, self.svm_max_iter if capped_run else max_iter,
+                full=capped_run, y=task.signs[j], p=task.linear[j], kidx=task.kidx)
+            self.n_smo_iter += n_iter
+            converged = converged and ok
+        state = self.task_state(theta, alpha, H, b, exact=converged)
+        return state, capped_run and not converged
+
+    def task_state(self, theta, alpha, H, intercept, *, exact=True):
+        r"""The :class:`WrapperState` of a solution of the task's problems at ``theta``.
+
+        Parameters
+        ----------
+        theta : ndarray of shape (n_kernels,)
+        alpha : ndarray of shape (n_problems, n_var) (or (n_var,) for one problem)
+        H : ndarray of shape (n_problems, n_kernels, n) (or (n_kernels, n))
+            Caches :math:`H_m=K_mc`.
+        intercept : ndarray of shape (n_problems,) or float
+        exact : bool, default=True
+
+        Returns
+        -------
+        state : WrapperState
+            :math:`S_m=rac12\sum_kc_k^	op H_{km}`, the task's :math:`L`, and the primal
+            :math:`rac12	heta^	op q+C\sum` loss at the decision values
+            :math:`\sum_m	heta_mH_{km}+b_k`.
+        """
+        task = self.task
+        k = task.n_problems
+        n_kernels, n = self.K.shape[0], self.K.shape[1]
+        alpha = np.reshape(alpha, (k, -1))
+        H = np.reshape(H, (k, n_kernels, n))
+        b = np.reshape(np.asarray(intercept, dtype=float), (k,))
+        coef = task.coef(alpha)
+        q = np.maximum(H[0] @ coef[0], 0.0)
+        for j in range(1, k):
+            q += np.maximum(H[j] @ coef[j], 0.0)
+        f = np.einsum("m,kmn->kn", theta, H) + b[:, None]
+        primal = 0.5 * float(theta @ q) + self.C * task.loss(f)
+        return WrapperState(theta, task.squeeze(alpha), task.squeeze(coef), task.squeeze(b),
+                            0.5 * q, self.p, primal_objective=primal, H=task.squeeze(H),
+                            exact=exact, L=task.linear_value(alpha))
+
     def rescore(self, state, theta):
         """Same alpha, new weights (no SVM): used after small clean-ups of the weights."""
         return WrapperState(theta, state.alpha, state.dual_coef, state.intercept, state.S,
-                            self.p, exact=False, H=state.H)
+                            self.p, exact=False, H=state.H, L=state.L)
 
 
 class LinePoint:
@@ -531,7 +608,9 @@ class LinePoint:
     __slots__ = ("t", "alpha", "intercept", "decision", "J", "slope", "H", "anchor", "S")
 
     def __init__(self, t, alpha, intercept, decision, q, q_direction, H=None, anchor=0):
-        self.t, self.alpha, self.intercept = float(t), alpha, float(intercept)
+        self.t, self.alpha = float(t), alpha
+        self.intercept = (float(intercept) if np.ndim(intercept) == 0
+                          else np.asarray(intercept, dtype=float))
         self.decision, self.H, self.anchor = decision, H, anchor
         self.J = float(np.sum(alpha)) - 0.5 * float(q)
         self.slope = -0.5 * float(q_direction)
@@ -965,6 +1044,16 @@ class StackLine:
         o = self.oracle
         t0 = time.perf_counter()
         w = self.weights(t)
+        if o.task is not None:  # another dual problem (mklcore.tasks): the oracle's solve
+            state, capped = o._solve_task(w, start, o.svm_tol, None)
+            point = LinePoint(t, state.alpha, state.intercept, None, 2.0 * float(w @ state.S),
+                              2.0 * float(self.direction @ state.S), state.H, self.anchor)
+            point.J, point.S = state.J, state.S
+            o.svm_time += time.perf_counter() - t0
+            o.n_calls += 1
+            if capped:
+                raise o.limit_error()
+            return point
         alpha0, H = self._caches(start)
         alpha, H, b, n_iter, converged = o._stack_smo().solve(w, alpha0, H, o.svm_tol,
                                                              o.svm_max_iter)
@@ -1015,6 +1104,8 @@ class StackLine:
         """The :class:`WrapperState` of a point at ``theta`` (see :meth:`LineOracle.state`)."""
         o = self.oracle
         theta = np.asarray(theta, dtype=float)
+        if o.task is not None:
+            return o.task_state(theta, point.alpha, point.H, point.intercept, exact=exact)
         S = point.S
         hinge = np.maximum(0.0, 1.0 - o.y * point.decision).sum()
         primal = float(theta @ S) + o.C * float(hinge)
@@ -1331,7 +1422,7 @@ def _svm_gap(state):
 
 def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose=0,
                 svm_backend="smo", polish_tol=None, extras=None, mode="wrapper",
-                mkl_every=None, svm_max_iter=None):
+                mkl_every=None, svm_max_iter=None, task=None):
     r"""Run the shared MKL wrapper loop with one method's weight step.
 
     Parameters
@@ -1378,6 +1469,13 @@ def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose
         ``None``: :func:`default_svm_max_iter` (``max(10**6, 100 n)``). A solve that reaches
         it ends the run with status 2 and a ``ConvergenceWarning`` naming the likely cause
         (huge C, unscaled features), so that no run is unbounded.
+    task : SVMTask, default=None
+        The dual problems whose summed optimal value is minimised over the weights
+        (:mod:`mklcore.tasks`: :class:`~mklcore.tasks.RegressionTask` for the epsilon-SVR,
+        :class:`~mklcore.tasks.OneVsRestTask` for one-vs-rest problems sharing the
+        weights); ``None``: the binary C-SVM on ``y`` (``y`` is not used otherwise).
+        Needs ``svm_backend="smo"``. ``dual_coef``, ``intercept`` and ``alpha`` of a task of
+        several problems have one row per problem.
 
     Returns
     -------
@@ -1406,9 +1504,12 @@ def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose
     if interleaved and svm_backend != "smo":
         raise ValueError("mode='interleaved' needs svm_backend='smo' (partial SVM solves with "
                          f"per-kernel gradient caches); got svm_backend={svm_backend!r}.")
+    if task is not None and svm_backend != "smo":
+        raise ValueError(f"a {type(task).__name__} needs svm_backend='smo' (the compiled "
+                         f"engine); got svm_backend={svm_backend!r}.")
     chunk = (mkl_every or max(10, K.shape[1] // 10)) if interleaved else None
     oracle = SVMOracle(K, y, C=C, svm_tol=svm_tol, p=step.dual_norm, backend=svm_backend,
-                       svm_max_iter=svm_max_iter)
+                       svm_max_iter=svm_max_iter, task=task)
     monitor = Monitor(step.method, tol=tol, max_iter=max_iter, callback=callback,
                       verbose=verbose, label=step.label, criterion_name=step.criterion_name,
                       input_check=oracle.input_check)
@@ -1469,6 +1570,7 @@ def run_wrapper(K, y, step, *, C, tol, max_iter, svm_tol, callback=None, verbose
     result = monitor.finish(
         weights=state.theta.copy(), dual_coef=state.dual_coef, intercept=state.intercept,
         objective=state.J, gap=state.rel_gap, stacklevel=4, alpha=state.alpha,
+        empty_ok=task is not None and task.empty_ok,
         dual_objective=state.dual_objective, primal_objective=state.primal_objective,
         rigorous_gap=state.primal_objective - state.dual_objective, svm_gap=svm_gap,
         criterion=float(step.gap(state)), n_svm_calls=oracle.n_calls,

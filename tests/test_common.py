@@ -33,6 +33,10 @@ ESTIMATORS = [
     mklcore.LinearRLS2Regressor(),
     mklcore.LinearRLS2Classifier(),
     mklcore.LMKLClassifier(kernels=SMALL_BANK, max_iter=3, random_state=0),
+    mklcore.SumKernelSVR(kernels=SMALL_BANK),
+    mklcore.LpMKLRegressor(kernels=SMALL_BANK, p=2.0),
+    mklcore.SimpleMKLRegressor(kernels=SMALL_BANK),
+    mklcore.SILPMKLRegressor(kernels=SMALL_BANK),
 ]
 
 
@@ -100,8 +104,8 @@ def test_bad_input_messages(data):
         clf.fit(X_nan, y)
     with pytest.raises(ValueError, match="only one class"):
         clf.fit(X, np.full(len(y), "pos"))
-    with pytest.raises(ValueError, match="3 classes; SumKernelSVC is binary-only"):
-        clf.fit(X, np.arange(len(y)) % 3)
+    # more than two classes: one-vs-rest problems sharing the kernel weights
+    assert clf.fit(X, np.arange(len(y)) % 3).decision_function(X).shape == (len(y), 3)
 
     def minus_linear(A, B):
         return -(A @ B.T)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.kernel_ridge import KernelRidge
-from sklearn.svm import SVC
+from sklearn.svm import SVC, SVR
 
 from mklcore import decision
 from mklcore.registry import INPUTS, SOLVERS, TASKS, get_solver, list_solvers
@@ -82,7 +82,8 @@ def test_registry_is_complete_and_consistent():
     assert set(INPUTS) >= {info.inputs for info in SOLVERS.values()}
     assert set(TASKS) >= {info.task for info in SOLVERS.values()}
     assert list_solvers() == NAMES
-    assert list_solvers(task="regression") == ["rls2", "linear_rls2"]
+    assert list_solvers(task="regression") == ["rls2", "linear_rls2", "sum_kernel_svr",
+                                               "lpmkl_svr", "simplemkl_svr", "silp_svr"]
     assert get_solver("silp") is SOLVERS["silp"]
     with pytest.raises(ValueError, match="unknown solver 'foo'"):
         get_solver("foo")
@@ -95,8 +96,12 @@ def test_registry_is_complete_and_consistent():
 def test_every_method_has_a_plot_colour():
     from mklcore.repro.plotting import METHOD_COLORS, method_palette
 
-    assert set(NAMES) <= set(METHOD_COLORS)
-    for name in NAMES:
+    # the epsilon-SVR paths share their method's colour (result.method); mklcore.repro names
+    # the registry keys of the classifiers and RLS2
+    svr = {n for n in NAMES if n.endswith("_svr")}
+    assert set(NAMES) - svr <= set(METHOD_COLORS)
+    assert {SOLVERS[n].method for n in svr} <= set(METHOD_COLORS)
+    for name in sorted(set(NAMES) - svr):
         assert method_palette([name])[name] == METHOD_COLORS[name]
 
 
@@ -125,6 +130,14 @@ def test_single_kernel_is_the_svm_or_kernel_ridge(name, data):
         pytest.skip(f"{info.label} has no bias, so its model is not SVC's")
     K1, Kt = data["K"][1:2], data["K_test"][1:2]
     X1, Xt = data["X"][:, :1], data["X_test"][:, :1]
+    if info.task == "regression" and "epsilon" in _params(info):  # the epsilon-SVR
+        res = _run(name, data, *_args(info, data, K=K1), svm_tol=1e-10, epsilon=0.1)
+        svr = SVR(kernel="precomputed", C=1.0, epsilon=0.1, tol=1e-10).fit(K1[0],
+                                                                            data["y_reg"])
+        np.testing.assert_allclose(res.weights, [1.0])
+        np.testing.assert_allclose(decision(res, Kt), svr.predict(Kt[0]), atol=1e-6)
+        assert res.success
+        return
     if info.task == "regression":
         extra = {"scaling": None} if info.inputs == "kernels" else {"scaling": "none"}
         res = _quiet(name, data, *_args(info, data, K=K1, X=X1), **extra)
