@@ -73,7 +73,8 @@ _SOLVE_CONSTRAINTS = {
     "tol": [Interval("real", 0, None), None],
     "gating": [Options("softmax", "fixed")],
     "init_scale": [Interval("real", 0, None)],
-    "line_search": [Options("expand_backtrack", "armijo")],
+    "line_search": [Options("bounded", "doubling", "armijo", "expand_backtrack")],
+    "max_step": [Interval("real", 0, None, closed="neither")],
     "ls_min_step": [Interval("real", 0, None, closed="neither")],
     "gate_threshold": [Interval("real", 0, 0.5, closed="left")],
     "sv_tol": [Interval("real", 0, 0.5, closed="left")],
@@ -436,22 +437,25 @@ class _Problem:
         return lmkl_gradient(self.K, self.y, state.svm.alpha, state.eta, self.Z_aug)
 
 
-def _line_search(problem, state, grad, grad_norm, rule, min_step, first=1.0):
+def _line_search(problem, state, grad, grad_norm, rule, min_step, first=1.0, max_step=1.0):
     """Step along ``-grad/||grad||`` (Alg. 1 of [1], lines 5-6): (state, step) or (state, 0.0).
 
-    Both rules start at the step ``first`` (a power of 2: 1 for ``"expand_backtrack"``,
-    twice the previous accepted step for ``"armijo"``) and accept a trial only if it
-    decreases ``J``. ``"expand_backtrack"`` (the scheme of Gönen's
-    LMKSVM code, with ``first=1``): while the objective decreases, accept and double;
-    otherwise halve until it decreases. ``"armijo"``: halve until
+    Every rule starts at the step ``first`` (a power of 2 times the unit step
+    ``s0 = min(1, max_step)``, 1 for ``"doubling"``: ``s0`` at the first update, and for
+    ``"armijo"`` then ``min(2 * previous accepted step, max_step)``) and accepts a trial only
+    if it decreases ``J``. ``"doubling"`` (the scheme of Gönen's LMKSVM code): while the
+    objective decreases, accept and double, without a bound; otherwise halve until it
+    decreases. ``"bounded"``: the same, but the step is never doubled beyond ``max_step``
+    (with ``max_step=1``: backtracking from the unit step). ``"armijo"``: halve until
     ``J' <= J - 1e-4 * step * ||grad||`` (sufficient decrease for the known slope
     ``-||grad||`` of ``J`` along the direction). When no step from ``first`` down to
-    ``min_step`` is accepted, the steps above ``first`` up to 1 are tried too, so that
-    "no descent step" always means that none of the steps 1, 1/2, ..., ``>= min_step`` was
-    accepted (a local optimum).
+    ``min_step`` is accepted, the steps above ``first`` up to ``s0`` are tried too, so that
+    "no descent step" always means that none of the steps ``s0``, ``s0 / 2``, ...,
+    ``>= min_step`` was accepted (a local optimum).
     """
     direction = grad / grad_norm
     alpha0 = state.svm.alpha
+    cap = np.inf if rule == "doubling" else max_step
 
     def trial(step, reference=state):
         return problem.evaluate(state.coef - step * direction, alpha0=alpha0,
@@ -464,9 +468,11 @@ def _line_search(problem, state, grad, grad_norm, rule, min_step, first=1.0):
 
     step = first
     new = trial(step)
-    if rule == "expand_backtrack" and new.J < state.J:  # expansion phase
+    if rule != "armijo" and new.J < state.J:  # expansion phase
         best, best_step = new, step
         for _ in range(_MAX_EXPANSIONS):
+            if 2.0 * step > cap:
+                break
             step *= 2.0
             new = trial(step, best)
             if not new.J < best.J:
@@ -480,8 +486,9 @@ def _line_search(problem, state, grad, grad_norm, rule, min_step, first=1.0):
         new = trial(step)
     else:
         return new, step
-    step = 2.0 * first  # the steps above a warm first step, up to 1
-    while step <= 1.0:
+    top = 1.0 if rule == "doubling" else min(1.0, max_step)
+    step = 2.0 * first  # the steps above a warm first step, up to the unit step
+    while step <= top:
         new = trial(step)
         if accepted(new, step):
             return new, step
@@ -598,6 +605,16 @@ def lmkl_objective(K, y, X_gate, coef, *, C=1.0, gating="softmax", gate_threshol
                      K_eta=locally_combined_kernel(K, state.eta), svm=state.svm)
 
 
+def _deprecated_rule(line_search, owner):
+    """Resolve the deprecated name ``"expand_backtrack"`` of ``"doubling"`` (FutureWarning)."""
+    if line_search != "expand_backtrack":
+        return line_search
+    warnings.warn(f"line_search='expand_backtrack' of {owner} is deprecated and will be "
+                  f"removed; it is now called 'doubling' (the default is 'armijo').",
+                  FutureWarning, stacklevel=3)
+    return "doubling"
+
+
 def _deprecated_n_iter(n_iter, max_iter, owner):
     """Resolve the deprecated alias ``n_iter`` of ``max_iter`` (FutureWarning)."""
     if n_iter is None:
@@ -610,8 +627,8 @@ def _deprecated_n_iter(n_iter, max_iter, owner):
 
 @_doc
 def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=100, random_state=None, gating="softmax",
-               tol=None, init_scale=0.01, init_coef=None, line_search="expand_backtrack",
-               ls_min_step=1e-3, gate_threshold=0.0, sv_tol=1e-3, svm_tol=1e-3,
+               tol=None, init_scale=0.01, init_coef=None, line_search="armijo",
+               max_step=1.0, ls_min_step=1e-3, gate_threshold=0.0, sv_tol=1e-3, svm_tol=1e-3,
                svm_backend="auto", callback=None, verbose=0, check_input=True, n_iter=None):
     r"""Localized MKL by alternating SVM solves and gradient steps on the gating (Algorithm 1).
 
@@ -661,13 +678,25 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=100, random_state=None, gating="
         range of Gönen's code). 0 gives the uniform gating.
     init_coef : ndarray of shape (n_kernels, n_gate_features + 1), default=None
         Initial gating parameters (column 0: biases); overrides the random draw.
-    line_search : {"expand_backtrack", "armijo"}, default="expand_backtrack"
-        Step rule on the normalised gradient. ``"expand_backtrack"`` (Gönen's LMKSVM code):
-        from step 1, double while :math:`J` decreases, else halve until it decreases.
-        ``"armijo"``: from twice the previous accepted step (1 at the first update), halve
-        until :math:`J' \le J - 10^{-4}\,\mu\|\nabla_V J\|_F` (sufficient decrease for
-        the known slope :math:`-\|\nabla_V J\|_F` along the direction); fewer SVM solves per
-        update, no expansion phase.
+    line_search : {"armijo", "bounded", "doubling"}, default="armijo"
+        Step rule on the normalised gradient (the step :math:`\mu` is the length of the move
+        of :math:`V`). ``"armijo"``: from twice the previous accepted step (the unit step
+        :math:`\min(1, \text{max\_step})` at the first update), at most ``max_step``, halve
+        until :math:`J' \le J - 10^{-4}\,\mu\|\nabla_V J\|_F` (sufficient decrease for the
+        known slope :math:`-\|\nabla_V J\|_F` along the direction). ``"bounded"``: from the
+        unit step, double while :math:`J` decreases but never beyond ``max_step``, else halve
+        until it decreases (with ``max_step=1``: backtracking from the unit step at every
+        update, more SVM solves per update than ``"armijo"``). With both, the gates change
+        gradually, as Sec. 4 of [1]_ describes them becoming crisp over the iterations.
+        ``"doubling"``: the expand-then-backtrack
+        scheme of Gönen's LMKSVM code, from step 1 without a bound on the doubling; its steps
+        can reach :math:`2^{10}` and more in one update, which saturates the softmax gates
+        (every gate 0 or 1), after which the gradient vanishes and no descent step is left,
+        so many fits stop after one or two updates at a higher :math:`J` (kept as a labelled
+        variant). ``"expand_backtrack"`` is a deprecated name of ``"doubling"``
+        (FutureWarning).
+    max_step : float, default=1.0
+        Largest step of ``"bounded"`` and ``"armijo"`` (ignored by ``"doubling"``).
     ls_min_step : float, default=1e-3
         Smallest step tried; without a descent step the algorithm stops (local optimum).
     gate_threshold : float, default=0.0
@@ -710,7 +739,9 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=100, random_state=None, gating="
         ``time``, ``criterion``, ``gap``, ``step``, for the initial gating), ``gating_coef``
         (final :math:`V`, column 0 = biases), ``gating``, ``gate_threshold``, ``eta_train``,
         ``alpha``, ``support`` (:math:`\alpha_i>0`), ``sv_percentage``
-        (:math:`100\,\#SV/N`), ``n_svm_calls``, ``C``, ``svm_backend``; for
+        (:math:`100\,\#SV/N`), ``n_svm_calls``, ``C``, ``svm_backend``, ``line_search``
+        (the rule used) and ``max_step`` (``inf`` for ``"doubling"``); ``n_iter`` counts the
+        gating updates actually made (``max_iter`` with ``status=1``: the whole schedule); for
         ``gating="fixed"`` also ``mkl_weights`` (:math:`\bar\eta_m^2/\gamma`) and
         ``effective_C`` (:math:`\gamma C`), :math:`\gamma = \sum_m\bar\eta_m^2`.
 
@@ -789,6 +820,7 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=100, random_state=None, gating="
     """
     validate_params("lmkl_solve", _SOLVE_CONSTRAINTS, locals())
     max_iter = _deprecated_n_iter(n_iter, max_iter, "lmkl_solve")
+    line_search = _deprecated_rule(line_search, "lmkl_solve")
     if svm_backend != "auto" and svm_backend not in available_backends():
         raise ValueError(f"Unknown SVM backend {svm_backend!r}; available: "
                          f"{['auto'] + available_backends()}.")
@@ -831,7 +863,8 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=100, random_state=None, gating="
                 "gating_coef": state.coef.copy()}
 
     initial = {"objective": state.J, "weights": state.eta.mean(axis=0), **row()}
-    first = 1.0
+    max_step = float(max_step)
+    first = 1.0 if line_search == "doubling" else min(1.0, max_step)
     while True:
         if problem.capped is not None:  # an SVM reached its cap: nothing is certain
             monitor.fail(problem.capped)
@@ -843,14 +876,14 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=100, random_state=None, gating="
         # Alg. 1, lines 5-6: line search along the normalised negative gradient
         previous = state.J
         new, step = _line_search(problem, state, grad, grad_norm, line_search, ls_min_step,
-                                 first)
+                                 first, max_step)
         if step == 0.0:  # Alg. 1, line 7: no descent step, a local optimum
             monitor.succeed(f"no descent step of length >= {ls_min_step:g} along the gradient "
                              f"(local optimum)")
             break
         state = new
         if line_search == "armijo":  # the next search starts at twice this step
-            first = 2.0 * step
+            first = min(2.0 * step, max_step)
         grad = problem.gradient(state)
         grad_norm = _frobenius(grad)
         decrease = (previous - state.J) / max(abs(previous), 1e-300)
@@ -883,7 +916,9 @@ def lmkl_solve(K, y, X_gate, *, C=1.0, max_iter=100, random_state=None, gating="
         objective=state.J, gap=np.nan, initial=initial, gating_coef=state.coef.copy(),
         gating=gating, gate_threshold=float(gate_threshold), eta_train=state.eta, alpha=alpha,
         support=support, sv_percentage=100.0 * support.size / n,
-        n_svm_calls=problem.n_svm_calls, C=C, svm_backend=problem.backend, **extras)
+        n_svm_calls=problem.n_svm_calls, C=C, svm_backend=problem.backend,
+        line_search=line_search, max_step=max_step if line_search != "doubling" else np.inf,
+        **extras)
 
 
 def lmkl_decision(result, K_test, X_gate=None, *, return_n_evals=False, X_gate_test=None):
@@ -1035,8 +1070,9 @@ class LMKLClassifier(BaseMKLClassifier):
     tol : float or None, default=None
         Relative decrease of :math:`J` at which to stop (``None``: no such test; the fit
         ends at a local optimum or after ``max_iter`` updates).
-    line_search : {"expand_backtrack", "armijo"}, default="expand_backtrack"
-        Step-size rule.
+    line_search : {"armijo", "bounded", "doubling"}, default="armijo"
+        Step-size rule, with steps of at most 1 except for ``"doubling"``, the uncapped
+        expansion of Gönen's code, kept as a variant (see :func:`lmkl_solve`).
     init_scale : float, default=0.01
         Initial gating parameters are drawn from :math:`U(-s, s)`.
     sv_tol : float, default=1e-3
@@ -1108,7 +1144,7 @@ class LMKLClassifier(BaseMKLClassifier):
 
     def __init__(self, *, kernels=None, C=1.0, gating="softmax", max_iter=100,
                  normalize="trace", gate_threshold=0.0, standardize_gating=True,
-                 gating_columns=None, tol=None, line_search="expand_backtrack", init_scale=0.01,
+                 gating_columns=None, tol=None, line_search="armijo", init_scale=0.01,
                  sv_tol=1e-3, svm_tol=1e-3, random_state=None, verbose=0, n_iter=None,
                  probability=False):
         self._store_params(locals())

@@ -170,6 +170,8 @@ def test_permuting_the_kernels_permutes_the_weights(name, data):
     perm = np.array([2, 0, 1])
     # converged runs (the SVM solved tightly), so that the weights do not depend on the path
     kw = {"tol": 1e-6, "svm_tol": 1e-8} if "svm_tol" in _params(info) and info.tol else {}
+    if name == "lmkl":  # no tol (a schedule); non-convex: the paths agree when the SVMs do
+        kw = {"svm_tol": 1e-8}
     if info.inputs == "features":
         a = _quiet(name, data, **kw)
         b = _quiet(name, data, *_args(info, data, X=data["X"][:, perm]), **kw)

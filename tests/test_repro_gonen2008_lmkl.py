@@ -71,6 +71,9 @@ def test_make_protocol_quick_and_full():
     assert (full.n_rep, full.n_iter, len(full.table1)) == (5, 50, 10)
     assert set(full.caps) == set(lmkl.TABLE1) | {"splice"} | set(lmkl.GAUSS4)
     assert full.C_grid == [0.01, 0.1, 1.0, 10.0, 100.0]
+    banana = lmkl.make_protocol(False, max_samples=1500, full_size=("banana",))
+    assert "banana" not in banana.caps and banana.caps["pima"] == 1500
+    assert lmkl.make_protocol(True, full_size=("banana",)).caps == lmkl.QUICK_CAPS
 
 
 def test_splits_are_disjoint_and_cover_the_data(nb):
@@ -124,7 +127,22 @@ def test_convergence_counts_lmkl_updates():
     assert (row["full schedule"], row["stopped early"], row["stopped after <= 1 update"]) == \
         (1, 1, 2)
     assert row["updates (median [min, max])"] == "4 [1, 20]"
+    assert row["stopped after <= 1 update (%)"] == 50.0
     assert conv.loc["svm", "full schedule"] == ""
+
+
+def test_doubling_variants_are_their_own_family_and_rows():
+    assert lmkl.LINE_SEARCH["LMKL K_P-K_G"] == lmkl.LMKL_PRIMARY == "armijo"
+    assert lmkl.LINE_SEARCH["LMKL K_P-K_G (doubling) [diag]"] == "doubling"
+    assert lmkl.METHODS["LMKL K_L-K_L-K_L (doubling)"] == lmkl.METHODS["LMKL K_L-K_L-K_L"]
+    assert set(lmkl.T1_METHODS) >= {m + sfx for m in lmkl.T1_DOUBLING for sfx in ("", " [diag]")}
+    raw = pd.DataFrame({"method": ["LMKL K_L-K_P", "LMKL K_L-K_P (doubling)",
+                                   "LMKL K_L-K_P (doubling) [diag]"],
+                        "status": [1, 0, 1], "n_iter": [20, 1, 20]})
+    conv = lmkl.convergence([raw]).set_index("family")
+    assert conv.loc["lmkl", "fits"] == 1 and conv.loc["lmkl", "full schedule"] == 1
+    assert conv.loc["lmkl (doubling)", "fits"] == 2
+    assert conv.loc["lmkl (doubling)", "stopped after <= 1 update"] == 1
 
 
 def test_fit_models_refits_the_protocol_fit_once(nb):

@@ -35,8 +35,8 @@ from .plotting import method_palette
 
 __all__ = [
     "PAPER_ID", "C_GRID", "GAUSS4", "TABLE1", "QUICK_TABLE1", "ASSUMED", "QUICK_CAPS",
-    "BASE_METHODS", "METHODS", "NORM_SUFFIX", "NORM_NAME", "NORM_FILE", "FIG_METHODS",
-    "T1_BASE", "G4_METHODS", "T1_METHODS", "BANANA_METHODS", "READABLE_COLUMNS",
+    "BASE_METHODS", "METHODS", "DOUBLING", "LINE_SEARCH", "LMKL_PRIMARY", "NORM_SUFFIX", "NORM_NAME", "NORM_FILE", "FIG_METHODS",
+    "T1_BASE", "T1_DOUBLING", "G4_METHODS", "T1_METHODS", "BANANA_METHODS", "READABLE_COLUMNS",
     "Protocol", "make_protocol", "load", "lmkl_path", "Kept", "fit_models", "ROUNDOFF_ULPS",
     "perturb_kernels", "roundoff_summary", "convergence", "panel_grid", "draw_panel",
     "boundary_figure", "figure2", "plot_sv_scatter",
@@ -59,13 +59,21 @@ ASSUMED = frozenset({"german", "ionosphere", "bupa", "ringnorm", "sonar"})
 #: quick mode: data sets subsampled (stratified) to these sizes
 QUICK_CAPS = {"gauss4_equal": 600, "gauss4_recalled": 600, "banana": 1000, "splice": 600}
 
-#: methods: name -> (family, indices of the kernels combined: 0 = K_L, 1 = K_P, 2 = K_G)
+#: the label of the LMKL variant with the uncapped doubling line search of Gönen's code
+DOUBLING = " (doubling)"
+#: methods: name -> (family, indices of the kernels combined: 0 = K_L, 1 = K_P, 2 = K_G);
+#: every LMKL method also as the variant "<name> (doubling)"
 BASE_METHODS = {
     "SVM K_L": ("svm", [0]), "SVM K_P": ("svm", [1]), "SVM K_G": ("svm", [2]),
     "MKL K_L-K_P": ("mkl", [0, 1]), "LMKL K_L-K_P": ("lmkl", [0, 1]),
     "MKL K_P-K_G": ("mkl", [1, 2]), "LMKL K_P-K_G": ("lmkl", [1, 2]),
     "LMKL K_L-K_L-K_L": ("lmkl", [0, 0, 0]),
 }
+BASE_METHODS.update({name + DOUBLING: spec for name, spec in list(BASE_METHODS.items())
+                     if spec[0] == "lmkl"})
+#: the line search of the primary LMKL methods (``line_search`` of
+#: :func:`mklcore.localized.lmkl_solve`: steps of at most 1 along the normalised gradient)
+LMKL_PRIMARY = "armijo"
 #: every method with unit-trace kernels and C x N ("trace", Sec. 4) and with unit-diagonal
 #: kernels ("diag", the suffix " [diag]"; the normalisation of Gönen's later LMKSVM code)
 METHODS = {name: (fam, idx, "trace") for name, (fam, idx) in BASE_METHODS.items()}
@@ -76,11 +84,19 @@ NORM_SUFFIX = {"unit_trace": "", "unit_diagonal": " [diag]"}
 NORM_NAME = {"": "unit trace, C x N", " [diag]": "unit diagonal"}
 #: method-name suffix -> file-name part of the tables written beside the report
 NORM_FILE = {"": "unit_trace", " [diag]": "unit_diagonal"}
+#: LMKL method -> ``line_search`` of :func:`mklcore.localized.lmkl_solve`
+LINE_SEARCH = {name: "doubling" if DOUBLING in name else LMKL_PRIMARY
+               for name, (fam, _, _) in METHODS.items() if fam == "lmkl"}
 FIG_METHODS = ["MKL K_L-K_P", "LMKL K_L-K_P", "LMKL K_L-K_L-K_L"]
 T1_BASE = ["SVM K_L", "SVM K_P", "SVM K_G", "MKL K_P-K_G", "LMKL K_P-K_G", "LMKL K_L-K_L-K_L"]
-G4_METHODS = [m + sfx for sfx in ("", " [diag]") for m in ["SVM K_L", "SVM K_G"] + FIG_METHODS]
-T1_METHODS = [m + sfx for sfx in ("", " [diag]") for m in T1_BASE]
-BANANA_METHODS = T1_METHODS + [m + sfx for sfx in ("", " [diag]") for m in FIG_METHODS[:2]]
+#: the doubling variants of the LMKL methods of Table 1 (own rows, not in the paper's layout)
+T1_DOUBLING = ["LMKL K_P-K_G" + DOUBLING, "LMKL K_L-K_L-K_L" + DOUBLING]
+G4_METHODS = [m + sfx for sfx in ("", " [diag]")
+              for m in ["SVM K_L", "SVM K_G"] + FIG_METHODS + [FIG_METHODS[1] + DOUBLING,
+                                                             FIG_METHODS[2] + DOUBLING]]
+T1_METHODS = [m + sfx for sfx in ("", " [diag]") for m in T1_BASE + T1_DOUBLING]
+BANANA_METHODS = T1_METHODS + [m + sfx for sfx in ("", " [diag]")
+                               for m in FIG_METHODS[:2] + [FIG_METHODS[1] + DOUBLING]]
 #: readable names of the columns of the notebook's per-method tables, for the report
 READABLE_COLUMNS = {"dataset": "data set", "C": "C (grid value)", "acc": "test accuracy (%)",
                     "acc_sd": "accuracy s.d.", "sv": "SV (%)", "sv_sd": "SV s.d.",
@@ -138,7 +154,8 @@ class Protocol:
         return spawn_seeds(self.seed, 1)[0]
 
 
-def make_protocol(quick, *, seed=0, n_jobs=1, n_iter=50, max_samples=1500, cache_dir=None):
+def make_protocol(quick, *, seed=0, n_jobs=1, n_iter=50, max_samples=1500, cache_dir=None,
+                  full_size=()):
     """Protocol of the quick (CI) or the full run.
 
     Parameters
@@ -156,6 +173,9 @@ def make_protocol(quick, *, seed=0, n_jobs=1, n_iter=50, max_samples=1500, cache
         Full run: every data set is subsampled (stratified) to at most this size.
     cache_dir : path-like or None, default=None
         Cache of finished folds.
+    full_size : sequence of str, default=()
+        Full run: data sets run at their full size, not subsampled to ``max_samples`` (e.g.
+        ``("banana",)``: the paper's training folds of about 1767 points).
 
     Returns
     -------
@@ -163,7 +183,8 @@ def make_protocol(quick, *, seed=0, n_jobs=1, n_iter=50, max_samples=1500, cache
     """
     table1 = list(QUICK_TABLE1 if quick else TABLE1)
     caps = (dict(QUICK_CAPS) if quick
-            else {name: max_samples for name in table1 + ["splice"] + list(GAUSS4)})
+            else {name: max_samples for name in table1 + ["splice"] + list(GAUSS4)
+                  if name not in full_size})
     return Protocol(table1=table1, n_rep=1 if quick else 5, n_iter=20 if quick else n_iter,
                     caps=caps, seed=seed, n_jobs=n_jobs, cache_dir=cache_dir)
 
@@ -342,6 +363,9 @@ def roundoff_summary(table):
 def convergence(raws):
     """How many fits of the protocol met their solver's stopping rule, per family.
 
+    The LMKL methods with the doubling line search (:data:`DOUBLING`) are the family
+    ``"lmkl (doubling)"``, the primary ones (:data:`LMKL_PRIMARY`) the family ``"lmkl"``.
+
     Parameters
     ----------
     raws : list of pandas.DataFrame
@@ -355,24 +379,27 @@ def convergence(raws):
         have it): ``full schedule`` (status 1: every update of the paper's fixed schedule
         was made), ``stopped early`` (status 0 after at least two updates: no descent step
         left, a local optimum), ``stopped after <= 1 update`` (status 0 with ``n_iter <= 1``:
-        no descent step after the first update) and ``updates (median [min, max])``; these
+        no descent step after the first update), its share of the fits in percent
+        (``stopped after <= 1 update (%)``) and ``updates (median [min, max])``; these
         columns are empty for the other families.
     """
     rows = pd.concat(raws, ignore_index=True)
-    family = rows.method.map(lambda m: METHODS[m][0])
+    family = rows.method.map(lambda m: METHODS[m][0] + (DOUBLING if DOUBLING in m else ""))
     out = []
     for fam, g in rows.groupby(family, sort=False):
         counts_ = g.status.value_counts().sort_index()
         row = {"family": fam, "fits": len(g), "met stopping rule": int((g.status == 0).sum()),
                "status counts": ", ".join(f"{k}: {v}" for k, v in counts_.items()),
                "full schedule": "", "stopped early": "", "stopped after <= 1 update": "",
-               "updates (median [min, max])": ""}
-        if fam == "lmkl" and "n_iter" in g:
+               "stopped after <= 1 update (%)": "", "updates (median [min, max])": ""}
+        if fam.startswith("lmkl") and "n_iter" in g:
             it = g.n_iter.astype(int)
             stopped = g.status == 0
             row.update({"full schedule": int((g.status == 1).sum()),
                         "stopped early": int((stopped & (it > 1)).sum()),
                         "stopped after <= 1 update": int((stopped & (it <= 1)).sum()),
+                        "stopped after <= 1 update (%)":
+                            round(100 * float((stopped & (it <= 1)).mean()), 1),
                         "updates (median [min, max])":
                             f"{float(it.median()):g} [{it.min()}, {it.max()}]"})
         out.append(row)
