@@ -222,7 +222,7 @@ def factor_lpmkl_solve(K, y, *, p=2.0, C=1.0, tol=1e-4, max_iter=500, svm_tol=0.
     b, s = 0.0, 0.0
     order = np.empty(n, dtype=np.int64)
     if rho is None:
-        rho = float(theta @ norms.mean(axis=1)) / n
+        rho = float(theta @ norms.mean(axis=1))
     certify = _Certificate(loops, Z, y_pm, starts, p, C)
     monitor = Monitor("lpmkl", tol=tol, max_iter=max_iter, callback=callback,
                       verbose=verbose, label=f"LpMKL (factors, p={p:g})")

@@ -31,6 +31,8 @@ __all__ = ["ApproxBank", "LowRankStack", "APPROX_METHODS"]
 APPROX_METHODS = ("nystroem",)
 #: relative eigenvalue cut-off of the landmark kernels
 EIG_TOL = 1e-12
+#: memory of the landmark rows (and products) held at once while the factors are built
+BLOCK_BYTES = 256 * 2 ** 20
 
 
 class ApproxBank(list):
@@ -81,40 +83,68 @@ class LowRankStack(LazyStack):
     error_sample : int, default=500
         Points of the sample on which :meth:`kernel_error` compares with the exact kernels.
     verbose : int, default=0
+    dtype : {numpy.float64, numpy.float32}, default=numpy.float64
+        Of the stored factors (float32 halves their memory; the solvers sum in float64).
 
     Attributes
     ----------
     landmarks : ndarray of shape (rank,)
         Indices of the landmark points.
     factors : list of ndarray of shape (n, r_m)
-        :math:`\Phi_m` (``r_m <= rank``: eigenvalues below the cut-off dropped).
+        :math:`\Phi_m` (``r_m <= rank``: eigenvalues below the cut-off dropped); column
+        blocks of ``features``.
+    features : ndarray of shape (n, D)
+        The factors side by side, :math:`D=\sum_mr_m` (what
+        :func:`mklcore.factormkl.factor_lpmkl_solve` solves on).
+    starts : ndarray of shape (n_kernels + 1,)
+        First column of each kernel's block in ``features`` (and ``D``).
     """
 
     def __init__(self, bank, rank, *, random_state=0, cache_mb=DEFAULT_CACHE_MB,
-                 error_sample=500, verbose=0):
+                 error_sample=500, verbose=0, dtype=np.float64):
         super().__init__(bank, cache_mb=cache_mb, verbose=verbose)
-        n = self.n
+        n, M = self.n, self.n_kernels
         rng = np.random.default_rng(random_state)
         self.rank = min(int(rank), n)
         self.landmarks = np.sort(rng.choice(n, size=self.rank, replace=False))
         self.error_sample = int(error_sample)
         self.random_state = random_state
-        C = np.empty((self.n_kernels, self.rank, n))
-        row = np.empty((self.n_kernels, n))
+        row = np.empty((M, n))
+        W = np.empty((M, self.rank, self.rank))
         for a, i in enumerate(self.landmarks):
-            C[:, a] = LazyStack.kernel_rows(self, i, row)
-        self.factors, self.maps = [], []
-        for m in range(self.n_kernels):
-            W = C[m][:, self.landmarks]
-            W = 0.5 * (W + W.T)
-            s, U = np.linalg.eigh(W)
+            W[:, a] = LazyStack.kernel_rows(self, i, row)[:, self.landmarks]
+        self.maps = []
+        for m in range(M):
+            Wm = 0.5 * (W[m] + W[m].T)
+            s, U = np.linalg.eigh(Wm)
             keep = s > EIG_TOL * max(float(s[-1]), np.finfo(float).tiny)
-            T = U[:, keep] / np.sqrt(s[keep])  # K(x, L) @ T is the feature map
-            self.maps.append(T)
-            self.factors.append(np.ascontiguousarray(C[m].T @ T))
-        del C
-        self._fdiag = np.stack([np.einsum("ij,ij->i", F, F) for F in self.factors])
+            self.maps.append(U[:, keep] / np.sqrt(s[keep]))  # K(x, L) @ T is the feature map
+        del W
+        self.starts = np.concatenate([[0], np.cumsum([T.shape[1] for T in self.maps])])
+        self.features = self._build_features(row, np.dtype(dtype))
+        self.factors = [self.features[:, self.starts[m]:self.starts[m + 1]] for m in range(M)]
+        self._fdiag = np.stack([np.einsum("ij,ij->i", F, F, dtype=np.float64)
+                                for F in self.factors])
         self._error = None
+
+    def _build_features(self, row, dtype):
+        r"""The stacked factors :math:`[\Phi_1\dots\Phi_M]=[K_m(X,L)T_m]_m`, shape (n, D),
+        from the landmarks' kernel rows in blocks (at most :data:`BLOCK_BYTES` of rows)."""
+        n, M, lm = self.n, self.n_kernels, self.landmarks
+        Z = np.zeros((n, int(self.starts[-1])), dtype=dtype)
+        block = max(1, min(lm.size, BLOCK_BYTES // (8 * M * n)))
+        chunk = max(1, BLOCK_BYTES // (8 * max(T.shape[1] for T in self.maps) or 1))
+        rows = np.empty((M, block, n))
+        for a0 in range(0, lm.size, block):
+            a1 = min(a0 + block, lm.size)
+            for a in range(a0, a1):
+                rows[:, a - a0] = LazyStack.kernel_rows(self, lm[a], row)
+            for m, T in enumerate(self.maps):
+                cols = slice(self.starts[m], self.starts[m + 1])
+                for c0 in range(0, n, chunk):
+                    part = rows[m, :a1 - a0, c0:c0 + chunk].T @ T[a0:a1]
+                    Z[c0:c0 + chunk, cols] += part.astype(dtype, copy=False)
+        return Z
 
     @property
     def engine_cache_mb(self):

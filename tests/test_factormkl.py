@@ -1,0 +1,78 @@
+"""lp-norm MKL on low-rank factors in the primal (mklcore.factormkl)."""
+
+import numpy as np
+import pytest
+
+from mklcore.factormkl import factor_lpmkl_solve, hinge_bias
+from mklcore.kernels import KernelBank, kernel_bank
+from mklcore.lowrank import LowRankStack
+from mklcore.lpnorm import lpmkl_solve
+from mklcore.rowsource import LazyStack
+
+
+def _data(n, d, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.where(X[:, 0] * X[:, 1] + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
+    return X, y
+
+
+def _bank(X):
+    kernels = kernel_bank("rbf", gamma=[0.1, 0.3, 1.0]) + kernel_bank("poly", degree=[2])
+    return KernelBank(kernels=kernels, normalize="trace").fit(X)
+
+
+@pytest.mark.parametrize("p", [2.0, 1.5, np.inf])
+def test_full_rank_factors_solve_the_kernel_problem(p):
+    X, y = _data(70, 3, seed=1)
+    bank = _bank(X)
+    low = LowRankStack(bank, 70)
+    ref = lpmkl_solve(LazyStack(bank), y, p=p, tol=1e-8, svm_tol=1e-8)
+    res = factor_lpmkl_solve(low, y, p=p, tol=1e-6, max_iter=20000)
+    assert ref.success and res.success and res.solver == "factors"
+    assert 0 <= res.gap <= 1e-6
+    optimum = ref.dual_objective
+    assert res.dual_objective <= optimum + 1e-6 * abs(optimum)  # a lower bound
+    assert res.objective >= optimum - 1e-6 * abs(optimum)  # an upper bound
+    assert abs(res.objective - optimum) <= 2e-6 * abs(optimum)
+    assert np.allclose(res.weights, ref.weights, atol=2e-3)
+    assert abs(res.dual_coef @ np.ones(70)) < 1e-10  # y'alpha = 0
+    Xt = _data(30, 3, seed=2)[0]
+    f_ref = LazyStack(bank).decision(Xt, ref.weights, ref.dual_coef, ref.intercept)
+    f_low = low.decision(Xt, res.weights, res.dual_coef, res.intercept)
+    assert np.allclose(f_ref, f_low, atol=5e-3 * np.abs(f_ref).max())
+
+
+def test_float32_factors_and_a_list_of_factors():
+    X, y = _data(300, 3, seed=3)
+    bank = _bank(X)
+    a = factor_lpmkl_solve(LowRankStack(bank, 40), y, tol=1e-4)
+    low32 = LowRankStack(bank, 40, dtype=np.float32)
+    assert low32.features.dtype == np.float32 and low32.features.shape[0] == 300
+    b = factor_lpmkl_solve(low32, y, tol=1e-4)
+    c = factor_lpmkl_solve([F.astype(np.float64) for F in low32.factors], y, tol=1e-4)
+    assert a.success and b.success and c.success and b.rank == 40
+    assert np.allclose(a.weights, b.weights, atol=1e-2)
+    assert np.allclose(b.weights, c.weights, atol=1e-2)
+    assert abs(a.objective - b.objective) <= 1e-3 * a.objective
+    assert b.kernel_error.shape == (4,)
+
+
+def test_hinge_bias_is_the_minimiser():
+    rng = np.random.default_rng(0)
+    f, y = rng.normal(size=101), np.where(rng.random(101) > 0.4, 1.0, -1.0)
+    b = hinge_bias(f, y)
+    loss = lambda c: np.maximum(0.0, 1.0 - y * (f + c)).sum()
+    grid = np.linspace(-4, 4, 4001)
+    assert loss(b) <= min(loss(c) for c in grid) + 1e-12
+
+
+def test_inputs_are_checked():
+    X, y = _data(40, 3, seed=4)
+    low = LowRankStack(_bank(X), 10)
+    with pytest.raises(ValueError, match="two classes"):
+        factor_lpmkl_solve(low, np.ones(40))
+    with pytest.raises(ValueError, match="p >= 1"):
+        factor_lpmkl_solve(low, y, p=0.5)
+    with pytest.raises(ValueError, match="LowRankStack or a non-empty list"):
+        factor_lpmkl_solve([], y)
