@@ -593,8 +593,8 @@ class MemoryMixin:
         approx = getattr(kernels, "approx", None)
         if approx is not None:  # an ApproxBank: low-rank factors (mklcore.lowrank)
             if not supported:
-                raise ValueError("approx='nystroem' needs numeric kernels (linear, polynomial, "
-                                 "Gaussian).")
+                raise ValueError(f"approx={approx!r} needs numeric kernels (linear, "
+                                 f"polynomial, Gaussian; 'rff': Gaussian only).")
             self.memory_path_ = "lowrank"
         self._check_fits(n_kernels, X.shape, kernels)
         if self.memory_path_ == "stack":
@@ -602,9 +602,9 @@ class MemoryMixin:
         self.kernel_bank_ = self._build_bank().fit(X)
         verbose = getattr(self, "verbose", 0)
         if approx is not None:
-            from .lowrank import LowRankStack
+            from .lowrank import approx_stack
 
-            self.lazy_stack_ = LowRankStack(self.kernel_bank_, kernels.rank,
+            self.lazy_stack_ = approx_stack(self.kernel_bank_, approx, kernels.rank,
                                             random_state=kernels.random_state,
                                             cache_mb=self.cache_size, verbose=verbose)
         else:

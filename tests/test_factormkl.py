@@ -76,3 +76,29 @@ def test_inputs_are_checked():
         factor_lpmkl_solve(low, y, p=0.5)
     with pytest.raises(ValueError, match="LowRankStack or a non-empty list"):
         factor_lpmkl_solve([], y)
+
+
+def test_random_fourier_features():
+    from mklcore.lowrank import FourierStack, approx_stack
+    from mklcore.lpnorm import LpMKLClassifier
+
+    X, y = _data(200, 3, seed=5)
+    bank = KernelBank(kernels=kernel_bank("rbf", gamma=[0.2, 1.0])).fit(X)
+    errors = [approx_stack(bank, "rff", r, random_state=0).kernel_error() for r in (8, 64, 512)]
+    assert np.all(errors[0] > errors[1]) and np.all(errors[1] > errors[2])
+    assert np.all(errors[2] < 0.25)
+    a = FourierStack(bank, 64, random_state=3)
+    b = FourierStack(bank, 64, random_state=3)
+    assert np.array_equal(a.features, b.features) and a.features.shape == (200, 128)
+    res = factor_lpmkl_solve(a, y, tol=1e-4)
+    assert res.success and res.approx == "rff" and res.rank == 64
+    # the decision on the training points is the factors' own
+    f = a.decision(X, res.weights, res.dual_coef, res.intercept)
+    Zw = sum(res.weights[m] * a.factors[m] @ (a.factors[m].T @ res.dual_coef) for m in range(2))
+    assert np.allclose(f, Zw + res.intercept, atol=1e-8)
+    kernels = kernel_bank("rbf", gamma=[0.2, 1.0], approx="rff", rank=64, random_state=3)
+    clf = LpMKLClassifier(kernels=kernels).fit(X[:150], y[:150])
+    assert clf.memory_path_ == "lowrank" and clf.result_.approx == "rff"
+    assert clf.score(X[150:], y[150:]) > 0.6
+    with pytest.raises(ValueError, match="Gaussian kernels only"):
+        FourierStack(_bank(X), 10)
