@@ -136,22 +136,17 @@ class LowRankStack(LazyStack):
 
     def _build_features(self, dtype):
         r"""The stacked factors :math:`[\Phi_1\dots\Phi_M]=[K_m(X,L)T_m]_m`, shape (n, D),
-        from the landmarks' kernel rows in blocks (at most :data:`BLOCK_BYTES` of rows)."""
+        in chunks of points (the landmarks' kernel entries of one chunk, at most
+        :data:`BLOCK_BYTES`, then one product per kernel)."""
         n, M, lm = self.n, self.n_kernels, self.landmarks
-        row = np.empty((M, n))
-        Z = np.zeros((n, int(self.starts[-1])), dtype=dtype)
-        block = max(1, min(lm.size, BLOCK_BYTES // (8 * M * n)))
-        chunk = max(1, BLOCK_BYTES // (8 * max(T.shape[1] for T in self.maps) or 1))
-        rows = np.empty((M, block, n))
-        for a0 in range(0, lm.size, block):
-            a1 = min(a0 + block, lm.size)
-            for a in range(a0, a1):
-                rows[:, a - a0] = LazyStack.kernel_rows(self, lm[a], row)
+        Z = np.empty((n, int(self.starts[-1])), dtype=dtype)
+        X_lm = np.asarray(self.bank.X_fit_, dtype=np.float64)[lm]
+        chunk = max(1, BLOCK_BYTES // (8 * M * max(lm.size, 1)))
+        for c0 in range(0, n, chunk):
+            cols = np.arange(c0, min(c0 + chunk, n))
+            K = LazyStack.test_rows(self, X_lm, columns=cols)  # (M, rank, chunk)
             for m, T in enumerate(self.maps):
-                cols = slice(self.starts[m], self.starts[m + 1])
-                for c0 in range(0, n, chunk):
-                    part = rows[m, :a1 - a0, c0:c0 + chunk].T @ T[a0:a1]
-                    Z[c0:c0 + chunk, cols] += part.astype(dtype, copy=False)
+                Z[cols[0]:cols[-1] + 1, self.starts[m]:self.starts[m + 1]] = K[m].T @ T
         return Z
 
     @property
