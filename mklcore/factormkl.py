@@ -36,7 +36,7 @@ from .wrapper import dual_norm, normalize_pnorm, THETA_FLOOR
 __all__ = ["factor_lpmkl_solve", "stacked_features", "hinge_bias"]
 
 #: coordinate-descent sweeps per outer iteration (before the multiplier and weight updates)
-SWEEPS = 2
+SWEEPS = 3
 
 
 def stacked_features(K):
@@ -179,12 +179,12 @@ def factor_lpmkl_solve(K, y, *, p=2.0, C=1.0, tol=1e-4, max_iter=500, svm_tol=0.
     svm_tol : float, default=0.1
         Projected-gradient spread at which the coordinate descent of one iteration stops
         early (Hsieh et al. 2008, Sec. 3.2).
-    sweeps : int, default=2
+    sweeps : int, default=3
         Coordinate-descent sweeps per outer iteration.
     rho : float, default=None
         Penalty of the augmented Lagrangian of :math:`y^\top\alpha=0`; ``None``: the mean
-        diagonal :math:`\bar Q` over :math:`n`... times 10, i.e. ``10 * mean(qd) / n``
-        scaled so that the rank-one term is comparable to one coordinate's curvature.
+        curvature of one coordinate at the initial weights,
+        :math:`\frac1n\sum_i\sum_m\theta_m\|\Phi_m(x_i)\|^2`.
     random_state : int, default=0
         Seed of the sweeps' orders.
     callback : callable, default=None
