@@ -569,7 +569,10 @@ class MemoryMixin:
     :class:`LazyStack` otherwise (kernel rows from the features, a row cache of
     ``cache_size`` MB); both paths solve the same problem (the rows are the stack's rows).
     In the rows path the fitted ``lazy_stack_`` computes test decisions over the support
-    vectors (:meth:`LazyStack.decision`).
+    vectors (:meth:`LazyStack.decision`). With a low-rank bank
+    (``kernel_bank(..., approx=...)``) the problem on the factors is solved in the primal by
+    :func:`mklcore.factormkl.factor_lpmkl_solve` (``p``, ``C``, ``tol`` on its rigorous
+    gap, ``max_iter``; the sum kernel at p = inf), which needs no kernel row.
     """
 
     #: constraints of the two parameters (merged into the estimator's constraints)
@@ -583,6 +586,17 @@ class MemoryMixin:
         params.pop("memory", None)
         params.pop("cache_size", None)
         return params
+
+    def _solve(self, K, y):
+        if not hasattr(K, "features"):  # the stack or lazy rows: the estimator's own solver
+            return super()._solve(K, y)
+        from .factormkl import factor_lpmkl_solve  # low-rank factors: the primal solve
+
+        params = self._solver_params()
+        p = np.inf if self._sum_kernel else params.get("p", 2.0)
+        return factor_lpmkl_solve(K, y, p=p, C=params["C"], tol=params.get("tol", 1e-4),
+                                  max_iter=params.get("max_iter", 500),
+                                  verbose=params.get("verbose", 0))
 
     def _fit_inputs(self, X, y):
         kernels, _ = self._bank_params()

@@ -102,3 +102,17 @@ def test_random_fourier_features():
     assert clf.score(X[150:], y[150:]) > 0.6
     with pytest.raises(ValueError, match="Gaussian kernels only"):
         FourierStack(_bank(X), 10)
+
+
+def test_estimators_solve_low_rank_banks_on_the_factors():
+    from mklcore.lpnorm import LpMKLClassifier, SumKernelSVC
+
+    X, y = _data(200, 3, seed=6)
+    kernels = kernel_bank("rbf", gamma=[0.2, 1.0], approx="nystroem", rank=30, random_state=2)
+    clf = LpMKLClassifier(kernels=kernels, tol=1e-4).fit(X[:150], y[:150])
+    assert clf.result_.solver == "factors" and clf.converged_ and clf.gap_ <= 1e-4
+    direct = factor_lpmkl_solve(clf.lazy_stack_, np.where(y[:150] > 0, 1.0, -1.0), tol=1e-4)
+    assert np.allclose(clf.weights_, direct.weights)
+    assert clf.score(X[150:], y[150:]) > 0.6
+    svc = SumKernelSVC(kernels=kernels).fit(X[:150], y[:150])
+    assert svc.result_.solver == "factors" and np.all(svc.weights_ == 1.0)
