@@ -73,19 +73,19 @@ def grouped_data(n, seed=0):
     return X, y
 
 
-def run_mklcore(X, y, n, rank):
+def run_mklcore(X, y, n, rank, p=2.0):
     kernels = [gaussian(gamma=0.1, columns=tuple(range(g * WIDTH, (g + 1) * WIDTH)))
                for g in range(GROUPS)]
     t0, w0 = time.process_time(), time.perf_counter()
     bank = KernelBank(kernels=kernels).fit(X[:n])
     R = LowRankStack(bank, rank, dtype=np.float32, error_sample=300)
-    res = factor_lpmkl_solve(R, y[:n], p=2.0, C=1.0, tol=1e-3)
+    res = factor_lpmkl_solve(R, y[:n], p=p, C=1.0, tol=1e-3)
     cpu, wall = time.process_time() - t0, time.perf_counter() - w0
     f = R.decision(X[n:], res.weights, res.dual_coef, res.intercept)
     acc = float(np.mean(np.sign(f) == y[n:]))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20
     top = np.argsort(res.weights)[::-1][:INFORMATIVE]
-    print(f"  mklcore (Nystroem rank {rank}, p = 2): CPU {cpu:.1f} s, wall {wall:.1f} s, peak "
+    print(f"  mklcore (Nystroem rank {rank}, p = {p:g}): CPU {cpu:.1f} s, wall {wall:.1f} s, peak "
           f"RSS {peak:.2f} GB (process so far), accuracy {acc:.4f}, gap {res.gap:.1e}, "
           f"success {res.success}, kernel error {res.kernel_error.min():.3f}.."
           f"{res.kernel_error.max():.3f}, largest weights on groups {sorted(top.tolist())}",
@@ -121,6 +121,8 @@ def main():
     parser.add_argument("--rank", type=int, default=128)
     parser.add_argument("--alpha", type=float, default=0.9, help="scMKL's group lasso alpha")
     parser.add_argument("--scmkl-python", default="/work/venv-scmkl/bin/python")
+    parser.add_argument("--p", type=float, nargs="+", default=[2.0], help="our norms p")
+    parser.add_argument("--no-scmkl", action="store_true", help="mklcore only")
     args = parser.parse_args()
     print(machine_line())
     with threadpool_limits(1):
@@ -128,8 +130,10 @@ def main():
             X, y = grouped_data(n)
             print(f"grouped data: n = {n} training, {N_TEST} held-out, {GROUPS} groups of "
                   f"{WIDTH} features, {INFORMATIVE} informative", flush=True)
-            run_scmkl(X, y, n, args.scmkl_python, args.alpha)
-            run_mklcore(X, y, n, args.rank)
+            if not args.no_scmkl:
+                run_scmkl(X, y, n, args.scmkl_python, args.alpha)
+            for p in args.p:
+                run_mklcore(X, y, n, args.rank, p)
 
 
 if __name__ == "__main__":
