@@ -107,7 +107,8 @@ def run_scmkl(X, y, n, python, alpha):
                               capture_output=True, text=True, env=env)
         wall = time.perf_counter() - w0
     if proc.returncode != 0:
-        print(f"  scMKL failed: {proc.stderr[-2000:]}")
+        print(f"  scMKL failed (return code {proc.returncode}, negative: killed by that signal):"
+              f" {proc.stderr[-2000:]}")
         return
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     print(f"  scMKL (D = {out['D']}, alpha = {alpha}): CPU {out['cpu']:.1f} s, wall {wall:.1f} "
