@@ -19,6 +19,15 @@ one thread), CPU time, in one process:
   (:class:`~mklcore.lowrank.LowRankStack`): CPU, test accuracy, the largest decision
   difference to the exact model and the relative kernel error of each width.
 
+* **factors** (``--factors N [N ...]``): the approximate path on ringnorm, 10 Gaussian widths
+  :math:`2^k/d`, k = -5..4, float32 Nyström factors of rank ``--rank`` per kernel
+  (:class:`~mklcore.lowrank.LowRankStack`), lp-norm MKL p = 2 solved in the primal
+  (:func:`~mklcore.factormkl.factor_lpmkl_solve`) to a rigorous gap of 1e-3; test accuracy on
+  10,000 held-out points (``make_ringnorm(..., random_state=1)``); ``--exact-n`` first fits
+  the exact rows path at that size on the same held-out points. Target: n = 1,000,000,
+  rank <= 256, <= 10 min, <= 16 GB, test accuracy within 1 point of the exact fit at
+  n = 20,000.
+
 Peak memory is the process's peak resident set (``ru_maxrss``) read right after the MKL fit
 (the first thing the process does after loading the data and compiling the loops). The
 SVC is fitted afterwards. Both fits print their training accuracy; the MKL fit also its
@@ -30,6 +39,8 @@ Usage::
     python benchmarks/bench_scale.py --case ringnorm    # n = 50,000 (long)
     python benchmarks/bench_scale.py --quick            # both cases at n = 2,000 (< 1 min)
     python benchmarks/bench_scale.py --lowrank          # Nystroem ranks 64 and 256
+    python benchmarks/bench_scale.py --factors 20000 --exact-n 20000   # approximate path
+    python benchmarks/bench_scale.py --factors 1000000 --rank 96       # n = 1e6 (~6 GB)
 """
 
 import argparse
@@ -46,6 +57,7 @@ from mklcore.kernels import kernel_bank
 from mklcore.lpnorm import lpmkl_solve
 from mklcore.kernels import KernelBank
 from mklcore.lowrank import LowRankStack
+from mklcore.factormkl import factor_lpmkl_solve
 from mklcore.rowsource import LazyStack, lazy_stack, stack_bytes
 
 from machine import machine_line  # benchmarks/machine.py: what the ratios depend on
@@ -56,6 +68,9 @@ CASES = {"magic": (range(-5, 5), 4.0, 5.0, None),
          "ringnorm": (range(-15, 5), 8.0, None, 15 * 60.0)}
 #: relative duality gap target (and MKL tolerance)
 GAP = 1e-3
+#: exponents k of the widths 2^k / d of the approximate path (--factors), held-out points
+FACTOR_WIDTHS = range(-5, 5)
+FACTOR_TEST = 10_000
 
 
 def peak_gb():
@@ -150,6 +165,59 @@ def run_lowrank(ranks=(64, 256)):
               f"{np.array2string(res.kernel_error, precision=3)}", flush=True)
 
 
+def ringnorm_split(n, n_test=FACTOR_TEST):
+    """``n`` training and ``n_test`` held-out ringnorm points (seeds 0 and 1), standardised
+    with the training statistics."""
+    X, y = make_ringnorm(n, random_state=0)
+    Xt, yt = make_ringnorm(n_test, random_state=1)
+    scaler = StandardScaler().fit(X)
+    return (scaler.transform(X), np.where(y == 1, 1.0, -1.0), scaler.transform(Xt),
+            np.where(yt == 1, 1.0, -1.0))
+
+
+def run_factors(sizes, rank, exponents, exact_n=None):
+    """The approximate path: Nystroem factors (float32) + factor_lpmkl_solve at each size;
+    with ``exact_n`` first the exact rows fit at that size on the same held-out points."""
+    print(f"factors: ringnorm, {len(exponents)} Gaussian widths 2^k/d, k = {list(exponents)}, "
+          f"rank {rank} per kernel (float32 factors), p = 2, C = 1, gap tol {GAP:g}, "
+          f"{FACTOR_TEST} held-out points", flush=True)
+    Xs, ys, _, _ = ringnorm_split(300, 50)  # compile the loops
+    small = KernelBank(kernels=kernel_bank("rbf", gamma=[0.05, 0.1])).fit(Xs)
+    factor_lpmkl_solve(LowRankStack(small, 10, dtype=np.float32), ys, max_iter=3)
+    if exact_n:
+        X, y, Xt, yt = ringnorm_split(exact_n)
+        d = X.shape[1]
+        bank = KernelBank(kernels=kernel_bank("rbf", gamma=[2.0 ** k / d
+                                                             for k in exponents])).fit(X)
+        t0, w0 = time.process_time(), time.perf_counter()
+        K = LazyStack(bank, cache_mb=2048)
+        res = lpmkl_solve(K, y, p=2.0, tol=GAP)
+        cpu, wall = time.process_time() - t0, time.perf_counter() - w0
+        acc = np.mean(np.sign(K.decision(Xt, res.weights, res.dual_coef, res.intercept)) == yt)
+        print(f"  exact rows n = {exact_n}: CPU {cpu:.1f} s, wall {wall:.1f} s, gap "
+              f"{res.gap:.1e}, test accuracy {acc:.4f}, peak RSS {peak_gb():.2f} GB",
+              flush=True)
+        del K
+    for n in sizes:
+        X, y, Xt, yt = ringnorm_split(n)
+        d = X.shape[1]
+        bank = KernelBank(kernels=kernel_bank("rbf", gamma=[2.0 ** k / d
+                                                             for k in exponents])).fit(X)
+        t0, w0 = time.process_time(), time.perf_counter()
+        R = LowRankStack(bank, rank, dtype=np.float32, error_sample=300)
+        t_build = time.perf_counter() - w0
+        res = factor_lpmkl_solve(R, y, p=2.0, tol=GAP)
+        cpu, wall = time.process_time() - t0, time.perf_counter() - w0
+        acc = np.mean(np.sign(R.decision(Xt, res.weights, res.dual_coef, res.intercept)) == yt)
+        print(f"  n = {n}: wall {wall:.1f} s (factors {t_build:.1f} s), CPU {cpu:.1f} s, "
+              f"peak RSS {peak_gb():.2f} GB, gap {res.gap:.1e}, success {res.success}, "
+              f"{res.n_iter} iterations, {res.n_updates} coordinate updates, test accuracy "
+              f"{acc:.4f}, kernel error {res.kernel_error.min():.3f}.."
+              f"{res.kernel_error.max():.3f}", flush=True)
+        print(f"    weights: {np.array2string(res.weights, precision=3)}", flush=True)
+        del R, X, y
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--case", choices=sorted(CASES), action="append",
@@ -160,11 +228,19 @@ def main():
     parser.add_argument("--verbose", type=int, default=0, help="progress of the fit")
     parser.add_argument("--lowrank", action="store_true",
                         help="exact rows against Nystroem factors (magic, n = 6000)")
+    parser.add_argument("--factors", type=int, nargs="*", default=None,
+                        help="training sizes of the approximate path (ringnorm)")
+    parser.add_argument("--rank", type=int, default=128, help="rank per kernel (--factors)")
+    parser.add_argument("--exact-n", type=int, default=None,
+                        help="with --factors: first the exact rows fit at this size")
     args = parser.parse_args()
     cases = args.case or sorted(CASES)
     n = 2000 if args.quick and args.n is None else args.n
     print(machine_line())
     with threadpool_limits(1):
+        if args.factors is not None:
+            run_factors(args.factors or [20_000], args.rank, FACTOR_WIDTHS, args.exact_n)
+            return
         if args.lowrank:
             run_lowrank((16,) if args.quick else (64, 256))
             return

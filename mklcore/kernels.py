@@ -1376,12 +1376,13 @@ def kernel_bank(kind, *, per_feature=None, n_features=None, groups=None, approx=
         ``"<group>: <kernel>"`` (:attr:`Kernel.name`, the ``kernel_names_`` of a fitted
         estimator). Add a group of all columns for kernels on every feature;
         ``per_feature`` must then be None.
-    approx : {"nystroem"} or None, default=None
+    approx : {"nystroem", "rff"} or None, default=None
         ``"nystroem"``: mark the bank for low-rank approximation, :math:`K_m\approx\Phi_m
-        \Phi_m^\top` from ``rank`` landmarks (see :mod:`mklcore.lowrank`); the estimators
-        with a ``memory`` parameter then fit on the factors. None: exact kernels.
+        \Phi_m^\top` from ``rank`` landmarks (see :mod:`mklcore.lowrank`); ``"rff"``: random
+        Fourier features (Gaussian kernels only); the estimators with a ``memory`` parameter
+        then fit on the factors. None: exact kernels.
     rank : int, default=None
-        Landmarks per kernel (required with ``approx``).
+        Landmarks (``"rff"``: features) per kernel (required with ``approx``).
     random_state : int, default=0
         Seed of the landmarks (with ``approx``).
     **params : dict

@@ -569,7 +569,10 @@ class MemoryMixin:
     :class:`LazyStack` otherwise (kernel rows from the features, a row cache of
     ``cache_size`` MB); both paths solve the same problem (the rows are the stack's rows).
     In the rows path the fitted ``lazy_stack_`` computes test decisions over the support
-    vectors (:meth:`LazyStack.decision`).
+    vectors (:meth:`LazyStack.decision`). With a low-rank bank
+    (``kernel_bank(..., approx=...)``) the problem on the factors is solved in the primal by
+    :func:`mklcore.factormkl.factor_lpmkl_solve` (``p``, ``C``, ``tol`` on its rigorous
+    gap, ``max_iter``; the sum kernel at p = inf), which needs no kernel row.
     """
 
     #: constraints of the two parameters (merged into the estimator's constraints)
@@ -584,6 +587,17 @@ class MemoryMixin:
         params.pop("cache_size", None)
         return params
 
+    def _solve(self, K, y):
+        if not hasattr(K, "features"):  # the stack or lazy rows: the estimator's own solver
+            return super()._solve(K, y)
+        from .factormkl import factor_lpmkl_solve  # low-rank factors: the primal solve
+
+        params = self._solver_params()
+        p = np.inf if self._sum_kernel else params.get("p", 2.0)
+        return factor_lpmkl_solve(K, y, p=p, C=params["C"], tol=params.get("tol", 1e-4),
+                                  max_iter=params.get("max_iter", 500),
+                                  verbose=params.get("verbose", 0))
+
     def _fit_inputs(self, X, y):
         kernels, _ = self._bank_params()
         n_kernels, supported = _bank_size(kernels, X.shape[1])
@@ -593,8 +607,8 @@ class MemoryMixin:
         approx = getattr(kernels, "approx", None)
         if approx is not None:  # an ApproxBank: low-rank factors (mklcore.lowrank)
             if not supported:
-                raise ValueError("approx='nystroem' needs numeric kernels (linear, polynomial, "
-                                 "Gaussian).")
+                raise ValueError(f"approx={approx!r} needs numeric kernels (linear, "
+                                 f"polynomial, Gaussian; 'rff': Gaussian only).")
             self.memory_path_ = "lowrank"
         self._check_fits(n_kernels, X.shape, kernels)
         if self.memory_path_ == "stack":
@@ -602,9 +616,9 @@ class MemoryMixin:
         self.kernel_bank_ = self._build_bank().fit(X)
         verbose = getattr(self, "verbose", 0)
         if approx is not None:
-            from .lowrank import LowRankStack
+            from .lowrank import approx_stack
 
-            self.lazy_stack_ = LowRankStack(self.kernel_bank_, kernels.rank,
+            self.lazy_stack_ = approx_stack(self.kernel_bank_, approx, kernels.rank,
                                             random_state=kernels.random_state,
                                             cache_mb=self.cache_size, verbose=verbose)
         else:
