@@ -613,6 +613,12 @@ class MemoryMixin:
         self._check_fits(n_kernels, X.shape, kernels)
         if self.memory_path_ == "stack":
             return super()._fit_inputs(X, y)
+        n_classes = np.unique(np.asarray(y)).size
+        if n_classes > 2:
+            raise ValueError(
+                f"{type(self).__name__}: the {self.memory_path_!r} path (kernel rows from "
+                f"features or low-rank factors) is binary-only for now and y has {n_classes} "
+                f"classes; use an exact bank (no approx) with memory='stack' for more classes.")
         self.kernel_bank_ = self._build_bank().fit(X)
         verbose = getattr(self, "verbose", 0)
         if approx is not None:

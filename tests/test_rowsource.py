@@ -208,3 +208,16 @@ def test_fitted_rows_model_keeps_no_cache_and_pickles():
     assert clf.lazy_stack_._brows is None
     again = pickle.loads(pickle.dumps(clf))
     assert np.array_equal(again.decision_function(X[60:]), clf.decision_function(X[60:]))
+
+
+def test_rows_and_factor_paths_name_the_multiclass_fix():
+    from sklearn.datasets import load_iris
+
+    from mklcore import LpMKLClassifier, kernel_bank
+
+    X, y = load_iris(return_X_y=True)
+    for params in (dict(memory="rows"),
+                   dict(kernels=kernel_bank("rbf", gamma=[0.1, 1.0], approx="nystroem", rank=20))):
+        with pytest.raises(ValueError, match="binary-only for now and y has 3 classes; use an "
+                                             "exact bank"):
+            LpMKLClassifier(**params).fit(X, y)
