@@ -348,7 +348,7 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
     _sum_kernel = False
 
     def _solve(self, K, y):
-        return self._solver(K, y, **self._solver_params(), check_input=False)
+        return self._solver(K, y, **self.solver_params(), check_input=False)
 
     def _solve_inputs(self, X):
         """Extra keyword arguments of ``_solve`` computed from the training features ``X``.
@@ -362,12 +362,19 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
         """Store the ``__init__`` arguments (``params``: its ``locals()``) unchanged."""
         store_params(self, params)
 
-    def _solver_params(self):
-        """The parameters handed on to the solver.
+    def solver_params(self):
+        """The keyword arguments this estimator's ``fit`` hands on to its solve function.
 
-        All but ``_estimator_params``: ``kernels``, ``normalize`` (used by the bank),
-        ``check_input`` (used by :meth:`_fit_inputs`; the solver is called with
-        ``check_input=False``) and ``multiclass`` (used by :meth:`fit`).
+        All parameters but ``_estimator_params``: ``kernels``, ``normalize`` (used by the
+        bank), ``check_input`` (used by :meth:`_fit_inputs`; the solver is called with
+        ``check_input=False``), ``multiclass`` and ``probability`` (used by :meth:`fit`),
+        and ``random_state`` when the solver takes none. Code that solves on a precomputed
+        stack what the estimator would fit (e.g. a benchmark reusing one stack over a grid)
+        calls it instead of listing these names again.
+
+        Returns
+        -------
+        params : dict
         """
         params = self.get_params(deep=False)
         params = {k: v for k, v in params.items() if k not in self._estimator_params}
@@ -722,7 +729,7 @@ class BaseMKLRegressor(KernelBankMixin, RegressorMixin, BaseEstimator):
     _solve = BaseMKLClassifier._solve
     _solve_inputs = BaseMKLClassifier._solve_inputs
     _store_params = BaseMKLClassifier._store_params
-    _solver_params = BaseMKLClassifier._solver_params
+    solver_params = BaseMKLClassifier.solver_params
     _validate_params = BaseMKLClassifier._validate_params
     _fit_inputs = BaseMKLClassifier._fit_inputs
     _set_fitted = BaseMKLClassifier._set_fitted

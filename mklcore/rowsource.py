@@ -581,8 +581,14 @@ class MemoryMixin:
         "cache_size": [Interval("real", 0, None, closed="neither")],
     }
 
-    def _solver_params(self):
-        params = super()._solver_params()
+    def solver_params(self):
+        """The solver's keyword arguments: the base's, without the memory path's.
+
+        Returns
+        -------
+        params : dict
+        """
+        params = super().solver_params()
         params.pop("memory", None)
         params.pop("cache_size", None)
         return params
@@ -592,7 +598,7 @@ class MemoryMixin:
             return super()._solve(K, y)
         from .factormkl import factor_lpmkl_solve  # low-rank factors: the primal solve
 
-        params = self._solver_params()
+        params = self.solver_params()
         p = np.inf if self._sum_kernel else params.get("p", 2.0)
         return factor_lpmkl_solve(K, y, p=p, C=params["C"], tol=params.get("tol", 1e-4),
                                   max_iter=params.get("max_iter", 500),

@@ -1814,7 +1814,7 @@ class _NoBiasMKLClassifier(BaseMKLClassifier):
     _default_kernels = "xu2010"
 
     def _solve(self, K, y):
-        return self._solver(K, y, **self._solver_params(), check_input=False)
+        return self._solver(K, y, **self.solver_params(), check_input=False)
 
     def _set_fitted(self, result):
         super()._set_fitted(result)

@@ -134,7 +134,7 @@ def test_estimator_check_input_option(data):
     for check in (True, False):  # skipping the checks does not change the model
         clf = _CheckedSumKernelSVC(kernels=bank, normalize="trace", check_input=check).fit(X, y)
         assert clf.kernel_bank_.check_psd == ("auto" if check else False)
-        assert "check_input" not in clf._solver_params()
+        assert "check_input" not in clf.solver_params()
         np.testing.assert_array_equal(clf.decision_function(X_test), ref.decision_function(X_test))
 
     def minus_linear(A, B):

@@ -254,11 +254,6 @@ def _grid(method, n_train):
 #: SimpleMKL's default SVM backend is ``"libsvm"`` (``SVC.fit``);
 #: :func:`mklcore.svm.default_backend` makes the same LIBSVM call without scikit-learn's
 #: per-call input checks, so the same solution
-#: estimator parameters that are not the solver's: the bank's, the input checks, the memory
-#: path (rows or stack), and what the estimator's fit does around the solver (one-vs-rest
-#: for several classes, Platt scaling)
-ESTIMATOR_ONLY = ("kernels", "normalize", "check_input", "memory", "cache_size", "multiclass",
-                  "probability", "random_state")
 STACK_SOLVERS = {"sum": (sum_kernel_svm_solve, {}), "lp": (lpmkl_solve, {}),
                  "silp": (silp_solve, {}),
                  "simplemkl": (simplemkl_solve, {"svm_backend": default_backend})}
@@ -299,9 +294,9 @@ def _fit(method, est, param, reg, fold):
     if family not in STACK_SOLVERS:
         model = clone(est).set_params(**{param: reg}).fit(fold.X_fit, fold.y_fit)
         return model, model.weights_, getattr(model, "result_", None)
-    # what the estimator's fit passes to its solver (all parameters but the bank's)
+    # what the estimator's fit passes to its solver (all its parameters but the bank's)
     solver, options = STACK_SOLVERS[family]
-    params = {k: v for k, v in est.get_params().items() if k not in ESTIMATOR_ONLY}
+    params = est.solver_params()
     result = solver(fold.K, fold.y_fit, **{**params, param: reg}, check_input=False,
                     **{k: f() for k, f in options.items()})
     return result, np.asarray(result.weights, dtype=float), result
