@@ -499,7 +499,7 @@ def theorem2_equality_text(name, factor, residual, *, tol=ROUNDOFF_TOL):
                f"max|Q1 - 1| / max|Q| = {residual:.1e}")
     if residual <= tol and dev <= tol:
         # round-off digits vary across machines: the sentence prints the bound, not them
-        return (f"For {name}, Q = L + I with L a graph Laplacian: L1 = 0, so Q1 = 1, i.e. 1 is an "
+        return (f"{name} is L + I with L a graph Laplacian: L1 = 0, so Q1 = 1, i.e. 1 is an "
                 f"eigenvector of Q with eigenvalue 1, Q^-1 1 = 1 and 1'Q^-1 1 / M = 1 exactly; "
                 f"measured factor {factor:.12f}, with |factor - 1| and max|Q1 - 1| / max|Q| "
                 f"both <= {tol:g} (round-off). The bound's factor therefore equals "
