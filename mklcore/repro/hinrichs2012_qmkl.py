@@ -505,7 +505,10 @@ def theorem2_equality_text(name, factor, residual, *, tol=ROUNDOFF_TOL):
                 f"both <= {tol:g} (round-off). The bound's factor therefore equals "
                 f"l2-MKL's value although Q != I and the eigenvalues of Q^-1 lie in (0, 1]: an "
                 f"exact counterexample to the strict inequality of Theorem 2, not a numerical "
-                f"accident. The proof's step that the sum of psi_i (1'v_i)^2 is maximal only "
+                f"accident (Theorem 2 also assumes positive semidefinite virtual kernels; with "
+                f"unit-trace kernels those orthogonal to 1 have trace 0, so at such a Q this "
+                f"holds only when they vanish, e.g. for equal base kernels, while the factor "
+                f"depends on Q alone). The proof's step that the sum of psi_i (1'v_i)^2 is maximal only "
                 f"for Q^-1 = I misses the equality case: the sum is M whenever 1 lies in the "
                 f"eigenspace of Q^-1 with eigenvalue 1, which adding I to a Laplacian (the "
                 f"paper's recipe for the eigenvalue hypothesis) always gives.")
