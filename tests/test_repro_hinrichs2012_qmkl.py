@@ -29,6 +29,50 @@ def test_tiny_problem_and_theorem2_caveat():
     assert qm.theorem2_proxy(np.eye(4)) == pytest.approx(1.0)
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_theorem2_equality_at_laplacian_plus_identity(seed):
+    # Q = L + I with L = D - S a graph Laplacian: L1 = 0, so 1 is an eigenvector of Q with
+    # eigenvalue 1 and 1'Q^-1 1 / M = 1, although Q != I and eig(Q^-1) lies in (0, 1]
+    rng = np.random.default_rng(seed)
+    M = 12
+    S = np.abs(np.corrcoef(rng.normal(size=(30, M)).T))
+    np.fill_diagonal(S, 0.0)
+    L = qm.correlation_laplacian(S, normalized=False)
+    np.testing.assert_allclose(L @ np.ones(M), 0.0, atol=1e-12)
+    Q = L + np.eye(M)
+    assert not np.allclose(Q, np.eye(M))
+    eig_inv = 1.0 / np.linalg.eigvalsh(Q)
+    assert eig_inv.min() > 0 and eig_inv.max() <= 1 + 1e-12
+    np.testing.assert_allclose(Q @ np.ones(M), np.ones(M), atol=1e-12)
+    assert qm.ones_eigen_residual(Q) < 1e-12
+    assert abs(qm.theorem2_proxy(Q) - 1.0) < 1e-12
+    # the same Laplacian, but a Q without 1 as eigenvector: factor below 1, residual large
+    Q2 = L + np.diag(rng.uniform(1.0, 2.0, M))
+    assert qm.ones_eigen_residual(Q2) > 1e-3 and qm.theorem2_proxy(Q2) < 1 - 1e-3
+    # the normalised Laplacian's null vector is D^1/2 1, not 1: no exact equality
+    Qn = qm.correlation_laplacian(S) + np.eye(M)
+    assert qm.ones_eigen_residual(Qn) > 1e-6
+
+
+def test_theorem2_equality_text_follows_the_numbers():
+    exact = qm.theorem2_equality_text("Q = D - S + I", 1.0 + 4e-16, 3e-16)
+    assert "exact counterexample" in exact and "1.000000000000" in exact
+    assert "<= 1e-09 (round-off)" in exact
+    # the factor 1 up to round-off, but 1 is not an eigenvector: another cause, said so
+    other = qm.theorem2_equality_text("Q", 1.0 + 1e-12, 0.2)
+    assert "another cause" in other and "exact counterexample" not in other
+    # 1 is an eigenvector, yet the measured factor is off: the numerics, not the theorem
+    lost = qm.theorem2_equality_text("Q", 1.0 + 1e-6, 1e-15)
+    assert "not confirmed numerically" in lost and "exact counterexample" not in lost
+    # neither: no equality case
+    none = qm.theorem2_equality_text("Q", 0.8, 0.3)
+    assert "does not occur" in none and "0.800000000000" in none
+    # the boundary is the tolerance
+    assert "exact counterexample" in qm.theorem2_equality_text("Q", 1.0 + 0.9e-9, 0.0)
+    assert "exact counterexample" not in qm.theorem2_equality_text("Q", 1.0 + 2e-9, 0.0)
+    assert "exact counterexample" not in qm.theorem2_equality_text("Q", 1.0, 0.0, tol=-1.0)
+
+
 def test_regulariser_shapes_and_block():
     groups = np.array([0, 0, 1])
     corr = np.array([[1.0, 0.5, 0.1], [0.5, 1.0, 0.2], [0.1, 0.2, 1.0]])

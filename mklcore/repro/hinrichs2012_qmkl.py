@@ -16,7 +16,8 @@ need not see, and what the tests of :mod:`mklcore.qmkl` reuse:
   linear / quadratic / Gaussian kernels per modality), :func:`correlation_laplacian`,
   :func:`regulariser` (the Q of each Q-MKL row of Table 1);
 * measures: :func:`dirichlet_ratio`, :func:`isolated_pockets` (roughness of a weight map,
-  Fig. 1), :func:`theorem2_proxy` (Theorem 2);
+  Fig. 1), :func:`theorem2_proxy`, :func:`ones_eigen_residual` and
+  :func:`theorem2_equality_text` (Theorem 2);
 * plots: :func:`plot_algorithm1`, :func:`plot_table1`, :func:`plot_figure2`,
   :func:`plot_view_weights`, :func:`plot_weight_maps`.
 
@@ -37,7 +38,8 @@ from .plotting import method_palette
 __all__ = [
     "PAPER_ID", "DENSE_ALTERNATIVE", "TABLE1_PALETTE", "mfeat_data", "pixel_data", "uci_data",
     "tiny_problem", "multiview_kernels", "correlation_laplacian", "regulariser",
-    "dirichlet_ratio", "isolated_pockets", "theorem2_proxy", "plot_algorithm1", "plot_table1",
+    "dirichlet_ratio", "isolated_pockets", "theorem2_proxy", "ROUNDOFF_TOL",
+    "ones_eigen_residual", "theorem2_equality_text", "plot_algorithm1", "plot_table1",
     "view_bounds", "plot_figure2", "plot_view_weights", "plot_weight_maps",
 ]
 
@@ -435,6 +437,91 @@ def theorem2_proxy(Q):
     Q = check_q(Q, owner="theorem2_proxy", require_pd=True)
     ones = np.ones(Q.shape[0])
     return float(ones @ np.linalg.solve(Q, ones) / Q.shape[0])
+
+
+#: the round-off tolerance of :func:`theorem2_equality_text` (on |factor - 1| and on
+#: max|Q1 - 1| / max|Q|)
+ROUNDOFF_TOL = 1e-9
+
+
+def ones_eigen_residual(Q):
+    r"""How far :math:`\mathbf 1` is from an eigenvector of Q with eigenvalue 1 (Theorem 2 of [1]_).
+
+    For :math:`Q=L+I` with a graph Laplacian :math:`L` (rows summing to 0),
+    :math:`L\mathbf 1=0` gives :math:`Q\mathbf 1=\mathbf 1`, hence
+    :math:`Q^{-1}\mathbf 1=\mathbf 1` and :math:`\mathbf 1^\top Q^{-1}\mathbf 1/M=1` exactly:
+    the equality case of :func:`theorem2_proxy`.
+
+    Parameters
+    ----------
+    Q : array-like of shape (M, M)
+
+    Returns
+    -------
+    residual : float
+        :math:`\max_m|(Q\mathbf 1)_m-1|/\max_{mk}|Q_{mk}|`: round-off (about 1e-16) when
+        :math:`\mathbf 1` is such an eigenvector.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mklcore.repro.hinrichs2012_qmkl import ones_eigen_residual
+    >>> L = np.array([[1.0, -1.0], [-1.0, 1.0]])
+    >>> ones_eigen_residual(L + np.eye(2))
+    0.0
+    """
+    Q = np.asarray(Q, dtype=float)
+    return float(np.max(np.abs(Q.sum(axis=1) - 1.0)) / np.max(np.abs(Q)))
+
+
+def theorem2_equality_text(name, factor, residual, *, tol=ROUNDOFF_TOL):
+    r"""The report's sentence on Theorem 2 of [1]_ at one Q, decided by the measured numbers.
+
+    Parameters
+    ----------
+    name : str
+        The Q, as named in the report.
+    factor : float
+        Its measured :math:`\mathbf 1^\top Q^{-1}\mathbf 1/M` (:func:`theorem2_proxy`).
+    residual : float
+        Its :func:`ones_eigen_residual`.
+    tol : float, default=ROUNDOFF_TOL
+        Round-off tolerance on both numbers.
+
+    Returns
+    -------
+    text : str
+        The equality case explained (1 is an eigenvector with eigenvalue 1 and the factor is 1
+        up to round-off), or what the numbers show instead.
+    """
+    dev = abs(factor - 1.0)
+    numbers = (f"measured factor 1'Q^-1 1 / M = {factor:.12f} (|factor - 1| = {dev:.1e}), "
+               f"max|Q1 - 1| / max|Q| = {residual:.1e}")
+    if residual <= tol and dev <= tol:
+        # round-off digits vary across machines: the sentence prints the bound, not them
+        return (f"{name} is L + I with L a graph Laplacian: L1 = 0, so Q1 = 1, i.e. 1 is an "
+                f"eigenvector of Q with eigenvalue 1, Q^-1 1 = 1 and 1'Q^-1 1 / M = 1 exactly; "
+                f"measured factor {factor:.12f}, with |factor - 1| and max|Q1 - 1| / max|Q| "
+                f"both <= {tol:g} (round-off). The bound's factor therefore equals "
+                f"l2-MKL's value although Q != I and the eigenvalues of Q^-1 lie in (0, 1]: an "
+                f"exact counterexample to the strict inequality of Theorem 2, not a numerical "
+                f"accident (Theorem 2 also assumes positive semidefinite virtual kernels; with "
+                f"unit-trace kernels those orthogonal to 1 have trace 0, so at such a Q this "
+                f"holds only when they vanish, e.g. for equal base kernels, while the factor "
+                f"depends on Q alone). The proof's step that the sum of psi_i (1'v_i)^2 is maximal only "
+                f"for Q^-1 = I misses the equality case: the sum is M whenever 1 lies in the "
+                f"eigenspace of Q^-1 with eigenvalue 1, which adding I to a Laplacian (the "
+                f"paper's recipe for the eigenvalue hypothesis) always gives.")
+    if residual <= tol:
+        return (f"For {name}, 1 is an eigenvector of Q with eigenvalue 1 up to round-off, so "
+                f"the factor should be 1, yet the {numbers}: the solve lost more than round-off "
+                f"(ill-conditioned Q), and the equality case is not confirmed numerically.")
+    if dev <= tol:
+        return (f"For {name}, the factor is 1 up to round-off although 1 is not an eigenvector "
+                f"of Q with eigenvalue 1 ({numbers}): the equality has another cause than L1 = "
+                f"0.")
+    return (f"For {name}, 1 is not an eigenvector of Q with eigenvalue 1 and the factor is not "
+            f"1 ({numbers}): the equality case of Theorem 2 does not occur.")
 
 
 # ---------------------------------------------------------------------------
