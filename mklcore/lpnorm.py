@@ -11,7 +11,8 @@ through its saddle-point form
 :math:`\min_\theta\max_\alpha\mathbf1^\top\alpha-\frac12\sum_m\theta_m\alpha^\top Q_m\alpha`
 with three weight updates, all run by the shared wrapper loop of :mod:`mklcore.wrapper`:
 Newton descent on :math:`\log\theta` (paper Sec. 2.4.1), cutting planes for the
-semi-infinite program with a sequence of Taylor-approximated QCLP masters (Sec. 2.4.2), and
+semi-infinite program (Sec. 2.4.2; master problems solved as LPs over tangent planes of the
+p-ball, or as the paper's sequence of Taylor-approximated QCLPs with ``master="sqclp"``), and
 the closed-form update of Kloft et al. (JMLR 2011, Algorithm 1).
 
 The uniform sum-kernel SVM is the :math:`p=\infty` end of the lp-norm family: the SVM with
@@ -733,8 +734,9 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="auto", tol=1e-5, max_iter=1000, s
         Misclassification penalty :math:`C` of (5)/(6). Must be > 0.
     solver : {"auto", "newton", "cutting_plane", "analytic"}, default="auto"
         Weight update: ``"newton"`` (Sec. 2.4.1 of [1]_; needs p > 1), ``"cutting_plane"``
-        (the semi-infinite program by column generation with SQCLP masters, Sec. 2.4.2 of
-        [1]_; an LP master for p = 1), ``"analytic"`` (closed form of [2]_, Algorithm 1).
+        (the semi-infinite program of Sec. 2.4.2 of [1]_ by column generation; its master
+        problems are LPs solved by HiGHS, as SILP's, with tangent planes of the p-ball for
+        p > 1, or the paper's SQCLPs with ``master="sqclp"``), ``"analytic"`` (closed form of [2]_, Algorithm 1).
         ``"auto"`` picks ``"newton"`` for p > 1 (the paper's own update, the fastest measured)
         and ``"cutting_plane"`` for p = 1 (where Newton's step on :math:`\log\theta` is
         undefined; its LP master is SILP's, the exact l1 solution).
@@ -753,9 +755,13 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="auto", tol=1e-5, max_iter=1000, s
     **solver_options
         ``"newton"``: ``newton_steps=1``, ``ls_shrink=0.5``, ``ls_min=1e-9``, ``armijo_c=0``
         (0: any strict decrease; SHOGUN uses 1e-4), ``theta_floor=1e-12``. ``"analytic"``:
-        ``theta_floor=1e-12``. ``"cutting_plane"``: ``master={"sqclp", "exact"}`` (Taylor
-        QCLPs, or the exact ``pnorm`` constraint for p <= 1000), ``inner_eps=1e-6`` (SQCLP
-        stop), ``max_inner=50``, ``max_cuts=100`` and ``prune_cuts=True`` (keep at most
+        ``theta_floor=1e-12``. ``"cutting_plane"``: ``master={"lp", "sqclp", "exact"}``
+        (``"lp"``, default: LPs over tangent planes of the p-ball with Newton steps on the
+        dual master, certified to ``inner_eps``, no cvxpy; ``"sqclp"``: the paper's Taylor
+        QCLPs, Sec. 2.4.2 of [1]_, cvxpy + Clarabel; ``"exact"``: one conic program with the
+        ``pnorm`` constraint, p <= 1000), ``inner_eps=1e-6`` (relative accuracy of the master
+        value), ``max_inner`` (LPs or QCLPs per master, default 200 / 50),
+        ``max_tangents=500`` (tangent planes kept by ``"lp"``), ``max_cuts=100`` and ``prune_cuts=True`` (keep at most
         ``max(max_cuts, 2 * n_active)`` cuts), ``stop={"gap", "sip"}`` (``"sip"``: stop on
         the SIP gap :math:`|1-\eta/J|`, the paper's "inner SIP precision"). All solvers:
         ``mode={"wrapper", "interleaved"}`` (``"interleaved"``: the paper's scheme,
