@@ -644,16 +644,18 @@ _LPMKL_CONSTRAINTS = {
 
 
 def default_engine(solver, p, n_samples, *, mode=None, svm_backend=None, mkl_every=None,
-                   **_ignored):
+                   master="lp", **_ignored):
     r"""The SVM engine of :func:`lpmkl_solve`: ``(mode, svm_backend, mkl_every)``.
 
     Fills in what the caller left unset with the fastest certified engine measured for each
     weight update (see the Notes of :func:`lpmkl_solve`): ``mode="interleaved"`` (the
     warm-started :class:`~mklcore.smo.StackSMO`, ``max(10, n_samples // 20)`` SMO
     iterations between weight steps) for ``"newton"`` and ``"analytic"`` at finite p and for
-    ``"cutting_plane"`` at p = 1 (a linear master, as SILP); ``mode="wrapper"`` (the SVM
-    solved before every step, warm-started) for ``"cutting_plane"`` at p > 1 (whose conic master problems cost more than the SVM
-    iterations that interleaving saves) and for ``p=inf`` (one SVM on the sum kernel).
+    ``"cutting_plane"`` at p = 1 (a linear master, as SILP) and at p > 1 with its default LP
+    master (``master="lp"``); ``mode="wrapper"`` (the SVM solved before every step,
+    warm-started) for ``"cutting_plane"`` with the cvxpy masters ``"sqclp"`` and ``"exact"``
+    (whose conic master problems cost more than the SVM iterations that interleaving saves)
+    and for ``p=inf`` (one SVM on the sum kernel).
 
     Parameters
     ----------
@@ -671,6 +673,8 @@ def default_engine(solver, p, n_samples, *, mode=None, svm_backend=None, mkl_eve
         engine; ``"libsvm"``, scikit-learn's SVC, is the reference).
     mkl_every : int, default=None
         Chosen chunk length, or None for the default above (ignored in wrapper mode).
+    master : {"lp", "sqclp", "exact"}, default="lp"
+        Master problem of ``"cutting_plane"`` (ignored by the other solvers).
     **_ignored
         Other solver options (not used here).
 
@@ -684,7 +688,7 @@ def default_engine(solver, p, n_samples, *, mode=None, svm_backend=None, mkl_eve
     if mode is None and svm_backend not in (None, "smo"):
         mode = "wrapper"  # another backend (e.g. LIBSVM) cannot be interleaved
     if mode is None:
-        conic_master = solver == "cutting_plane" and p > 1
+        conic_master = solver == "cutting_plane" and p > 1 and master != "lp"
         mode = "wrapper" if np.isinf(p) or conic_master else "interleaved"
     if svm_backend is None:
         svm_backend = default_backend()
@@ -809,11 +813,12 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="auto", tol=1e-5, max_iter=1000, s
     ``n_kernel_rows`` to the result.
 
     Engine (:func:`default_engine`): every SVM runs on the compiled SMO engine of
-    :mod:`mklcore.smo`. ``"newton"`` and ``"analytic"`` (and ``"cutting_plane"`` at p = 1)
-    interleave a weight step after every ``max(10, n // 20)`` SMO iterations (Sonnenburg et
-    al. 2006, Algorithm 2; the caches :math:`H_m=K_m(\alpha\circ y)` give :math:`S_m` and the
-    gradient at new weights in :math:`O(Mn)`); the cutting plane at p > 1 and ``p=inf`` solve
-    the SVM to ``svm_tol`` before each step (``mode="wrapper"``), warm-started. Both modes stop
+    :mod:`mklcore.smo`. ``"newton"``, ``"analytic"`` and ``"cutting_plane"`` (with its
+    default LP master) interleave a weight step after every ``max(10, n // 20)`` SMO
+    iterations (Sonnenburg et al. 2006, Algorithm 2; the caches :math:`H_m=K_m(\alpha\circ
+    y)` give :math:`S_m` and the gradient at new weights in :math:`O(Mn)`); the cutting plane
+    with the cvxpy masters (``master="sqclp"`` or ``"exact"``) and ``p=inf`` solve the SVM
+    to ``svm_tol`` before each step (``mode="wrapper"``), warm-started. Both modes stop
     at the same certified gap ``tol``. Measured costs: ``benchmarks/README.md``.
 
     References
@@ -876,7 +881,8 @@ def _lpmkl(owner, K, y, epsilon, *, p, C, solver, tol, max_iter, svm_tol, callba
         step = _AnalyticStep(p, **own)
     else:
         step = _CuttingPlaneStep(p, **own)
-    mode, backend, mkl_every = default_engine(solver, p, K.shape[1], **common)
+    mode, backend, mkl_every = default_engine(solver, p, K.shape[1],
+                                              master=own.get("master", "lp"), **common)
     result = run_wrapper(K, y_pm, step, C=C, tol=tol, max_iter=max_iter, svm_tol=svm_tol,
                          callback=callback, verbose=int(verbose), svm_backend=backend,
                          polish_tol=common.get("polish_tol"), extras=extras, mode=mode,

@@ -690,13 +690,15 @@ def test_fast_default_engine_is_certified_and_agrees(toy, solver, p):
 
 
 def test_default_engine_choices():
-    """Interleaved for Newton / analytic / LP masters; wrapper for conic masters, p = inf and
-    any non-SMO backend; explicit choices are kept."""
+    """Interleaved for Newton / analytic / LP masters (p >= 1); wrapper for the cvxpy masters,
+    p = inf and any non-SMO backend; explicit choices are kept."""
     assert default_engine("newton", 2.0, 1000) == ("interleaved", "smo", 50)
     assert default_engine("analytic", 1.0, 100) == ("interleaved", "smo", 10)
     assert default_engine("cutting_plane", 1.0, 400) == ("interleaved", "smo", 20)
     fast = default_backend()  # LIBSVM without scikit-learn's per-call checks, when it works
-    assert default_engine("cutting_plane", 2.0, 400) == ("wrapper", fast, None)
+    assert default_engine("cutting_plane", 2.0, 400) == ("interleaved", "smo", 20)  # LP master
+    assert default_engine("cutting_plane", 2.0, 400, master="sqclp") == ("wrapper", fast, None)
+    assert default_engine("cutting_plane", 2.0, 400, master="exact") == ("wrapper", fast, None)
     assert default_engine("newton", np.inf, 400) == ("wrapper", fast, None)
     assert default_engine("newton", 2.0, 400, svm_backend="libsvm") == ("wrapper", "libsvm",
                                                                         None)
