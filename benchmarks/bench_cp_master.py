@@ -7,7 +7,9 @@ p = 4/3 and 2 with each master given, and the sum-kernel SVM on the same data in
 process; prints CPU seconds (median over repeats), the ratio to the sum kernel and the
 log-log slope of time vs n. Run single-threaded under ``nice``::
 
-    OMP_NUM_THREADS=1 nice -n 19 python benchmarks/bench_cp_master.py --masters tangent sqclp
+    OMP_NUM_THREADS=1 nice -n 19 python benchmarks/bench_cp_master.py --masters lp sqclp
+
+Results: ``benchmarks/README.md`` ("The cutting plane's master problem").
 """
 
 import argparse
@@ -15,6 +17,7 @@ import time
 
 import numpy as np
 
+from machine import machine_line  # benchmarks/machine.py: what the ratios depend on
 from mklcore.lpnorm import lpmkl_solve, sum_kernel_svm_solve
 from mklcore.repro.kloft2009_lpmkl import timing_stack, warm_up
 
@@ -33,7 +36,11 @@ def main():
     ap.add_argument("--masters", nargs="+", default=[None],
                     help="master options to compare (None: the default)")
     ap.add_argument("--ps", type=float, nargs="+", default=[4 / 3, 2.0])
+    ap.add_argument("--quick", action="store_true", help="n in {100, 400}, 1 run (make bench)")
     args = ap.parse_args()
+    if args.quick:
+        args.sizes, args.repeats = [100, 400], 1
+    print(machine_line())
     warm_up()
     masters = [None if m in (None, "None", "default") else m for m in args.masters]
     times = {}
