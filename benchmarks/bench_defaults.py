@@ -3,10 +3,11 @@
 Runs the reproducers of issue 16 for the SVM-wrapper solvers and prints, for each, the
 status, iterations, gap, time and message:
 
-* ``lpmkl_solve(p=4/3, solver="cutting_plane")`` with the default SQCLP master on the
+* ``lpmkl_solve(p=4/3, solver="cutting_plane")`` with the default LP master on the
   ionosphere bank ``kernel_bank("simplemkl", n_features=33)`` (442 kernels) on 245
-  standardised training points, C = 1 (it falls back to the exact master when the conic
-  solver fails on a Taylor surrogate), and with ``master="exact"``;
+  standardised training points, C = 1, with the paper's SQCLP master ``master="sqclp"`` (it
+  falls back to the exact master when the conic solver fails on a Taylor surrogate), and
+  with ``master="exact"``;
 * ``lpmkl_solve(p=1, solver="analytic")`` on the same bank;
 * ``sum_kernel_svm_solve`` at C = 1e8 (an SVM whose hinge primal certifies nothing: status 2);
 * ``simplemkl_solve`` on unscaled breast-cancer features at C = 1e8 and ``max_iter=3``
@@ -50,6 +51,8 @@ def main():
     print(f"ionosphere bank: {K.shape[0]} kernels on {K.shape[1]} points")
     _report("cutting plane p=4/3 (default master)",
             lambda: lpmkl_solve(K, y_tr, p=4 / 3, solver="cutting_plane"))
+    _report("cutting plane p=4/3 (master='sqclp')",
+            lambda: lpmkl_solve(K, y_tr, p=4 / 3, solver="cutting_plane", master="sqclp"))
     _report("cutting plane p=4/3 (master='exact')",
             lambda: lpmkl_solve(K, y_tr, p=4 / 3, solver="cutting_plane", master="exact"))
     _report("analytic p=1", lambda: lpmkl_solve(K, y_tr, p=1.0, solver="analytic"))

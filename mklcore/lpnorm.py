@@ -11,7 +11,8 @@ through its saddle-point form
 :math:`\min_\theta\max_\alpha\mathbf1^\top\alpha-\frac12\sum_m\theta_m\alpha^\top Q_m\alpha`
 with three weight updates, all run by the shared wrapper loop of :mod:`mklcore.wrapper`:
 Newton descent on :math:`\log\theta` (paper Sec. 2.4.1), cutting planes for the
-semi-infinite program with a sequence of Taylor-approximated QCLP masters (Sec. 2.4.2), and
+semi-infinite program (Sec. 2.4.2; master problems solved as LPs over tangent planes of the
+p-ball, or as the paper's sequence of Taylor-approximated QCLPs with ``master="sqclp"``), and
 the closed-form update of Kloft et al. (JMLR 2011, Algorithm 1).
 
 The uniform sum-kernel SVM is the :math:`p=\infty` end of the lp-norm family: the SVM with
@@ -32,8 +33,8 @@ from .rowsource import MEMORY_DOC, LazyStack, MemoryMixin, check_lazy_labels
 from .svm import default_backend
 from .tasks import OneVsRestTask, RegressionTask
 from .wrapper import (THETA_FLOOR, FixedWeights, NumericalFailure, SIPWeightStep,
-                       WeightStep, dual_norm, log_sum_exp, lp_master, normalize_pnorm,
-                       run_wrapper)
+                       WeightStep, dual_norm, highs_lp, log_sum_exp, lp_master,
+                       normalize_pnorm, pnorm, run_wrapper)
 
 __all__ = ["sum_kernel_svm_solve", "SumKernelSVC", "lpmkl_solve", "LpMKLClassifier",
            "sum_kernel_svr_solve", "SumKernelSVR", "lpmkl_svr_solve", "LpMKLRegressor",
@@ -292,6 +293,207 @@ class _AnalyticStep(WeightStep):
         return _analytic_update(state.theta, state.S, self.p, theta_floor=self.theta_floor)
 
 
+def _best_response(v, p):
+    r""":math:`\arg\max_{\theta\ge0,\|\theta\|_p\le1}\theta^\top v` for :math:`v\ge0`:
+    :math:`\theta\propto v^{p^*-1}=v^{1/(p-1)}` on the unit sphere (Hölder's equality case;
+    the maximum is :math:`\|v\|_{p^*}`), computed in the log domain."""
+    v = np.maximum(np.asarray(v, dtype=float), 0.0)
+    with np.errstate(divide="ignore"):
+        z = np.log(v) / (p - 1.0)
+    theta = np.exp(z - np.max(z))
+    return normalize_pnorm(theta, p)
+
+
+def _dual_master_newton(cuts, lam, p, *, max_iter=50, tol=1e-12):
+    r"""Newton's method on the dual master over the support of ``lam``.
+
+    The dual of the master (see :func:`_tangent_lp_master`) is
+    :math:`\max_{\lambda\in\Delta}D(\lambda)=\lambda^\top L-\|S^\top\lambda\|_{p^*}`, a
+    concave function whose gradient is :math:`L-S\theta(\lambda)` with
+    :math:`\theta(\lambda)` the best response (:func:`_best_response`) to
+    :math:`v=S^\top\lambda`, and whose Hessian is :math:`-SJS^\top`,
+    :math:`J=\partial\theta/\partial v=\frac1N(I-\theta(\theta^{p-1})^\top)
+    \mathrm{diag}(q\,w/v)`, :math:`w=v^q`, :math:`q=1/(p-1)`, :math:`N=\|w\|_p`.
+    Equality-constrained Newton steps (:math:`\sum\lambda=1`) on the cuts in the support
+    of ``lam`` (the active cuts of the LP), with backtracking on :math:`D`, solve the KKT
+    system of the master (:math:`L^r-\theta^\top S^r=\eta` on the active cuts) quadratically
+    fast when the support is right. Returns the improved ``lam`` (zero off the support), or
+    None when a step leaves the simplex (the support is wrong: the caller refines the LP).
+    """
+    act = np.flatnonzero(lam > 0)
+    x = lam[act] / lam[act].sum()
+    q = 1.0 / (p - 1.0)
+
+    def dual(x):
+        v = cuts.S[act].T @ x
+        return float(x @ cuts.L[act]) - dual_norm(v, p), v
+
+    D, v = dual(x)
+    for _ in range(max_iter):
+        La, Sa, k = cuts.L[act], cuts.S[act], act.size
+        theta = _best_response(v, p)
+        g = La - Sa @ theta
+        pos = v > 0
+        d = np.zeros_like(v)
+        d[pos] = q * theta[pos] / v[pos]  # q w / (v N)
+        J = d[None, :] * (np.eye(v.size) - np.outer(theta, theta ** (p - 1.0)))
+        H = Sa @ J @ Sa.T  # Hessian of the norm part (D's Hessian is -H)
+        kkt = np.zeros((k + 1, k + 1))
+        kkt[:k, :k] = H + 1e-12 * max(np.trace(H), 1e-300) / k * np.eye(k)
+        kkt[:k, k] = kkt[k, :k] = 1.0
+        try:
+            step = np.linalg.solve(kkt, np.append(g, 0.0))[:k]  # H step + nu 1 = g
+        except np.linalg.LinAlgError:
+            return None
+        if not np.all(np.isfinite(step)):
+            return None
+        if float(g @ step) <= tol * max(1.0, abs(D)):  # stationary on the face
+            out_vals = cuts.L - cuts.S @ theta
+            out_vals[act] = -np.inf
+            r = int(np.argmax(out_vals))
+            if out_vals[r] <= float(x @ g) + tol * max(1.0, abs(D)):
+                break  # no cut off the face is above the face's value: KKT point
+            act, x = np.append(act, r), np.append(x, 0.0)  # add the most violated cut
+            continue
+        neg = step < 0
+        tau_max = min(1.0, float(np.min(-x[neg] / step[neg]))) if np.any(neg) else 1.0
+        tau = tau_max
+        if tau <= 0.0:  # blocked at once by a multiplier at 0: drop it
+            keep = ~((x <= 0) & neg)
+            act, x = act[keep], x[keep]
+            continue
+        while True:  # backtracking on the concave D
+            cand = np.maximum(x + tau * step, 0.0)
+            D_new, v_new = dual(cand)
+            if D_new >= D:
+                break
+            tau *= 0.5
+            if tau < 1e-10:
+                return None
+        x, D, v = cand, D_new, v_new
+        if tau == tau_max < 1.0:  # a cut's multiplier reached 0: leave it out of the face
+            keep = x > 1e-14
+            act, x = act[keep], x[keep] / x[keep].sum()
+            D, v = dual(x)
+    out = np.zeros_like(lam)
+    out[act] = x
+    return out
+
+
+def _tangent_lp_master(cuts, p, tangents, *, inner_eps=1e-6, max_inner=200, max_tangents=None):
+    r"""Restricted master of the semi-infinite program as LPs over an outer polyhedron of the ball.
+
+    The master of the cutting plane of Kloft et al. (2009, Sec. 2.4.2) over the cuts
+    :math:`r=1..R` collected so far,
+
+    .. math::
+        \eta^*=\min_{\theta\ge0,\ \|\theta\|_p\le1}\ \max_r\ L^r-\theta^\top S^r ,
+
+    is solved by outer approximation (Kelley's cutting planes on the constraint): the ball is
+    replaced by the box :math:`0\le\theta\le1` and the tangent half-spaces
+    :math:`g(u)^\top\theta\le1`, :math:`g(u)_m=u_m^{p-1}`, of the unit sphere at points
+    :math:`u\ge0`, :math:`\|u\|_p=1` (by convexity and homogeneity of the norm,
+    :math:`\|\theta\|_p\ge\nabla\|u\|_p^\top\theta=g(u)^\top\theta`, so every tangent
+    half-space contains the ball). Each round solves the LP
+
+    .. math::
+        \underline\eta=\min_{\theta,\eta}\ \eta\quad\text{s.t.}\quad
+        L^r-\theta^\top S^r\le\eta\ (r\le R),\quad g(u_k)^\top\theta\le1\ (k\le T),
+        \quad0\le\theta\le1
+
+    with HiGHS (:func:`mklcore.wrapper.highs_lp`, the machinery of SILP's master
+    :func:`mklcore.wrapper.lp_master`). Its solution :math:`\hat\theta` gives two bounds of
+    the master's value: :math:`\underline\eta\le\eta^*` (a relaxation) and
+    :math:`\bar\eta=\max_r L^r-\bar\theta^\top S^r\ge\eta^*` at the feasible
+    :math:`\bar\theta=\hat\theta/\|\hat\theta\|_p` (as :math:`S^r\ge0`, scaling onto the
+    sphere never raises a cut). While :math:`\bar\eta-\underline\eta>` ``inner_eps``
+    :math:`\cdot\max(1,|\bar\eta|)` the tangent at :math:`u=\bar\theta` (which
+    :math:`\hat\theta` violates when it lies outside the ball) is added and the LP re-solved,
+    so the returned weights solve the master to a certified relative accuracy ``inner_eps``.
+    The tangents depend on the ball only, not on the cuts: they are kept in ``tangents``
+    across outer iterations, so later masters start from a finer polyhedron.
+
+    Parameters
+    ----------
+    cuts : Cuts
+        The cuts :math:`(L^r, S^r)`.
+    p : float
+        Norm, ``1 < p < inf``.
+    tangents : list of ndarray
+        Gradients :math:`g(u_k)` of the tangent half-spaces so far (appended to in place).
+    inner_eps : float, default=1e-6
+        Relative accuracy of the master value.
+    max_inner : int, default=200
+        Maximum number of LPs.
+    max_tangents : int, default=None
+        Keep at most this many tangents (those with the largest slack at the solution are
+        dropped first); None keeps all.
+
+    Returns
+    -------
+    theta : ndarray of shape (n_kernels,)
+        Weights on the unit p-sphere.
+    eta : float
+        :math:`\bar\eta`, the largest cut at ``theta``.
+    n_lp : int
+        Number of LPs solved.
+
+    Raises
+    ------
+    NumericalFailure
+        If HiGHS does not solve an LP.
+    """
+    R, M = cuts.S.shape
+    c = np.zeros(M + 1)
+    c[-1] = 1.0
+    A_cuts = np.hstack([-cuts.S, -np.ones((R, 1))])
+    b_cuts = -cuts.L
+    lb = np.append(np.zeros(M), -np.inf)
+    ub = np.append(np.ones(M), np.inf)
+    no_eq = np.zeros((0, M + 1))
+    best, eta_low = None, -np.inf
+    for n_lp in range(1, max_inner + 1):
+        G = np.asarray(tangents, dtype=float).reshape(-1, M)
+        A_ub = np.vstack([A_cuts, np.hstack([G, np.zeros((G.shape[0], 1))])])
+        b_ub = np.append(b_cuts, np.ones(G.shape[0]))
+        res = highs_lp(c, A_ub, b_ub, no_eq, np.zeros(0), lb, ub)
+        if not res["success"]:
+            raise NumericalFailure(f"lp-norm master LP failed: {res['message']}")
+        eta_low = max(eta_low, float(res["x"][-1]))
+        # candidate 1: the LP solution scaled onto the sphere
+        radial = normalize_pnorm(np.maximum(res["x"][:M], 0.0), p)
+        # candidate 2: the best response to the LP's cut multipliers lambda (the dual of
+        # the master is max_{lambda in simplex} lambda'L - ||S'lambda||_{p*}); its dual
+        # value is a second lower bound
+        lam = np.maximum(-np.asarray(res["ineqlin_marginals"][:R], dtype=float), 0.0)
+        cands = [radial]
+        if lam.sum() > 0:
+            lam /= lam.sum()
+            v = cuts.S.T @ lam
+            eta_low = max(eta_low, float(lam @ cuts.L) - dual_norm(v, p))
+            if np.isfinite(p) and np.any(v > 0):
+                cands.append(_best_response(v, p))
+                polished = _dual_master_newton(cuts, lam, p)
+                if polished is not None:  # the KKT point on the LP's active cuts
+                    v = cuts.S.T @ polished
+                    eta_low = max(eta_low, float(polished @ cuts.L) - dual_norm(v, p))
+                    cands.append(_best_response(v, p))
+        for cand in cands:
+            val = float(np.max(cuts.values(cand)))
+            if best is None or val < best[1]:
+                best = (cand, val)
+        if best[1] - eta_low <= inner_eps * max(1.0, abs(best[1])) or np.isinf(p):
+            break  # certified (p = inf: the box is the ball, the first LP is exact)
+        for cand in cands:  # the tangents at both candidates (both cut off the LP point
+            tangents.append(cand ** (p - 1.0))  # or make the LP's dual bound exact)
+    theta, eta = best
+    if max_tangents is not None and len(tangents) > max_tangents:
+        slack = 1.0 - np.asarray(tangents) @ theta
+        keep = np.sort(np.argsort(slack, kind="stable")[:max_tangents])
+        tangents[:] = [tangents[k] for k in keep]
+    return theta, eta, n_lp
+
+
 #: above this p the cutting-plane master uses the unit box (the p = inf ball) instead of the
 #: Taylor QCLP (whose coefficients theta^(p-2) under/overflow): the p-ball lies between the
 #: box scaled by M^(-1/p) and the box, a relative difference below ln(M)/p ~ 1e-6
@@ -301,9 +503,18 @@ _P_EXACT_MAX = 1e3
 
 
 class _CuttingPlaneStep(SIPWeightStep):
-    r"""Column generation for the semi-infinite program with nested SQCLP masters.
+    r"""Column generation for the semi-infinite program of Kloft et al. (2009, Sec. 2.4.2).
 
-    Kloft et al. (2009, Sec. 2.4.2); the LP of SILP at p = 1.
+    Each step adds the cut :math:`\eta\ge L(\alpha)-\theta^\top S(\alpha)` of the current SVM
+    and solves the restricted master over the cuts. Masters (``master=``):
+
+    * ``"lp"`` (default): LPs over an outer polyhedron of the p-ball refined by tangent
+      planes (:func:`_tangent_lp_master`), solved by HiGHS as SILP's master, to a certified
+      accuracy ``inner_eps``; at p = 1 the LP of SILP itself (:func:`mklcore.wrapper.lp_master`);
+    * ``"sqclp"``: the paper's sequence of second-order Taylor QCLPs around the current point
+      (Sec. 2.4.2; cvxpy + Clarabel) until the master value settles to ``inner_eps``;
+    * ``"exact"``: one conic program with the exact constraint ``pnorm(theta, p) <= 1``
+      (cvxpy + Clarabel, p <= 1000).
 
     Stops on :math:`\Delta_{rel}` (default) or, with ``stop="sip"``, on the SIP gap
     :math:`|1-\eta/J|` (see :class:`~mklcore.wrapper.SIPWeightStep`).
@@ -311,24 +522,46 @@ class _CuttingPlaneStep(SIPWeightStep):
 
     method = "lpmkl"
 
-    def __init__(self, p, *, master="sqclp", inner_eps=1e-6, max_inner=50, **cut_options):
+    def __init__(self, p, *, master="lp", inner_eps=1e-6, max_inner=None, max_tangents=500,
+                 **cut_options):
         super().__init__(**cut_options)
-        self.p, self.kind, self.inner_eps, self.max_inner = p, master, inner_eps, max_inner
+        self.p, self.kind, self.inner_eps = p, master, inner_eps
+        self.max_inner = (200 if master == "lp" else 50) if max_inner is None else max_inner
+        self.max_tangents = max_tangents
+        self.tangents = []  # tangent planes of the unit p-sphere (the "lp" master)
+        self.n_lp = 0
         self.fallback = None  # (n_cuts, reason) once the SQCLP master gave way to the exact one
         self.label = f"LpMKL (cutting_plane, p={p:g})"
+
+    def init(self, n_kernels):
+        if self.kind == "lp" and 1 < self.p <= _P_BOX:  # tangent at the uniform weights
+            self.tangents = [np.full(n_kernels, float(n_kernels) ** ((1.0 - self.p) / self.p))]
+        return super().init(n_kernels)
 
     def master(self, state):
         cuts = self.cuts
         if self.p == 1:  # the LP of SILP (Sonnenburg et al. 2006, Algorithm 1)
             theta, eta = lp_master(cuts)
             self.n_master_solves += 1
+        elif self.kind == "lp":  # beyond _P_BOX: the LP over the box (the p = inf ball)
+            p_ball = np.inf if self.p > _P_BOX else self.p
+            theta, eta, n_lp = _tangent_lp_master(cuts, p_ball, self.tangents,
+                                                  inner_eps=self.inner_eps,
+                                                  max_inner=self.max_inner,
+                                                  max_tangents=self.max_tangents)
+            self.n_master_solves += 1
+            self.n_lp += n_lp
+            if p_ball != self.p:
+                theta = normalize_pnorm(theta, self.p)
+                eta = float(np.max(cuts.values(theta)))
         elif self.kind == "exact" and self.p > _P_EXACT_MAX:
             raise NumericalFailure(
                 f"master='exact' supports p <= {_P_EXACT_MAX:g} (cvxpy's pnorm); use "
-                f"master='sqclp' for p={self.p:g}")
+                f"master='lp' for p={self.p:g}")
         elif self.kind == "exact" or self.p > _P_BOX:
-            # for huge p the Taylor terms theta^(p-2) and the power cones are numerically
-            # useless; use the box (see _P_BOX), then normalise to the p-sphere
+            # for huge p the Taylor terms theta^(p-2), the power cones and the tangents
+            # u^(p-1) are numerically useless; use the box (see _P_BOX), then normalise to
+            # the p-sphere
             theta, eta = _cvx_master(cuts, np.inf if self.p > _P_BOX else self.p,
                                      kind="exact")
             self.n_master_solves += 1
@@ -367,6 +600,8 @@ class _CuttingPlaneStep(SIPWeightStep):
     def result_extras(self):
         out = super().result_extras()
         out["master_fallback"] = self.note() or None
+        if self.kind == "lp" and self.p > 1:
+            out["n_master_lps"] = self.n_lp
         return out
 
     def note(self):
@@ -387,9 +622,10 @@ _SOLVER_OPTIONS = {
                "armijo_c": [Interval("real", 0, 1, closed="left")],
                "theta_floor": [Interval("real", 0, 1e-3, closed="right")]},
     "analytic": {"theta_floor": [Interval("real", 0, 1e-3, closed="right")]},
-    "cutting_plane": {"master": [Options("sqclp", "exact")],
+    "cutting_plane": {"master": [Options("lp", "sqclp", "exact")],
                       "inner_eps": [Interval("real", 0, None, closed="neither")],
-                      "max_inner": [Interval("int", 1, None)],
+                      "max_inner": [Interval("int", 1, None), None],
+                      "max_tangents": [Interval("int", 1, None), None],
                       "max_cuts": [Interval("int", 1, None)],
                       "prune_cuts": [bool],
                       "stop": [Options("gap", "sip")]},
@@ -408,16 +644,18 @@ _LPMKL_CONSTRAINTS = {
 
 
 def default_engine(solver, p, n_samples, *, mode=None, svm_backend=None, mkl_every=None,
-                   **_ignored):
+                   master="lp", **_ignored):
     r"""The SVM engine of :func:`lpmkl_solve`: ``(mode, svm_backend, mkl_every)``.
 
     Fills in what the caller left unset with the fastest certified engine measured for each
     weight update (see the Notes of :func:`lpmkl_solve`): ``mode="interleaved"`` (the
     warm-started :class:`~mklcore.smo.StackSMO`, ``max(10, n_samples // 20)`` SMO
     iterations between weight steps) for ``"newton"`` and ``"analytic"`` at finite p and for
-    ``"cutting_plane"`` at p = 1 (a linear master, as SILP); ``mode="wrapper"`` (the SVM
-    solved before every step, warm-started) for ``"cutting_plane"`` at p > 1 (whose conic master problems cost more than the SVM
-    iterations that interleaving saves) and for ``p=inf`` (one SVM on the sum kernel).
+    ``"cutting_plane"`` at p = 1 (a linear master, as SILP) and at p > 1 with its default LP
+    master (``master="lp"``); ``mode="wrapper"`` (the SVM solved before every step,
+    warm-started) for ``"cutting_plane"`` with the cvxpy masters ``"sqclp"`` and ``"exact"``
+    (whose conic master problems cost more than the SVM iterations that interleaving saves)
+    and for ``p=inf`` (one SVM on the sum kernel).
 
     Parameters
     ----------
@@ -435,6 +673,8 @@ def default_engine(solver, p, n_samples, *, mode=None, svm_backend=None, mkl_eve
         engine; ``"libsvm"``, scikit-learn's SVC, is the reference).
     mkl_every : int, default=None
         Chosen chunk length, or None for the default above (ignored in wrapper mode).
+    master : {"lp", "sqclp", "exact"}, default="lp"
+        Master problem of ``"cutting_plane"`` (ignored by the other solvers).
     **_ignored
         Other solver options (not used here).
 
@@ -448,7 +688,7 @@ def default_engine(solver, p, n_samples, *, mode=None, svm_backend=None, mkl_eve
     if mode is None and svm_backend not in (None, "smo"):
         mode = "wrapper"  # another backend (e.g. LIBSVM) cannot be interleaved
     if mode is None:
-        conic_master = solver == "cutting_plane" and p > 1
+        conic_master = solver == "cutting_plane" and p > 1 and master != "lp"
         mode = "wrapper" if np.isinf(p) or conic_master else "interleaved"
     if svm_backend is None:
         svm_backend = default_backend()
@@ -498,8 +738,9 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="auto", tol=1e-5, max_iter=1000, s
         Misclassification penalty :math:`C` of (5)/(6). Must be > 0.
     solver : {"auto", "newton", "cutting_plane", "analytic"}, default="auto"
         Weight update: ``"newton"`` (Sec. 2.4.1 of [1]_; needs p > 1), ``"cutting_plane"``
-        (the semi-infinite program by column generation with SQCLP masters, Sec. 2.4.2 of
-        [1]_; an LP master for p = 1), ``"analytic"`` (closed form of [2]_, Algorithm 1).
+        (the semi-infinite program of Sec. 2.4.2 of [1]_ by column generation; its master
+        problems are LPs solved by HiGHS, as SILP's, with tangent planes of the p-ball for
+        p > 1, or the paper's SQCLPs with ``master="sqclp"``), ``"analytic"`` (closed form of [2]_, Algorithm 1).
         ``"auto"`` picks ``"newton"`` for p > 1 (the paper's own update, the fastest measured)
         and ``"cutting_plane"`` for p = 1 (where Newton's step on :math:`\log\theta` is
         undefined; its LP master is SILP's, the exact l1 solution).
@@ -518,9 +759,13 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="auto", tol=1e-5, max_iter=1000, s
     **solver_options
         ``"newton"``: ``newton_steps=1``, ``ls_shrink=0.5``, ``ls_min=1e-9``, ``armijo_c=0``
         (0: any strict decrease; SHOGUN uses 1e-4), ``theta_floor=1e-12``. ``"analytic"``:
-        ``theta_floor=1e-12``. ``"cutting_plane"``: ``master={"sqclp", "exact"}`` (Taylor
-        QCLPs, or the exact ``pnorm`` constraint for p <= 1000), ``inner_eps=1e-6`` (SQCLP
-        stop), ``max_inner=50``, ``max_cuts=100`` and ``prune_cuts=True`` (keep at most
+        ``theta_floor=1e-12``. ``"cutting_plane"``: ``master={"lp", "sqclp", "exact"}``
+        (``"lp"``, default: LPs over tangent planes of the p-ball with Newton steps on the
+        dual master, certified to ``inner_eps``, no cvxpy; ``"sqclp"``: the paper's Taylor
+        QCLPs, Sec. 2.4.2 of [1]_, cvxpy + Clarabel; ``"exact"``: one conic program with the
+        ``pnorm`` constraint, p <= 1000), ``inner_eps=1e-6`` (relative accuracy of the master
+        value), ``max_inner`` (LPs or QCLPs per master, default 200 / 50),
+        ``max_tangents=500`` (tangent planes kept by ``"lp"``), ``max_cuts=100`` and ``prune_cuts=True`` (keep at most
         ``max(max_cuts, 2 * n_active)`` cuts), ``stop={"gap", "sip"}`` (``"sip"``: stop on
         the SIP gap :math:`|1-\eta/J|`, the paper's "inner SIP precision"). All solvers:
         ``mode={"wrapper", "interleaved"}`` (``"interleaved"``: the paper's scheme,
@@ -568,11 +813,12 @@ def lpmkl_solve(K, y, *, p=2.0, C=1.0, solver="auto", tol=1e-5, max_iter=1000, s
     ``n_kernel_rows`` to the result.
 
     Engine (:func:`default_engine`): every SVM runs on the compiled SMO engine of
-    :mod:`mklcore.smo`. ``"newton"`` and ``"analytic"`` (and ``"cutting_plane"`` at p = 1)
-    interleave a weight step after every ``max(10, n // 20)`` SMO iterations (Sonnenburg et
-    al. 2006, Algorithm 2; the caches :math:`H_m=K_m(\alpha\circ y)` give :math:`S_m` and the
-    gradient at new weights in :math:`O(Mn)`); the cutting plane at p > 1 and ``p=inf`` solve
-    the SVM to ``svm_tol`` before each step (``mode="wrapper"``), warm-started. Both modes stop
+    :mod:`mklcore.smo`. ``"newton"``, ``"analytic"`` and ``"cutting_plane"`` (with its
+    default LP master) interleave a weight step after every ``max(10, n // 20)`` SMO
+    iterations (Sonnenburg et al. 2006, Algorithm 2; the caches :math:`H_m=K_m(\alpha\circ
+    y)` give :math:`S_m` and the gradient at new weights in :math:`O(Mn)`); the cutting plane
+    with the cvxpy masters (``master="sqclp"`` or ``"exact"``) and ``p=inf`` solve the SVM
+    to ``svm_tol`` before each step (``mode="wrapper"``), warm-started. Both modes stop
     at the same certified gap ``tol``. Measured costs: ``benchmarks/README.md``.
 
     References
@@ -635,7 +881,8 @@ def _lpmkl(owner, K, y, epsilon, *, p, C, solver, tol, max_iter, svm_tol, callba
         step = _AnalyticStep(p, **own)
     else:
         step = _CuttingPlaneStep(p, **own)
-    mode, backend, mkl_every = default_engine(solver, p, K.shape[1], **common)
+    mode, backend, mkl_every = default_engine(solver, p, K.shape[1],
+                                              master=own.get("master", "lp"), **common)
     result = run_wrapper(K, y_pm, step, C=C, tol=tol, max_iter=max_iter, svm_tol=svm_tol,
                          callback=callback, verbose=int(verbose), svm_backend=backend,
                          polish_tol=common.get("polish_tol"), extras=extras, mode=mode,

@@ -12,7 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 from mklcore.lpnorm import (LpMKLClassifier, _analytic_update, _cvx_master, _newton_update,
-                            default_engine,
+                            _dual_master_newton, _tangent_lp_master, default_engine,
                             _taylor_coefficients, lpmkl_solve, sum_kernel_svm_solve)
 from mklcore.reference import TOY_OPTIMA, ReferenceSolverError, solve_primal_cvx, toy_problem
 from mklcore.svm import svm_solve
@@ -31,7 +31,7 @@ CERT_FLOOR = -1e-8   # rigorous gap P_hinge - D_p >= -1e-8
 
 P_GT_1 = [4 / 3, 2.0, 4.0, 16.0]
 SOLVERS = [("newton", {}), ("analytic", {}), ("cutting_plane", {}),
-           ("cutting_plane", {"master": "exact"})]
+           ("cutting_plane", {"master": "sqclp"}), ("cutting_plane", {"master": "exact"})]
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +77,7 @@ def _check_run(res, K, y, C, p):
     assert len(h["objective"]) == len(h["gap"]) == len(h["time"]) == res.n_iter
 
 
-@pytest.mark.parametrize("solver,opts", SOLVERS, ids=["newton", "analytic", "cp-sqclp", "cp-exact"])
+@pytest.mark.parametrize("solver,opts", SOLVERS, ids=["newton", "analytic", "cp-lp", "cp-sqclp", "cp-exact"])
 @pytest.mark.parametrize("p", P_GT_1, ids=lambda p: f"p={p:.3g}")
 def test_solvers_reach_toy_optimum(toy, oracle, p, solver, opts):
     """Every lp solver reaches the optimum of (6) (TOY_OPTIMA and cvxpy)."""
@@ -252,6 +252,70 @@ def test_taylor_surrogate(toy):
     th2, eta2 = _cvx_master(cuts, 2.0, theta_tilde=normalize_pnorm(th1, 2.0))
     np.testing.assert_allclose(eta2, eta1, rtol=1e-7)
     np.testing.assert_allclose(eta1, _cvx_master(cuts, 2.0, kind="exact")[1], rtol=1e-7)
+
+
+def _toy_cuts(toy, thetas, p=4 / 3):
+    """Cuts of the SVMs of the toy problem at the given (normalised) weights."""
+    K, y, C = toy
+    cuts = Cuts(K.shape[0], prune=False)
+    for theta in thetas:
+        st = svm_solve(K, y, weights=normalize_pnorm(np.array(theta), p), C=C, tol=1e-8)
+        cuts.add(st.alpha.sum(), 0.5 * st.q)
+    return cuts
+
+
+@pytest.mark.parametrize("p", [4 / 3, 2.0, 3.0], ids=lambda p: f"p={p:.3g}")
+def test_lp_master_matches_exact_conic_master(toy, p):
+    """The default master (LPs over tangent planes + Newton on the dual, Kloft et al. 2009,
+    Sec. 2.4.2) reaches the optimum of the exact pnorm master (cvxpy) on the same cuts, and
+    certifies it: its value lies between the dual bound and the exact optimum + 1e-6."""
+    cuts = _toy_cuts(toy, ([0.5, 0.5, 0.5, 0.5], [0.9, 0.3, 0.1, 0.2], [0.2, 0.2, 0.9, 0.3],
+                           [0.1, 0.8, 0.3, 0.6]))
+    try:
+        theta_x, eta_x = _cvx_master(cuts, p, kind="exact")
+    except Exception as exc:  # pragma: no cover
+        pytest.skip(f"cvxpy master failed: {exc}")
+    tangents = [np.full(4, 4.0 ** ((1 - p) / p))]
+    theta, eta, n_lp = _tangent_lp_master(cuts, p, tangents, inner_eps=1e-9)
+    np.testing.assert_allclose(pnorm(theta, p), 1.0, atol=1e-12)
+    assert eta == pytest.approx(np.max(cuts.values(theta)), rel=1e-14)
+    assert eta >= eta_x - 1e-6 * abs(eta_x)  # theta is feasible: no better than the optimum
+    np.testing.assert_allclose(eta, eta_x, rtol=1e-6)
+    np.testing.assert_allclose(theta, normalize_pnorm(theta_x, p), atol=1e-3)
+    assert 1 <= n_lp <= 5
+
+
+def test_dual_master_newton_fixes_a_wrong_support(toy):
+    """Started on a single cut (a wrong active set), the active-set Newton method on the dual
+    master adds the violated cuts and stops at the KKT point: its dual value equals the exact
+    master optimum (weak duality makes it a lower bound, the exact master an upper bound)."""
+    p = 4 / 3
+    cuts = _toy_cuts(toy, ([0.5, 0.5, 0.5, 0.5], [0.9, 0.3, 0.1, 0.2], [0.2, 0.2, 0.9, 0.3]))
+    _, eta_x = _cvx_master(cuts, p, kind="exact")
+    lam = _dual_master_newton(cuts, np.array([1.0, 0.0, 0.0]), p)
+    assert lam is not None and np.all(lam >= 0) and lam.sum() == pytest.approx(1.0)
+    dual_value = lam @ cuts.L - dual_norm(cuts.S.T @ lam, p)
+    np.testing.assert_allclose(dual_value, eta_x, rtol=1e-7)
+
+
+@pytest.mark.parametrize("p", [4 / 3, 2.0, 3.0], ids=lambda p: f"p={p:.3g}")
+@pytest.mark.parametrize("master", ["lp", "sqclp"])
+def test_cutting_plane_masters_reach_cvx_oracle(toy, oracle, p, master):
+    """Both masters of the cutting plane reach the cvxpy optimum of (6) at p = 4/3, 2, 3 with
+    a certified relative duality gap (the certificate does not depend on the master)."""
+    K, y, C = toy
+    res = lpmkl_solve(K, y, p=p, C=C, solver="cutting_plane", master=master, tol=MKL_TOL,
+                      svm_tol=SVM_TOL)
+    assert res.success and res.gap <= MKL_TOL and res.rigorous_gap >= CERT_FLOOR
+    ref = oracle(p)
+    if ref is None:  # pragma: no cover
+        pytest.skip("cvxpy oracle did not solve")
+    np.testing.assert_allclose(res.objective, ref["objective"], rtol=OBJ_RTOL)
+    np.testing.assert_allclose(res.weights, ref["theta"], atol=THETA_ATOL)
+    if master == "lp":  # no cvxpy: LPs (one per master problem here) and Newton steps
+        assert res.n_master_lps >= res.n_master_solves >= 1
+    else:
+        assert "n_master_lps" not in res
 
 
 def test_wrapper_monotonicity_analytic(toy):
@@ -556,7 +620,7 @@ def test_sqclp_master_falls_back_to_exact(toy, monkeypatch):
 
     K, y, C = toy
     exact = lpmkl_solve(K, y, p=4 / 3, C=C, solver="cutting_plane", master="exact", tol=1e-6)
-    plain = lpmkl_solve(K, y, p=4 / 3, C=C, solver="cutting_plane", tol=1e-6)
+    plain = lpmkl_solve(K, y, p=4 / 3, C=C, solver="cutting_plane", master="sqclp", tol=1e-6)
     assert plain.master_fallback is None and "master=" not in plain.message
     real = lpnorm._cvx_master
 
@@ -566,7 +630,7 @@ def test_sqclp_master_falls_back_to_exact(toy, monkeypatch):
         return real(cuts, p, theta_tilde=theta_tilde, kind=kind)
 
     monkeypatch.setattr(lpnorm, "_cvx_master", failing)
-    res = lpmkl_solve(K, y, p=4 / 3, C=C, solver="cutting_plane", tol=1e-6)
+    res = lpmkl_solve(K, y, p=4 / 3, C=C, solver="cutting_plane", master="sqclp", tol=1e-6)
     assert res.success and res.status == 0
     assert "continued with master='exact'" in res.message
     assert res.master_fallback.startswith("the SQCLP master failed at cut 2")
@@ -626,13 +690,15 @@ def test_fast_default_engine_is_certified_and_agrees(toy, solver, p):
 
 
 def test_default_engine_choices():
-    """Interleaved for Newton / analytic / LP masters; wrapper for conic masters, p = inf and
-    any non-SMO backend; explicit choices are kept."""
+    """Interleaved for Newton / analytic / LP masters (p >= 1); wrapper for the cvxpy masters,
+    p = inf and any non-SMO backend; explicit choices are kept."""
     assert default_engine("newton", 2.0, 1000) == ("interleaved", "smo", 50)
     assert default_engine("analytic", 1.0, 100) == ("interleaved", "smo", 10)
     assert default_engine("cutting_plane", 1.0, 400) == ("interleaved", "smo", 20)
     fast = default_backend()  # LIBSVM without scikit-learn's per-call checks, when it works
-    assert default_engine("cutting_plane", 2.0, 400) == ("wrapper", fast, None)
+    assert default_engine("cutting_plane", 2.0, 400) == ("interleaved", "smo", 20)  # LP master
+    assert default_engine("cutting_plane", 2.0, 400, master="sqclp") == ("wrapper", fast, None)
+    assert default_engine("cutting_plane", 2.0, 400, master="exact") == ("wrapper", fast, None)
     assert default_engine("newton", np.inf, 400) == ("wrapper", fast, None)
     assert default_engine("newton", 2.0, 400, svm_backend="libsvm") == ("wrapper", "libsvm",
                                                                         None)

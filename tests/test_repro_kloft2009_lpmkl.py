@@ -175,3 +175,45 @@ def test_standard_error_and_cpu_budget():
     with pytest.raises(StopIteration):
         while True:
             budget(None)
+
+
+def _fig2_pairs(nb, means, **kw):
+    return nb["figure2_pairs"](_fig2_rows(means, **kw), "synthetic")
+
+
+def test_synthetic_dna_finding_follows_g1(nb):
+    """The report's synthetic-DNA bullet is decided by G1's numbers: l1 significantly above the
+    sum kernel (the committed run's case) is said so, with a hypothesis for why l1 beats the
+    sum kernel; l1 below is the paper's finding; ties keep the 'loses little' hypothesis.
+    The finding agrees with the G1 claim of the notebook on the same pairs."""
+    w = [0.47, 0.19, 0.21, 0.07, 0.07]
+    cases = {
+        "above": {100: {"1": 0.86, "4/3": 0.85, "2": 0.85, "4": 0.84, "inf": 0.84},
+                  400: {"1": 0.88, "4/3": 0.875, "2": 0.87, "4": 0.87, "inf": 0.87}},
+        "below": {100: {"1": 0.80, "4/3": 0.86, "2": 0.89, "4": 0.85, "inf": 0.84},
+                  400: {"1": 0.85, "4/3": 0.895, "2": 0.90, "4": 0.895, "inf": 0.895}},
+    }
+    for expected, means in cases.items():
+        rows = _fig2_rows(means)
+        pooled, above_at = ke.l1_vs_sum_kernel(nb["figure2_pairs"](rows, "synthetic"))
+        finding, text = ke.synthetic_dna_finding(pooled, above_at, w)
+        assert finding == expected, text
+        g1 = nb["figure2_claims"](rows, "synthetic")[0]
+        assert g1.holds is (expected == "below")
+        assert "l1 keeps 5 of 5 kernels" in text and "47% on signal (WDS)" in text
+        assert pooled.evidence in text
+        assert "not below" not in text and "not significantly" not in text
+    _, above = ke.synthetic_dna_finding(*ke.l1_vs_sum_kernel(_fig2_pairs(nb, cases["above"])), w)
+    assert "significantly above the sum kernel" in above and "G1 does not hold" in above
+    assert "unequal signal" in above and "same weight" in above
+    assert "no reason to drop" not in above
+    _, below = ke.synthetic_dna_finding(*ke.l1_vs_sum_kernel(_fig2_pairs(nb, cases["below"])), w)
+    assert "significantly below the sum kernel" in below and "G1 holds" in below
+    tied = {100: {q: 0.85 for q in ("1", "4/3", "2", "4", "inf")},
+            400: {q: 0.88 for q in ("1", "4/3", "2", "4", "inf")}}
+    pooled, above_at = ke.l1_vs_sum_kernel(_fig2_pairs(nb, tied, noise=0.003, alternating=True))
+    finding, text = ke.synthetic_dna_finding(pooled, above_at, w)
+    assert finding == "neither" and "G1 is inconclusive" in text and "no reason to drop" in text
+    # significant at one n only, not pooled: still "above", naming that n
+    finding, text = ke.synthetic_dna_finding(pooled, [100], w)
+    assert finding == "above" and "at n = [100]" in text
