@@ -64,6 +64,7 @@ def under_two_blas_kernels():
 #: matters, and roughly: a scope that grew a lot moves up this list.
 SCOPE_SECONDS = {
     "notebooks/gonen2008_lmkl.ipynb": 110,
+    "tests/test_common.py": 80,
     "notebooks/dinuzzo2010_rls2.ipynb": 75,
     "notebooks/yang2012_stpmkl.ipynb": 65,
     "notebooks/hinrichs2012_qmkl.ipynb": 55,
@@ -71,8 +72,17 @@ SCOPE_SECONDS = {
     "tests/test_runner.py": 45,
     "tests/test_notebook_determinism.py": 37,
     "notebooks/kloft2009_lpmkl.ipynb": 35,
+    "tests/test_bad_inputs.py": 28,
     "notebooks/mkl_benchmark.ipynb": 25,
+    "tests/test_packaging.py": 22,
+    "tests/test_notebooks.py": 20,
     "notebooks/quickstart.ipynb": 15,
+    "tests/test_experiments.py": 14,
+    "tests/test_qmkl.py": 13,
+    "tests/test_svm.py": 12,
+    "tests/test_dask.py": 11,
+    "tests/test_localized.py": 10,
+    "tests/test_stpmkl.py": 10,
 }
 SECONDS_PER_TEST = 0.05
 
