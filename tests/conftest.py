@@ -55,3 +55,57 @@ def under_two_blas_kernels():
         return tuple(outputs)
 
     return run
+
+
+# ----------------------------------------------------------------------------- test order
+#: seconds of the slow scopes of ``make test`` (a scope as pytest-xdist's ``--dist loadscope``
+#: sees it: a notebook, or a test module), measured on an idle 2-core machine with
+#: ``pytest --durations``; scopes not listed count SECONDS_PER_TEST per test. Only the order
+#: matters, and roughly: a scope that grew a lot moves up this list.
+SCOPE_SECONDS = {
+    "notebooks/gonen2008_lmkl.ipynb": 110,
+    "tests/test_common.py": 80,
+    "notebooks/dinuzzo2010_rls2.ipynb": 75,
+    "notebooks/yang2012_stpmkl.ipynb": 65,
+    "notebooks/hinrichs2012_qmkl.ipynb": 55,
+    "tests/test_book.py": 50,
+    "tests/test_runner.py": 45,
+    "tests/test_notebook_determinism.py": 37,
+    "notebooks/kloft2009_lpmkl.ipynb": 35,
+    "tests/test_bad_inputs.py": 28,
+    "notebooks/mkl_benchmark.ipynb": 25,
+    "tests/test_packaging.py": 22,
+    "tests/test_notebooks.py": 20,
+    "notebooks/quickstart.ipynb": 15,
+    "tests/test_experiments.py": 14,
+    "tests/test_qmkl.py": 13,
+    "tests/test_svm.py": 12,
+    "tests/test_dask.py": 11,
+    "tests/test_localized.py": 10,
+    "tests/test_stpmkl.py": 10,
+}
+SECONDS_PER_TEST = 0.05
+
+
+def _scope(item):
+    """The scope of an item for ``--dist loadscope`` (its node id up to the last ``::``)."""
+    return item.nodeid.rsplit("::", 1)[0]
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Run the longest scopes first, each scope's tests in their collected order.
+
+    ``make test`` runs two processes that take scopes from one queue in this order
+    (``--dist loadscope --no-loadscope-reorder``): longest first keeps both busy to the end,
+    where xdist's own order (most tests first) left the book test and the slow notebooks to
+    the end, one process running them while the other idled.
+    """
+    scopes = {}
+    for item in items:
+        scopes.setdefault(_scope(item), []).append(item)
+
+    def cost(scope):
+        return SCOPE_SECONDS.get(scope, SECONDS_PER_TEST * len(scopes[scope]))
+
+    items[:] = [item for scope in sorted(scopes, key=cost, reverse=True)
+                for item in scopes[scope]]
