@@ -14,7 +14,8 @@ from ._validation import (Interval, Options, check_classification_inputs,
                           check_regression_inputs, validate_params)
 from .lpnorm import EPSILON_CONSTRAINT, default_engine
 from .tasks import OneVsRestTask, RegressionTask
-from .wrapper import SIPWeightStep, lp_master, run_wrapper
+from .masters import lp_master
+from .wrapper import SIPWeightStep, run_wrapper
 
 __all__ = ["silp_solve", "SILPMKLClassifier", "silp_svr_solve", "SILPMKLRegressor"]
 

@@ -42,13 +42,17 @@ _OVERFLOW = [
 #: unweighted sum kernel) and ``"svm"``; looked up after normalisation, see ``method_palette``
 METHOD_COLORS = {
     "simplemkl": _COLORBLIND[0],
+    "simplemkl_svr": _COLORBLIND[0],
     "lpmkl": _COLORBLIND[1],
     "lpmkl_newton": _COLORBLIND[1],
     "lpmkl_cutting_plane": _COLORBLIND[1],
     "lpmkl_analytic": _COLORBLIND[1],
+    "lpmkl_svr": _COLORBLIND[1],
     "silp": _COLORBLIND[2],
+    "silp_svr": _COLORBLIND[2],
     "summkl": _COLORBLIND[7],
     "sum_kernel": _COLORBLIND[7],
+    "sum_kernel_svr": _COLORBLIND[7],
     "stpmkl": _COLORBLIND[3],
     "stpmkl_exact": _COLORBLIND[3],
     "stpmkl_amp": _COLORBLIND[3],
