@@ -66,11 +66,7 @@ class Cuts:
 
 def highs_lp(c, A_ub, b_ub, A_eq, b_eq, lb, ub):
     r"""Solve :math:`\min c^\top x` s.t. :math:`A_{ub}x\le b_{ub}`, :math:`A_{eq}x=b_{eq}`,
-    :math:`lb\le x\le ub` with HiGHS, exactly as ``scipy.optimize.linprog(method="highs")``.
-
-    For the small master LPs that cutting-plane MKL solvers re-solve at every iteration
-    (:func:`scipy.optimize.linprog`, public API; its per-call cost is in
-    ``benchmarks/README.md``).
+    :math:`lb\le x\le ub` with HiGHS (``scipy.optimize.linprog(method="highs")``).
 
     Parameters
     ----------

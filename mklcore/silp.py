@@ -126,18 +126,14 @@ def silp_solve(K, y, *, C=1.0, tol=1e-5, max_iter=1000, svm_tol=1e-3, callback=N
     See Also
     --------
     simplemkl_solve : the same problem by reduced gradient.
+    lpmkl_solve : lp-norm MKL (``p=1, solver="cutting_plane"`` is this method).
     mklcore.lpnorm.default_engine : the choice of the default mode.
 
     Notes
     -----
-    Default engine (measured): interleaved, as :func:`~mklcore.lpnorm.lpmkl_solve`. CPU
-    seconds, one BLAS thread, min of 2-3 runs, as ratios to scikit-learn's ``SVC`` on the
-    summed kernel (sum included; 50 Gaussian kernels on MNIST odd vs even, C = 1, tol 1e-5):
-    wrapper 4.5x -> interleaved 2.8x at n = 1000, 7.0x -> 3.1x at n = 2000; on the 442-kernel
-    ionosphere bank of SimpleMKL (245 points) 3.8x -> 2.5x. Both stop at a certified gap
-    ``tol`` (in interleaved mode usually through the LP bound :math:`|1-\eta/J|`); the
-    objectives agree to about 1e-5 (relative).
-    lpmkl_solve : lp-norm MKL (``p=1, solver="cutting_plane"`` is this method).
+    The default engine is interleaved, as for :func:`~mklcore.lpnorm.lpmkl_solve` (measured
+    costs: ``benchmarks/README.md``). Both modes stop at a certified gap ``tol`` (in
+    interleaved mode usually through the LP bound :math:`|1-\eta/J|`).
 
     References
     ----------

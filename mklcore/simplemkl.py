@@ -632,9 +632,8 @@ class _SimpleMKLStep(WeightStep):
     method = "simplemkl"
     label = "SimpleMKL"
     criterion_name = "duality gap"
-    #: most faces the derivative line search passes without an SVM (measured: 32 gives the
-    #: fewest SVM calls on MNIST n = 1000 and the fewest iterations on ionosphere; without a
-    #: cap the chord steps get poor and ionosphere needs 5x the iterations)
+    #: most faces the derivative line search passes without an SVM (the choice is measured in
+    #: ``benchmarks/README.md``)
     max_faces_skipped = 32
 
     def __init__(self, *, gs_tol=0.1, step_cap=0.1, numerical_precision=1e-8,

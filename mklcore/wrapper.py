@@ -132,12 +132,10 @@ def conjugate_exponent(p):
 def log_sum_exp(a):
     r""":math:`\log\sum_i e^{a_i}` of a 1-D float array, stably.
 
-    The computation of :func:`scipy.special.logsumexp` for real vectors, step for step, so
-    the same value to the last bit, without its per-call overhead (array-namespace dispatch
-    and broadcasting; the hot spot of the lp-norm weight updates, called several times per
-    iteration on vectors of a few dozen entries): with :math:`a^*=\max_i a_i` attained
-    :math:`k` times and :math:`s=\sum_{a_i<a^*}e^{a_i-a^*}`, the value is
-    :math:`\log(1+s/k)+\log k+a^*`; where that is not finite,
+    The computation of :func:`scipy.special.logsumexp` for real vectors, step for step (the
+    same value to the last bit) for the small vectors of the weight updates: with
+    :math:`a^*=\max_i a_i` attained :math:`k` times and :math:`s=\sum_{a_i<a^*}e^{a_i-a^*}`,
+    the value is :math:`\log(1+s/k)+\log k+a^*`; where that is not finite,
     :math:`\log\sum_i e^{a_i}` directly.
 
     Parameters
