@@ -24,10 +24,17 @@ def test_registry_is_complete_and_consistent():
 
 
 def test_every_method_has_a_plot_colour():
+    """Every entry carries its colour; the figures use it, one colour per method."""
     from mklcore.repro.plotting import METHOD_COLORS, method_palette
 
     assert set(NAMES) <= set(METHOD_COLORS)
-    for name in NAMES:
-        assert method_palette([name])[name] == METHOD_COLORS[name]
+    for name, info in SOLVERS.items():
+        assert info.color.startswith("#") and len(info.color) == 7
+        assert method_palette([name])[name] == METHOD_COLORS[name] == info.color
         if name.endswith("_svr"):  # an epsilon-SVR path has its classifier path's colour
-            assert METHOD_COLORS[name] == METHOD_COLORS[name[:-len("_svr")]]
+            assert info.color == METHOD_COLORS[name[:-len("_svr")]]
+    # the solve paths of one method share its colour; different methods differ
+    assert SOLVERS["lpmkl_newton"].color == SOLVERS["lpmkl_analytic"].color
+    assert len({SOLVERS[n].color for n in ("simplemkl", "silp", "lpmkl_newton", "sum_kernel",
+                                           "stpmkl_amp", "mipmkl", "qmkl", "qsvm", "rls2",
+                                           "lmkl")}) == 10
