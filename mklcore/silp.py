@@ -183,10 +183,7 @@ def silp_svr_solve(K, y, *, C=1.0, epsilon=0.1, tol=1e-5, max_iter=1000, svm_tol
     {K}
     y : array-like of shape (n_samples,)
         Real targets.
-    C : float, default=1.0
-        Penalty of the epsilon-insensitive loss. Must be > 0.
-    epsilon : float, default=0.1
-        Width of the epsilon-insensitive tube (in the units of ``y``).
+    {svr_C}
     tol : float, default=1e-5
         Stop when the criterion chosen by ``stop`` is at most ``tol``.
     {max_iter}
@@ -209,16 +206,7 @@ def silp_svr_solve(K, y, *, C=1.0, epsilon=0.1, tol=1e-5, max_iter=1000, svm_tol
     .. [1] S. Sonnenburg, G. Rätsch, C. Schäfer, B. Schölkopf. Large Scale Multiple Kernel
        Learning. JMLR 7:1531-1565, 2006.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mklcore.silp import silp_svr_solve
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 2)); y = X[:, 0] + 0.1 * rng.normal(size=40)
-    >>> K = np.stack([np.outer(X[:, 0], X[:, 0]), np.outer(X[:, 1], X[:, 1])])
-    >>> res = silp_svr_solve(K, y, C=1.0, epsilon=0.1)
-    >>> res.success, round(float(res.weights.sum()), 6)
-    (True, 1.0)
+    {simplex_svr_solve_example}
     """
     constraints = {**_SILP_CONSTRAINTS, "epsilon": EPSILON_CONSTRAINT}
     del constraints["svm_backend"]
@@ -297,10 +285,7 @@ class SILPMKLRegressor(BaseMKLRegressor):
     Parameters
     ----------
     {kernels}
-    C : float, default=1.0
-        Penalty of the epsilon-insensitive loss. Must be > 0.
-    epsilon : float, default=0.1
-        Width of the epsilon-insensitive tube (in the units of ``y``).
+    {svr_C}
     {normalize}
     tol : float, default=1e-5
         Relative duality gap at which to stop (see :func:`silp_solve`).
@@ -314,28 +299,14 @@ class SILPMKLRegressor(BaseMKLRegressor):
     ----------
     weights_ : ndarray of shape (n_kernels,)
         Kernel weights :math:`\theta`, summing to 1.
-    dual_coef_ : ndarray of shape (n_samples,)
-        :math:`\alpha-\alpha^*`.
-    intercept_ : float
-    support_ : ndarray of shape (n_support,)
-    X_fit_ : ndarray of shape (n_samples, n_features)
-    n_features_in_ : int
-    n_iter_ : int
-    converged_ : bool
+    {svr_fitted}
     objective_ : float
         Final objective :math:`J(\theta)`.
     gap_ : float
         Final relative duality gap.
     {fitted_run}
 
-    Examples
-    --------
-    >>> from sklearn.datasets import make_regression
-    >>> from mklcore import SILPMKLRegressor
-    >>> X, y = make_regression(n_samples=60, n_features=4, noise=1.0, random_state=0)
-    >>> reg = SILPMKLRegressor(C=10.0, normalize="trace").fit(X, y / y.std())
-    >>> reg.weights_.shape, round(float(reg.weights_.sum()), 6)
-    ((2,), 1.0)
+    {simplex_svr_example}
     """
 
     _parameter_constraints = {**BaseMKLClassifier._parameter_constraints,

@@ -1089,10 +1089,7 @@ def simplemkl_svr_solve(K, y, *, C=1.0, epsilon=0.1, tol=1e-2, max_iter=1000, sv
     {K}
     y : array-like of shape (n_samples,)
         Real targets.
-    C : float, default=1.0
-        Penalty of the epsilon-insensitive loss. Must be > 0.
-    epsilon : float, default=0.1
-        Width of the epsilon-insensitive tube (in the units of ``y``).
+    {svr_C}
     tol : float, default=1e-2
         SimpleMKL's duality gap at which to stop.
     {max_iter}
@@ -1115,16 +1112,7 @@ def simplemkl_svr_solve(K, y, *, C=1.0, epsilon=0.1, tol=1e-2, max_iter=1000, sv
     .. [1] A. Rakotomamonjy, F. Bach, S. Canu, Y. Grandvalet. SimpleMKL. JMLR 9:2491-2521,
        2008.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mklcore.simplemkl import simplemkl_svr_solve
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 2)); y = X[:, 0] + 0.1 * rng.normal(size=40)
-    >>> K = np.stack([np.outer(X[:, 0], X[:, 0]), np.outer(X[:, 1], X[:, 1])])
-    >>> res = simplemkl_svr_solve(K, y, C=1.0, epsilon=0.1)
-    >>> res.success, round(float(res.weights.sum()), 6)
-    (True, 1.0)
+    {simplex_svr_solve_example}
     """
     constraints = {**_SIMPLEMKL_CONSTRAINTS, "epsilon": EPSILON_CONSTRAINT}
     del constraints["svm_backend"]
@@ -1203,10 +1191,7 @@ class SimpleMKLRegressor(BaseMKLRegressor):
     Parameters
     ----------
     {kernels}
-    C : float, default=1.0
-        Penalty of the epsilon-insensitive loss. Must be > 0.
-    epsilon : float, default=0.1
-        Width of the epsilon-insensitive tube (in the units of ``y``).
+    {svr_C}
     {normalize}
     tol : float, default=1e-2
         SimpleMKL's duality gap at which to stop.
@@ -1220,28 +1205,14 @@ class SimpleMKLRegressor(BaseMKLRegressor):
     ----------
     weights_ : ndarray of shape (n_kernels,)
         Kernel weights :math:`d`, summing to 1.
-    dual_coef_ : ndarray of shape (n_samples,)
-        :math:`\alpha-\alpha^*`.
-    intercept_ : float
-    support_ : ndarray of shape (n_support,)
-    X_fit_ : ndarray of shape (n_samples, n_features)
-    n_features_in_ : int
-    n_iter_ : int
-    converged_ : bool
+    {svr_fitted}
     objective_ : float
         Final objective :math:`J(d)`.
     gap_ : float
         Final relative duality gap.
     {fitted_run}
 
-    Examples
-    --------
-    >>> from sklearn.datasets import make_regression
-    >>> from mklcore import SimpleMKLRegressor
-    >>> X, y = make_regression(n_samples=60, n_features=4, noise=1.0, random_state=0)
-    >>> reg = SimpleMKLRegressor(C=10.0, normalize="trace").fit(X, y / y.std())
-    >>> reg.weights_.shape, round(float(reg.weights_.sum()), 6)
-    ((2,), 1.0)
+    {simplex_svr_example}
     """
 
     _parameter_constraints = {**BaseMKLClassifier._parameter_constraints,
