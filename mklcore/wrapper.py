@@ -54,8 +54,10 @@ engines, warm starts, history, callback, status, warnings, polish, certificates)
 
 ``K`` must be a valid stack (symmetric PSD, shape (n_kernels, n, n)) and ``y`` in {-1, +1}.
 Column-generation methods derive from :class:`SIPWeightStep` and keep their cuts in
-:class:`Cuts`; a step that cannot continue raises :class:`NumericalFailure` (``status=2``);
-:class:`FixedWeights` is the SVM at fixed weights (the sum kernel).
+:class:`~mklcore.masters.Cuts` (their master problems: :mod:`mklcore.masters`); a step that
+cannot continue raises :class:`NumericalFailure` (``status=2``); :class:`FixedWeights` is the
+SVM at fixed weights (the sum kernel). A line search calls the SVM along a line of weights
+through SimpleMKL's :class:`~mklcore.simplemkl.LineOracle`.
 """
 
 import time
@@ -65,7 +67,8 @@ import numpy as np
 
 from ._result import Monitor, NumericalFailure
 from ._validation import check_finite
-from .masters import Cuts, highs_lp, lp_master  # noqa: F401 (highs_lp, lp_master: re-exported)
+# highs_lp, lp_master: re-exported for lpnorm.py (to import them from .masters at merge)
+from .masters import Cuts, highs_lp, lp_master  # noqa: F401
 from .rowsource import LazyStack
 from .smo import StackSMO
 from .svm import combine_kernels, default_svm_max_iter, svm_solve
@@ -649,14 +652,14 @@ class SIPWeightStep(WeightStep):
     at every p (the :math:`\epsilon_{MKL}` test of Sonnenburg et al. 2006, Algorithm 1; the
     "inner SIP precision" of Kloft et al. 2009, Sec. 3.1).
 
-    The step adds the cut of the current alpha to :attr:`cuts` (a :class:`Cuts`), solves the
+    The step adds the cut of the current alpha to :attr:`cuts` (a :class:`~mklcore.masters.Cuts`), solves the
     restricted master over them (:meth:`master`, returning :math:`(\theta, \eta)`) and
     prunes the cuts.
 
     Parameters
     ----------
     max_cuts : int, default=100
-        Pruning rule of :class:`Cuts`.
+        Pruning rule of :class:`~mklcore.masters.Cuts`.
     prune_cuts : bool, default=True
         Whether to prune cuts at all.
     stop : {"gap", "sip"}, default="gap"
