@@ -160,17 +160,7 @@ class LineOracle:
     def solved_kernel(oracle, theta):
         r"""A copy of the combined kernel of the oracle's last LIBSVM-type solve, if that
         solve was at ``theta`` (else ``None``): the anchor kernel of a line from the weights
-        the loop's oracle just solved at, without a pass over the stack.
-
-        Parameters
-        ----------
-        oracle : SVMOracle
-        theta : array-like of shape (n_kernels,)
-
-        Returns
-        -------
-        K_theta : ndarray of shape (n, n) or None
-        """
+        the loop's oracle just solved at, without a pass over the stack."""
         last, buffer = oracle.last, oracle.kernel_buffer
         theta = np.asarray(theta, dtype=float)
         if (oracle.backend == "smo" or last is None or buffer is None
@@ -215,16 +205,7 @@ class LineOracle:
         self._smo = None
 
     def weights(self, t):
-        r"""The weights :math:`\max(\theta+tD, 0)` at step ``t``.
-
-        Parameters
-        ----------
-        t : float
-
-        Returns
-        -------
-        theta : ndarray of shape (n_kernels,)
-        """
+        r"""The weights :math:`\max(\theta+tD, 0)` at step ``t``."""
         return np.maximum(self.theta + t * self.direction, 0.0)
 
     def kernel(self, t, theta, out=None):
@@ -264,14 +245,8 @@ class LineOracle:
         return out
 
     def release_buffer(self):
-        """Hand over the line's scratch buffer (the kernel LIBSVM last trained on), e.g. as
-        the ``out`` of :meth:`kernel` for the next line; the line allocates a new one if it
-        solves again.
-
-        Returns
-        -------
-        buffer : ndarray of shape (n, n) or None
-        """
+        """Hand over the line's scratch buffer (the kernel LIBSVM last trained on; or None),
+        e.g. as the ``out`` of :meth:`kernel` for the next line."""
         buffer, self._buffer = self._buffer, None
         return buffer
 
@@ -326,16 +301,7 @@ class LineOracle:
 
     def slope(self, point):
         r"""The slope :math:`-\frac12c^\top K_Dc`, :math:`c=\alpha\circ y`, of the line's
-        current direction at a point's alpha (e.g. after :meth:`move`).
-
-        Parameters
-        ----------
-        point : LinePoint or WrapperState
-
-        Returns
-        -------
-        slope : float
-        """
+        current direction at a point's (:class:`LinePoint` or :class:`WrapperState`) alpha."""
         coef = point.alpha * self.oracle.y
         sv = np.flatnonzero(coef)
         return -0.5 * float(coef[sv] @ (self.stack[1][sv] @ coef))  # rows sv of K_D c
