@@ -545,9 +545,9 @@ class SVMOracle:
         Returns
         -------
         state : WrapperState
-            :math:`S_m=rac12\sum_kc_k^	op H_{km}`, the task's :math:`L`, and the primal
-            :math:`rac12	heta^	op q+C\sum` loss at the decision values
-            :math:`\sum_m	heta_mH_{km}+b_k`.
+            :math:`S_m=\frac12\sum_kc_k^\top H_{km}`, the task's :math:`L`, and the primal
+            :math:`\frac12\theta^\top q+C\sum` loss at the decision values
+            :math:`\sum_m\theta_mH_{km}+b_k`.
         """
         task = self.task
         k = task.n_problems
