@@ -56,9 +56,11 @@ _LAZY = {
     **dict.fromkeys(["SOLVERS", "SolverInfo", "get_solver", "list_solvers"],
                     "registry"),
 }
-_SUBMODULES = ("base", "datasets", "kernels", "localized", "lpnorm", "qmkl", "reference",
-               "registry", "repro", "rls2", "silp", "simplemkl", "stpmkl", "svm", "tasks",
-               "wrapper")
+__all__ = ["MKLResult", "decision", "TimeLimit", "BudgetExhausted", *_LAZY]
+
+_SUBMODULES = ("base", "datasets", "kernels", "localized", "lpnorm", "masters", "qmkl",
+               "reference", "registry", "repro", "rls2", "silp", "simplemkl", "stpmkl", "svm",
+               "tasks", "wrapper")
 
 
 def __getattr__(name):
@@ -74,33 +76,3 @@ def __getattr__(name):
 def __dir__():
     return sorted(set(globals()) | set(__all__) | set(_SUBMODULES))
 
-
-__all__ = [
-    "MKLResult", "decision", "TimeLimit", "BudgetExhausted", "svm_solve",
-    # kernels
-    "KernelBank", "alignment", "as_kernel", "fit_kernels", "is_psd", "kernel_bank",
-    "kernel_stack", "normalize_cosine", "normalize_trace",
-    # datasets
-    "add_label_noise", "fetch_14cancer", "fetch_servo", "fetch_wpbc", "gauss4_bayes_accuracy",
-    "gauss4_bayes_predict", "list_datasets", "load_auto_mpg", "load_banana", "load_bupa",
-    "load_cpu", "load_dataset", "load_digits", "load_german", "load_heart", "load_housing",
-    "load_ionosphere", "load_khan", "load_liver", "load_mfeat", "load_mnist", "load_nci60",
-    "load_pima", "load_prostate", "load_ringnorm", "load_sonar", "load_spambase",
-    "load_splice", "load_wdbc", "make_binary_strings", "make_gauss4", "make_synthetic_dna",
-    "load_magic", "load_letter", "make_ringnorm", "make_twonorm",
-    # methods
-    "SumKernelSVC", "sum_kernel_svm_solve", "LpMKLClassifier", "lpmkl_solve",
-    "SimpleMKLClassifier", "simplemkl_solve", "SILPMKLClassifier", "silp_solve",
-    "SumKernelSVR", "sum_kernel_svr_solve", "LpMKLRegressor", "lpmkl_svr_solve",
-    "SimpleMKLRegressor", "simplemkl_svr_solve", "SILPMKLRegressor", "silp_svr_solve",
-    "StPMKLClassifier", "MiPMKLClassifier", "stpmkl_solve", "mipmkl_solve", "stpmkl_grid",
-    "stpmkl_decision",
-    "QMKLClassifier", "QSVMClassifier", "qmkl_solve", "qsvm_solve", "graph_laplacian",
-    "block_diagonal_q", "grid_laplacian", "q_from_correlation", "q_from_alpha_covariance",
-    "RLS2Regressor", "RLS2Classifier", "LinearRLS2Regressor", "LinearRLS2Classifier",
-    "rls2_solve", "rls2_path", "rls2_linear_solve", "rls2_linear_path", "rls2_scaling",
-    "rls2_decision",
-    "LMKLClassifier", "lmkl_solve", "lmkl_decision",
-    # registry
-    "SOLVERS", "SolverInfo", "get_solver", "list_solvers",
-]

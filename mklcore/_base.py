@@ -145,6 +145,36 @@ DOC_PARAMS = {
     >>> clf = {obj_name}().fit(X, y)
     >>> clf.weights_.shape, round(float(clf.weights_.sum()), 6)
     ((2,), 1.0)""",
+    "svr_C": """C : float, default=1.0
+        Penalty of the epsilon-insensitive loss. Must be > 0.
+    epsilon : float, default=0.1
+        Width of the epsilon-insensitive tube (in the units of ``y``).""",
+    "svr_fitted": r"""dual_coef_ : ndarray of shape (n_samples,)
+        :math:`\alpha-\alpha^*` (zero for non-support vectors).
+    intercept_ : float
+    support_ : ndarray of shape (n_support,)
+    X_fit_ : ndarray of shape (n_samples, n_features)
+    n_features_in_ : int
+    n_iter_ : int
+    converged_ : bool""",
+    "simplex_svr_solve_example": """Examples
+    --------
+    >>> import numpy as np
+    >>> from {obj_module} import {obj_name}
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 2)); y = X[:, 0] + 0.1 * rng.normal(size=40)
+    >>> K = np.stack([np.outer(X[:, 0], X[:, 0]), np.outer(X[:, 1], X[:, 1])])
+    >>> res = {obj_name}(K, y, C=1.0, epsilon=0.1)
+    >>> res.success, round(float(res.weights.sum()), 6)
+    (True, 1.0)""",
+    "simplex_svr_example": """Examples
+    --------
+    >>> from sklearn.datasets import make_regression
+    >>> from mklcore import {obj_name}
+    >>> X, y = make_regression(n_samples=60, n_features=4, noise=1.0, random_state=0)
+    >>> reg = {obj_name}(C=10.0, normalize="trace").fit(X, y / y.std())
+    >>> reg.weights_.shape, round(float(reg.weights_.sum()), 6)
+    ((2,), 1.0)""",
     "multiclass": """multiclass : {"ovr", "ovr-per-class"}, default="ovr"
         More than two classes: ``"ovr"`` learns one kernel weight vector shared by the
         one-vs-rest problems (the sum of their duals is minimised over the weights, as in the

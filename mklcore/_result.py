@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 __all__ = ["MKLResult", "STATUS_MESSAGES", "History", "Monitor", "decision", "TimeLimit",
-           "BudgetExhausted"]
+           "BudgetExhausted", "NumericalFailure"]
 
 #: status codes shared by every solver (as in scipy.optimize)
 STATUS_MESSAGES = {
@@ -200,6 +200,11 @@ class BudgetExhausted(StopIteration):
     this subclass means "the budget ran out" (status 1, a ``ConvergenceWarning`` when a
     tolerance was given, and its text in the result's ``message``).
     """
+
+
+class NumericalFailure(RuntimeError):
+    """Raised by a solver step that cannot continue (e.g. its master problem failed); a loop
+    ends with status 2 (:meth:`Monitor.fail`)."""
 
 
 class TimeLimit:

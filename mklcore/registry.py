@@ -2,7 +2,8 @@
 
 One :class:`SolverInfo` per way of solving a problem (``"lpmkl_analytic"`` and
 ``"lpmkl_newton"`` are two entries of the same method), so that code that loops over
-methods -- the contract tests, experiment dispatchers, plot colours -- reads one table
+methods -- the contract tests, experiment dispatchers, plot colours (:attr:`SolverInfo.color`)
+-- reads one table
 instead of repeating it. Functions and estimators are stored as ``"module:name"`` strings
 and imported on first use, so importing the registry imports no solver.
 
@@ -74,6 +75,9 @@ class SolverInfo:
         Keyword arguments the solve function needs (no default), e.g. ``("lam",)``.
     bias : bool, default=True
         Whether the model has a fitted intercept (``False`` e.g. for StPMKL).
+    color : str, default="#3d3d3d"
+        Plot colour (hex), shared by the solve paths of one method, so that a method has one
+        colour in every figure (``mklcore.repro.plotting.method_palette``).
     """
 
     name: str
@@ -89,6 +93,7 @@ class SolverInfo:
     budget: str = "max_iter"
     required: tuple = ()
     bias: bool = True
+    color: str = "#3d3d3d"
 
     def __post_init__(self):
         if self.task not in TASKS:
@@ -154,17 +159,24 @@ class SolverInfo:
         return self.estimator(**{**self.options, **params})
 
 
+#: plot colour of each method (seaborn's "colorblind" palette); the sum kernel is grey
+_COLORS = {"simplemkl": "#0173b2", "lpmkl": "#de8f05", "silp": "#029e73", "stpmkl": "#d55e00",
+           "mipmkl": "#cc78bc", "qmkl": "#ca9161", "qsvm": "#fbafe4", "sum_kernel": "#949494",
+           "rls2": "#ece133", "linear_rls2": "#ece133", "lmkl": "#56b4e9"}
+
+
 def _info(name, label, solve_ref, estimator_ref, *, tol, paper, method, task="classification",
-          inputs="kernels", options=None, **kw):
+          inputs="kernels", options=None, color=None, **kw):
     return SolverInfo(name=name, label=label, solve_ref=solve_ref, estimator_ref=estimator_ref,
                       options=dict(options or {}), tol=tol, task=task, inputs=inputs,
-                      paper=paper, method=method, **kw)
+                      paper=paper, method=method, color=color or _COLORS[method], **kw)
 
 
 _KLOFT, _YANG = "Kloft et al. 2009", "Yang et al. 2012"
 _ENTRIES = [
     _info("sum_kernel", "Sum kernel (uniform weights)", "lpnorm:sum_kernel_svm_solve",
-          "lpnorm:SumKernelSVC", tol=None, paper=_KLOFT, method="lpmkl", budget=None),
+          "lpnorm:SumKernelSVC", tol=None, paper=_KLOFT, method="lpmkl", budget=None,
+          color=_COLORS["sum_kernel"]),
     _info("lpmkl_newton", "LpMKL (Newton)", "lpnorm:lpmkl_solve", "lpnorm:LpMKLClassifier",
           tol=1e-5, paper=_KLOFT, method="lpmkl", options={"solver": "newton"}),
     _info("lpmkl_cutting_plane", "LpMKL (cutting plane)", "lpnorm:lpmkl_solve",
@@ -202,7 +214,7 @@ _ENTRIES = [
           paper="Gönen and Alpaydın 2008", method="lmkl", inputs="kernels+gate"),
     _info("sum_kernel_svr", "Sum kernel SVR (uniform weights)", "lpnorm:sum_kernel_svr_solve",
           "lpnorm:SumKernelSVR", tol=None, paper=_KLOFT, method="lpmkl", budget=None,
-          task="regression"),
+          task="regression", color=_COLORS["sum_kernel"]),
     _info("lpmkl_svr", "LpMKL SVR", "lpnorm:lpmkl_svr_solve", "lpnorm:LpMKLRegressor",
           tol=1e-5, paper=_KLOFT, method="lpmkl", task="regression"),
     _info("simplemkl_svr", "SimpleMKL SVR", "simplemkl:simplemkl_svr_solve",

@@ -14,7 +14,8 @@ from ._validation import (Interval, Options, check_classification_inputs,
                           check_regression_inputs, validate_params)
 from .lpnorm import EPSILON_CONSTRAINT, default_engine
 from .tasks import OneVsRestTask, RegressionTask
-from .wrapper import SIPWeightStep, lp_master, run_wrapper
+from .masters import lp_master
+from .wrapper import SIPWeightStep, run_wrapper
 
 __all__ = ["silp_solve", "SILPMKLClassifier", "silp_svr_solve", "SILPMKLRegressor"]
 
@@ -125,18 +126,14 @@ def silp_solve(K, y, *, C=1.0, tol=1e-5, max_iter=1000, svm_tol=1e-3, callback=N
     See Also
     --------
     simplemkl_solve : the same problem by reduced gradient.
+    lpmkl_solve : lp-norm MKL (``p=1, solver="cutting_plane"`` is this method).
     mklcore.lpnorm.default_engine : the choice of the default mode.
 
     Notes
     -----
-    Default engine (measured): interleaved, as :func:`~mklcore.lpnorm.lpmkl_solve`. CPU
-    seconds, one BLAS thread, min of 2-3 runs, as ratios to scikit-learn's ``SVC`` on the
-    summed kernel (sum included; 50 Gaussian kernels on MNIST odd vs even, C = 1, tol 1e-5):
-    wrapper 4.5x -> interleaved 2.8x at n = 1000, 7.0x -> 3.1x at n = 2000; on the 442-kernel
-    ionosphere bank of SimpleMKL (245 points) 3.8x -> 2.5x. Both stop at a certified gap
-    ``tol`` (in interleaved mode usually through the LP bound :math:`|1-\eta/J|`); the
-    objectives agree to about 1e-5 (relative).
-    lpmkl_solve : lp-norm MKL (``p=1, solver="cutting_plane"`` is this method).
+    The default engine is interleaved, as for :func:`~mklcore.lpnorm.lpmkl_solve` (measured
+    costs: ``benchmarks/README.md``). Both modes stop at a certified gap ``tol`` (in
+    interleaved mode usually through the LP bound :math:`|1-\eta/J|`).
 
     References
     ----------
@@ -186,10 +183,7 @@ def silp_svr_solve(K, y, *, C=1.0, epsilon=0.1, tol=1e-5, max_iter=1000, svm_tol
     {K}
     y : array-like of shape (n_samples,)
         Real targets.
-    C : float, default=1.0
-        Penalty of the epsilon-insensitive loss. Must be > 0.
-    epsilon : float, default=0.1
-        Width of the epsilon-insensitive tube (in the units of ``y``).
+    {svr_C}
     tol : float, default=1e-5
         Stop when the criterion chosen by ``stop`` is at most ``tol``.
     {max_iter}
@@ -212,16 +206,7 @@ def silp_svr_solve(K, y, *, C=1.0, epsilon=0.1, tol=1e-5, max_iter=1000, svm_tol
     .. [1] S. Sonnenburg, G. Rätsch, C. Schäfer, B. Schölkopf. Large Scale Multiple Kernel
        Learning. JMLR 7:1531-1565, 2006.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mklcore.silp import silp_svr_solve
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 2)); y = X[:, 0] + 0.1 * rng.normal(size=40)
-    >>> K = np.stack([np.outer(X[:, 0], X[:, 0]), np.outer(X[:, 1], X[:, 1])])
-    >>> res = silp_svr_solve(K, y, C=1.0, epsilon=0.1)
-    >>> res.success, round(float(res.weights.sum()), 6)
-    (True, 1.0)
+    {simplex_svr_solve_example}
     """
     constraints = {**_SILP_CONSTRAINTS, "epsilon": EPSILON_CONSTRAINT}
     del constraints["svm_backend"]
@@ -300,10 +285,7 @@ class SILPMKLRegressor(BaseMKLRegressor):
     Parameters
     ----------
     {kernels}
-    C : float, default=1.0
-        Penalty of the epsilon-insensitive loss. Must be > 0.
-    epsilon : float, default=0.1
-        Width of the epsilon-insensitive tube (in the units of ``y``).
+    {svr_C}
     {normalize}
     tol : float, default=1e-5
         Relative duality gap at which to stop (see :func:`silp_solve`).
@@ -317,28 +299,14 @@ class SILPMKLRegressor(BaseMKLRegressor):
     ----------
     weights_ : ndarray of shape (n_kernels,)
         Kernel weights :math:`\theta`, summing to 1.
-    dual_coef_ : ndarray of shape (n_samples,)
-        :math:`\alpha-\alpha^*`.
-    intercept_ : float
-    support_ : ndarray of shape (n_support,)
-    X_fit_ : ndarray of shape (n_samples, n_features)
-    n_features_in_ : int
-    n_iter_ : int
-    converged_ : bool
+    {svr_fitted}
     objective_ : float
         Final objective :math:`J(\theta)`.
     gap_ : float
         Final relative duality gap.
     {fitted_run}
 
-    Examples
-    --------
-    >>> from sklearn.datasets import make_regression
-    >>> from mklcore import SILPMKLRegressor
-    >>> X, y = make_regression(n_samples=60, n_features=4, noise=1.0, random_state=0)
-    >>> reg = SILPMKLRegressor(C=10.0, normalize="trace").fit(X, y / y.std())
-    >>> reg.weights_.shape, round(float(reg.weights_.sum()), 6)
-    ((2,), 1.0)
+    {simplex_svr_example}
     """
 
     _parameter_constraints = {**BaseMKLClassifier._parameter_constraints,

@@ -6,11 +6,14 @@ over the simplex of kernel weights :math:`d`, following the reference MATLAB cod
 descent direction, moves along it while the cost decreases, then a line search, each cost
 evaluation being an SVM solved to ``svm_tol``. Runs inside the shared wrapper loop of
 :mod:`mklcore.wrapper`. The line search evaluates the cost on the line :math:`d+tD` through a
-:class:`~mklcore.wrapper.LineOracle`: the kernel at a trial step is :math:`K_d+tK_D`, formed
+:class:`LineOracle`: the kernel at a trial step is :math:`K_d+tK_D`, formed
 from two combined kernels in :math:`O(n^2)`, and every trial point also gives the slope
 :math:`J'(t)=-\frac12c^\top K_Dc`. The default line search (``"derivative"``) uses that
 slope; ``"golden"`` keeps the reference code's golden section.
 """
+
+import itertools
+import time
 
 import numpy as np
 
@@ -19,13 +22,532 @@ from ._validation import (Interval, Options, check_classification_inputs,
                           check_regression_inputs, validate_params)
 from .lpnorm import EPSILON_CONSTRAINT
 from .tasks import OneVsRestTask, RegressionTask
-from .wrapper import LineOracle, StackLine, SVMIterationLimit, WeightStep, run_wrapper
+from .smo import StackSMO
+from .svm import combine_kernels, kernel_quadratic_terms
+from .wrapper import SVMIterationLimit, WeightStep, WrapperState, run_wrapper
 
-__all__ = ["simplemkl_solve", "SimpleMKLClassifier", "simplemkl_svr_solve", "SimpleMKLRegressor"]
+__all__ = ["simplemkl_solve", "SimpleMKLClassifier", "simplemkl_svr_solve", "SimpleMKLRegressor",
+           "LinePoint", "LineOracle", "StackLine"]
 
 _GOLD = (1.0 + np.sqrt(5.0)) / 2.0
 _EPS = np.finfo(float).eps
 
+
+# --------------------------------------------------------------------------------------
+# the SVM along a line of kernel weights (the line search's cost oracle)
+# --------------------------------------------------------------------------------------
+
+class LinePoint:
+    r"""The SVM solution at one point :math:`\theta+tD` of a :class:`LineOracle`.
+
+    Parameters
+    ----------
+    t : float
+        Step along the direction.
+    alpha : ndarray of shape (n,)
+        Unsigned dual variables.
+    intercept : float
+        Bias of the SVM.
+    decision : ndarray of shape (n,)
+        :math:`f=K_{\theta+tD}(\alpha\circ y)+b` on the training points.
+    q : float
+        :math:`(\alpha\circ y)^\top K_{\theta+tD}(\alpha\circ y)`.
+    q_direction : float
+        :math:`(\alpha\circ y)^\top K_D(\alpha\circ y)`.
+    H : ndarray of shape (2, n) or None
+        Caches :math:`(K_\theta c, K_Dc)`, :math:`c=\alpha\circ y` (``"smo"`` engine).
+    anchor : int
+        Which anchor (of which line) the caches belong to.
+
+    Attributes
+    ----------
+    J : float
+        :math:`\mathbf1^\top\alpha-\frac12q`, the SVM dual value at :math:`\theta+tD`.
+    slope : float
+        :math:`J'(t)=-\frac12(\alpha\circ y)^\top K_D(\alpha\circ y)`, the derivative of
+        :math:`t\mapsto J(\theta+tD)` (:math:`\partial J/\partial\theta_m=-S_m`, Danskin).
+    S : ndarray of shape (n_kernels,) or None
+        The per-kernel terms :math:`S_m=\frac12\alpha^\top Q_m\alpha` computed so far
+        (``nan`` where not yet computed; see :meth:`LineOracle.kernel_terms`).
+    """
+
+    __slots__ = ("t", "alpha", "intercept", "decision", "J", "slope", "H", "anchor", "S")
+
+    def __init__(self, t, alpha, intercept, decision, q, q_direction, H=None, anchor=0):
+        self.t, self.alpha = float(t), alpha
+        self.intercept = (float(intercept) if np.ndim(intercept) == 0
+                          else np.asarray(intercept, dtype=float))
+        self.decision, self.H, self.anchor = decision, H, anchor
+        self.J = float(np.sum(alpha)) - 0.5 * float(q)
+        self.slope = -0.5 * float(q_direction)
+        self.S = None
+
+
+def _kernel_sum(K, weights, out, base=None):
+    r""":math:`B+\sum_mw_mK_m` into ``out`` (:math:`B` = ``base`` or 0)."""
+    if base is out:
+        base = base.copy()
+    combine_kernels(K, weights, out=out)
+    if base is not None:
+        out += base
+    return out
+
+
+class LineOracle:
+    r"""The SVM along a line :math:`\theta+tD` of kernel weights, at :math:`O(n^2)` a point.
+
+    For the line searches of descent methods (SimpleMKL): the two combined kernels
+    :math:`K_\theta=\sum_m\theta_mK_m` and :math:`K_D=\sum_mD_mK_m` are formed once, so the
+    kernel at a trial step is :math:`K_\theta+tK_D` and a trial point never touches the
+    stack of M kernels; only the accepted point pays for its per-kernel terms :math:`S_m`
+    (:meth:`state`). Each evaluation solves the SVM with the oracle's engine, its tolerance
+    and its iteration cap (a solve that reaches it raises :class:`SVMIterationLimit`):
+    LIBSVM on :math:`K_\theta+tK_D`, or for ``"smo"`` the warm-started
+    :class:`~mklcore.smo.StackSMO` on the two-kernel stack :math:`(K_\theta, K_D)` at weights
+    :math:`(1, t)`, started from a previous point's alpha and gradient caches. Every point
+    also carries the slope :math:`J'(t)` (:attr:`LinePoint.slope`), at :math:`O(n)` extra cost
+    with ``"smo"`` (the cache :math:`K_Dc`) and :math:`O(n\,n_{SV})` with LIBSVM. Calls, SVM
+    iterations and time are counted in the oracle.
+
+    Parameters
+    ----------
+    oracle : SVMOracle
+        The loop's oracle (kernels, labels, C, engine, counters).
+    theta : array-like of shape (n_kernels,)
+        Anchor of the line.
+    direction : array-like of shape (n_kernels,)
+        Direction :math:`D`.
+    kernel : ndarray of shape (n, n), default=None
+        :math:`K_\theta`, if known (e.g. from :meth:`kernel` of the previous line); else it is
+        formed from the stack. A C-contiguous float64 array is taken over, not copied (the
+        line changes it in :meth:`move`).
+    direction_kernel : ndarray of shape (n, n), default=None
+        :math:`K_D`, if known (e.g. the chord :math:`K_{\theta'}-K_\theta` between two
+        points); else it is formed from the stack. Taken over like ``kernel``.
+    buffers : list, default=None
+        Spare (n, n) float64 arrays, shared by the lines of one search: the line takes its
+        new arrays from it (instead of allocating) and :meth:`recycle` gives them back.
+
+    Attributes
+    ----------
+    stack : list of two ndarrays of shape (n, n)
+        :math:`K_\theta` and :math:`K_D`.
+    """
+
+    _anchors = itertools.count()  # anchors are unique across lines (for the caches)
+
+    #: most spare arrays a buffer list keeps (see :meth:`recycle`)
+    max_spare = 4
+
+    def __init__(self, oracle, theta, direction, kernel=None, direction_kernel=None,
+                 buffers=None):
+        self.oracle = oracle
+        self.buffers = buffers
+        K = oracle.K
+        n = K.shape[1]
+        self.theta = np.array(theta, dtype=float)
+        self.direction = np.array(direction, dtype=float)
+        self.stack = []
+        for given, weights in ((kernel, self.theta), (direction_kernel, self.direction)):
+            if given is None:
+                given = _kernel_sum(K, weights, self._new_array())
+            self.stack.append(np.require(given, dtype=np.float64, requirements="C"))
+        self.anchor = next(self._anchors)
+        self._smo = None
+        self._buffer = None
+
+    @staticmethod
+    def solved_kernel(oracle, theta):
+        r"""A copy of the combined kernel of the oracle's last LIBSVM-type solve, if that
+        solve was at ``theta`` (else ``None``): the anchor kernel of a line from the weights
+        the loop's oracle just solved at, without a pass over the stack."""
+        last, buffer = oracle.last, oracle.kernel_buffer
+        theta = np.asarray(theta, dtype=float)
+        if (oracle.backend == "smo" or last is None or buffer is None
+                or not np.array_equal(last.theta, theta)):
+            return None
+        K = oracle.K
+        n = K.shape[1]
+        idx = np.linspace(0, n - 1, min(n, 8)).astype(int)  # check a few entries
+        expected = np.einsum("m,mij->ij", theta, K[:, idx][:, :, idx])
+        if not np.allclose(buffer[np.ix_(idx, idx)], expected, rtol=1e-12, atol=1e-12):
+            return None
+        return buffer.copy()
+
+    def move(self, t, direction):
+        r"""Re-anchor the line at :math:`\max(\theta+tD, 0)` with a new direction.
+
+        Costs :math:`O(n^2)` per weight clipped at 0 and per changed direction coefficient.
+
+        Parameters
+        ----------
+        t : float
+            Step to the new anchor.
+        direction : array-like of shape (n_kernels,)
+            The new direction.
+        """
+        K = self.oracle.K
+        raw = self.theta + t * self.direction
+        self.stack[0] += t * self.stack[1]
+        for m in np.flatnonzero(raw < 0):  # clipped round-off
+            self.stack[0] -= raw[m] * K[m]
+        self.theta = np.maximum(raw, 0.0)
+        direction = np.asarray(direction, dtype=float)
+        delta = direction - self.direction
+        changed = np.flatnonzero(delta)
+        if changed.size > K.shape[0] // 3:
+            combine_kernels(K, direction, out=self.stack[1])
+        else:
+            for m in changed:
+                self.stack[1] += delta[m] * K[m]
+        self.direction = direction.copy()
+        self.anchor = next(self._anchors)
+        self._smo = None
+
+    def weights(self, t):
+        r"""The weights :math:`\max(\theta+tD, 0)` at step ``t``."""
+        return np.maximum(self.theta + t * self.direction, 0.0)
+
+    def kernel(self, t, theta, out=None):
+        r"""The combined kernel :math:`K_{\theta'}` at weights near the point at step ``t``.
+
+        For the next line's anchor: ``theta`` is the point's weights :math:`\theta+tD` up to a
+        rescaling and a few changed coordinates (weights zeroed by a clean-up), so
+        :math:`K_{\theta'}=a(K_\theta+tK_D)+\sum_{m\in\text{changed}}\delta_mK_m` costs
+        :math:`O(n^2)` per changed weight instead of a pass over the stack (which it falls
+        back to when more than a third of the weights changed). Changes below
+        :math:`10^{-13}\max_m\theta'_m` are round-off and ignored.
+
+        Parameters
+        ----------
+        t : float
+        theta : array-like of shape (n_kernels,)
+        out : ndarray of shape (n, n), default=None
+            Output buffer (float64, C-contiguous; e.g. from :meth:`release_buffer`).
+
+        Returns
+        -------
+        K_theta : ndarray of shape (n, n)
+        """
+        K = self.oracle.K
+        theta = np.asarray(theta, dtype=float)
+        raw = self.theta + t * self.direction
+        j = int(np.argmax(theta))
+        scale = theta[j] / raw[j] if raw[j] > 0 else 0.0
+        delta = theta - scale * raw
+        changed = np.flatnonzero(np.abs(delta) > 1e-13 * theta[j])
+        if scale <= 0 or changed.size > K.shape[0] // 3:
+            return combine_kernels(K, theta, out=out)
+        out = np.multiply(self.stack[1], t * scale, out=out)
+        out += scale * self.stack[0] if scale != 1.0 else self.stack[0]
+        for m in changed:
+            out += delta[m] * K[m]
+        return out
+
+    def release_buffer(self):
+        """Hand over the line's scratch buffer (the kernel LIBSVM last trained on; or None),
+        e.g. as the ``out`` of :meth:`kernel` for the next line."""
+        buffer, self._buffer = self._buffer, None
+        return buffer
+
+    def chord(self, t, theta):
+        r"""The line from the point at step ``t`` to the weights ``theta``.
+
+        Anchored at :math:`\theta_t=\max(\theta+tD,0)` with direction
+        :math:`\theta'-\theta_t`, so that step 1 is ``theta``. Its kernels cost :math:`O(n^2)`
+        per non-zero weight of ``theta`` or per changed weight, whichever are fewer (one pass
+        over the stack at most).
+
+        Parameters
+        ----------
+        t : float
+            Step of the chord's start on this line.
+        theta : array-like of shape (n_kernels,)
+            The chord's end.
+
+        Returns
+        -------
+        line : LineOracle
+        """
+        start = self.weights(t)
+        theta = np.asarray(theta, dtype=float)
+        delta = theta - start
+        K_start = self.kernel(t, start, out=self.release_buffer())
+        K_end = self._new_array()
+        if np.count_nonzero(theta) <= np.count_nonzero(delta):
+            _kernel_sum(self.oracle.K, theta, K_end)
+        else:
+            _kernel_sum(self.oracle.K, delta, K_end, base=K_start)
+        K_end -= K_start
+        return LineOracle(self.oracle, start, delta, kernel=K_start, direction_kernel=K_end,
+                          buffers=self.buffers)
+
+    def _new_array(self):
+        """An (n, n) array from the spare buffers, or a new one."""
+        if self.buffers:
+            return self.buffers.pop()
+        n = self.oracle.K.shape[1]
+        return np.empty((n, n))
+
+    def recycle(self):
+        """Give the line's kernels and scratch buffer to its buffer list (at most
+        :attr:`max_spare` are kept); the line must not be used afterwards."""
+        if self.buffers is None:
+            return
+        for array in (*self.stack, self._buffer):
+            if array is not None and len(self.buffers) < self.max_spare:
+                self.buffers.append(array)
+        self.stack, self._buffer, self._smo = [], None, None
+
+    def slope(self, point):
+        r"""The slope :math:`-\frac12c^\top K_Dc`, :math:`c=\alpha\circ y`, of the line's
+        current direction at a point's (:class:`LinePoint` or :class:`WrapperState`) alpha."""
+        coef = point.alpha * self.oracle.y
+        sv = np.flatnonzero(coef)
+        return -0.5 * float(coef[sv] @ (self.stack[1][sv] @ coef))  # rows sv of K_D c
+
+    def __call__(self, t, start=None, *, warm=False):
+        """The SVM at step ``t``, warm-started from ``start`` (a :class:`LinePoint` or a
+        :class:`WrapperState`; ``"smo"`` or ``warm=True`` only).
+
+        Parameters
+        ----------
+        t : float
+        start : LinePoint or WrapperState, default=None
+        warm : bool, default=False
+            Solve with the warm-started :class:`~mklcore.smo.StackSMO` whatever the oracle's
+            engine: when the SVM's dual solution is not unique, the solution reached from
+            ``start`` is the one nearest it.
+
+        Returns
+        -------
+        point : LinePoint
+        """
+        o = self.oracle
+        y = o.y
+        n = y.shape[0]
+        t0 = time.perf_counter()
+        if o.backend == "smo" or warm:
+            w = np.array([1.0, float(t)])
+            if self._smo is None:
+                self._smo = StackSMO(np.stack(self.stack), y, o.C)
+            if start is None:
+                alpha0, H = np.zeros(n), np.zeros((2, n))
+            elif (isinstance(start, LinePoint) and start.anchor == self.anchor
+                  and start.H is not None):
+                alpha0, H = start.alpha, start.H.copy()
+            else:
+                alpha0 = start.alpha
+                sv = np.flatnonzero(alpha0)
+                H = np.array([k[:, sv] @ (alpha0[sv] * y[sv]) for k in self.stack])
+            alpha, H, b, n_iter, converged = self._smo.solve(w, alpha0, H, o.svm_tol,
+                                                             o.svm_max_iter)
+            o.n_smo_iter += n_iter
+            capped = not converged
+            g = w @ H
+            coef = alpha * y
+            point = LinePoint(t, alpha, b, g + b, g @ coef, H[1] @ coef, H, self.anchor)
+        else:
+            if self._buffer is None:
+                self._buffer = self._new_array()
+            K_t = np.multiply(self.stack[1], float(t), out=self._buffer)
+            K_t += self.stack[0]
+            res, capped = o.solve_combined(K_t, None, K_t, o.svm_tol)
+            coef = res.dual_coef
+            sv = np.flatnonzero(coef)
+            q_dir = float(coef[sv] @ (self.stack[1][sv] @ coef))  # rows sv of K_D c
+            point = LinePoint(t, res.alpha, res.intercept, res.decision_train, res.q[0],
+                              q_dir, anchor=self.anchor)
+        o.svm_time += time.perf_counter() - t0
+        o.n_calls += 1
+        if capped:
+            raise o.limit_error()
+        return point
+
+    def kernel_terms(self, point, index=None):
+        r"""Per-kernel terms :math:`S_m=\frac12c^\top K_mc`, :math:`c=\alpha\circ y`, of a
+        point, computed once and kept in :attr:`LinePoint.S`.
+
+        The slope along another direction :math:`D'` is :math:`-\sum_mD'_mS_m`; a term costs
+        :math:`O(n^2)`, all of them one pass over the stack.
+
+        Parameters
+        ----------
+        point : LinePoint
+        index : array-like of int, default=None
+            The kernels wanted; ``None``: all.
+
+        Returns
+        -------
+        S : ndarray
+            :math:`S_m` for the kernels ``index`` (all kernels if ``None``).
+        """
+        K = self.oracle.K
+        if point.S is None:
+            point.S = np.full(K.shape[0], np.nan)
+        wanted = np.arange(K.shape[0]) if index is None else np.asarray(index, dtype=int)
+        missing = wanted[np.isnan(point.S[wanted])]
+        if missing.size:
+            coef = point.alpha * self.oracle.y
+            if 2 * missing.size > K.shape[0]:
+                point.S[:] = 0.5 * kernel_quadratic_terms(K, coef)
+            else:
+                for m in missing:
+                    point.S[m] = max(0.5 * float(coef @ (K[m] @ coef)), 0.0)
+        return point.S[wanted]
+
+    def state(self, point, theta, *, exact=True):
+        r"""The :class:`WrapperState` of a point, with its per-kernel terms :math:`S_m`.
+
+        Parameters
+        ----------
+        point : LinePoint
+        theta : array-like of shape (n_kernels,)
+            The weights to report: those of the point, or the same up to a clean-up of
+            negligible weights.
+        exact : bool, default=True
+            Whether alpha counts as solved at ``theta``.
+
+        Returns
+        -------
+        state : WrapperState
+            Its primal objective uses the point's decision values.
+        """
+        o = self.oracle
+        coef = point.alpha * o.y
+        S = self.kernel_terms(point)
+        theta = np.asarray(theta, dtype=float)
+        hinge = np.maximum(0.0, 1.0 - o.y * point.decision).sum()
+        primal = float(theta @ S) + o.C * float(hinge)
+        return WrapperState(theta, point.alpha, coef, point.intercept, S, o.p,
+                            primal_objective=primal, exact=exact)
+
+
+class StackLine:
+    r"""The SVM along a line :math:`\theta+tD` on the stack itself (the ``"smo"`` engine).
+
+    The interface of :class:`LineOracle` without its two dense kernels: a point at step ``t``
+    is an SVM at weights :math:`\max(\theta+tD,0)` solved by the oracle's
+    :class:`~mklcore.smo.StackSMO` (rows of the combined kernel computed when SMO touches
+    them), warm-started from a previous point's alpha and caches
+    :math:`H_m=K_m(\alpha\circ y)`; the caches give every point all its per-kernel terms
+    :math:`S_m=\frac12c^\top H_m` and its slope along any direction at :math:`O(Mn)`.
+
+    Parameters
+    ----------
+    oracle : SVMOracle
+        The loop's oracle (kernels, labels, C, counters).
+    theta, direction : array-like of shape (n_kernels,)
+        Anchor and direction of the line.
+    **_ignored
+        The dense-kernel arguments of :class:`LineOracle` (unused).
+    """
+
+    _anchors = itertools.count()
+
+    def __init__(self, oracle, theta, direction, **_ignored):
+        self.oracle = oracle
+        self.theta = np.array(theta, dtype=float)
+        self.direction = np.array(direction, dtype=float)
+        self.anchor = next(self._anchors)
+
+    def weights(self, t):
+        r"""The weights :math:`\max(\theta+tD, 0)` at step ``t``."""
+        return np.maximum(self.theta + t * self.direction, 0.0)
+
+    def _caches(self, start):
+        """Alpha and caches H of a starting point (computed from its support if missing)."""
+        o = self.oracle
+        n_kernels, n = o.K.shape[0], o.K.shape[1]
+        if start is None:
+            return np.zeros(n), np.zeros((n_kernels, n))
+        if getattr(start, "H", None) is not None and start.H.shape == (n_kernels, n):
+            return start.alpha, start.H.copy()
+        from .loops import stack_update
+
+        coef = start.alpha * o.y
+        H = np.zeros((n_kernels, n))
+        stack_update(o.engine().K, coef, np.flatnonzero(coef).astype(np.int64), H)
+        return start.alpha, H
+
+    def __call__(self, t, start=None, *, warm=False):
+        r"""The SVM at step ``t``, warm-started from ``start`` (a :class:`LinePoint` or a
+        :class:`WrapperState`); a :class:`LinePoint` with its terms :math:`S_m`."""
+        o = self.oracle
+        t0 = time.perf_counter()
+        w = self.weights(t)
+        if o.task is not None:  # another dual problem (mklcore.tasks): the oracle's solve
+            state, capped = o.solve_task(w, start, o.svm_tol, None)
+            point = LinePoint(t, state.alpha, state.intercept, None, 2.0 * float(w @ state.S),
+                              2.0 * float(self.direction @ state.S), state.H, self.anchor)
+            point.J, point.S = state.J, state.S
+            o.svm_time += time.perf_counter() - t0
+            o.n_calls += 1
+            if capped:
+                raise o.limit_error()
+            return point
+        alpha0, H = self._caches(start)
+        alpha, H, b, n_iter, converged = o.engine().solve(w, alpha0, H, o.svm_tol,
+                                                             o.svm_max_iter)
+        o.n_smo_iter += n_iter
+        coef = alpha * o.y
+        q = np.maximum(H @ coef, 0.0)
+        point = LinePoint(t, alpha, b, w @ H + b, float(w @ q), float(self.direction @ q),
+                          H, self.anchor)
+        point.S = 0.5 * q
+        o.svm_time += time.perf_counter() - t0
+        o.n_calls += 1
+        if not converged:
+            raise o.limit_error()
+        return point
+
+    def kernel_terms(self, point, index=None):
+        r"""Per-kernel terms :math:`S_m` of a point (all of them known)."""
+        S = point.S
+        return S if index is None else S[np.asarray(index)]
+
+    def slope(self, point):
+        r""":math:`-D^\top S` of a point along the line's current direction."""
+        return -float(self.direction @ point.S)
+
+    def move(self, t, direction):
+        r"""Re-anchor at :math:`\max(\theta+tD, 0)` with a new direction."""
+        self.theta = self.weights(t)
+        self.direction = np.array(direction, dtype=float)
+        self.anchor = next(self._anchors)
+
+    def chord(self, t, theta):
+        """The line from the point at step ``t`` to ``theta`` (step 1 is ``theta``)."""
+        start = self.weights(t)
+        return StackLine(self.oracle, start, np.asarray(theta, dtype=float) - start)
+
+    def kernel(self, t, theta, out=None):
+        """No dense kernel: None."""
+        return None
+
+    def release_buffer(self):
+        """No buffer: None."""
+        return None
+
+    def recycle(self):
+        """Nothing to give back."""
+
+    def state(self, point, theta, *, exact=True):
+        """The :class:`WrapperState` of a point at ``theta`` (see :meth:`LineOracle.state`)."""
+        o = self.oracle
+        theta = np.asarray(theta, dtype=float)
+        if o.task is not None:
+            return o.task_state(theta, point.alpha, point.H, point.intercept, exact=exact)
+        S = point.S
+        hinge = np.maximum(0.0, 1.0 - o.y * point.decision).sum()
+        primal = float(theta @ S) + o.C * float(hinge)
+        return WrapperState(theta, point.alpha, point.alpha * o.y, point.intercept, S, o.p,
+                            primal_objective=primal, exact=exact, H=point.H)
+
+
+# --------------------------------------------------------------------------------------
+# the reduced-gradient step
+# --------------------------------------------------------------------------------------
 
 def simplemkl_duality_gap(state):
     r"""SimpleMKL's duality gap ``(obj + max(normek) - sum(alpha)) / obj`` of ``mklsvm.m``.
@@ -76,9 +598,8 @@ class _SimpleMKLStep(WeightStep):
     method = "simplemkl"
     label = "SimpleMKL"
     criterion_name = "duality gap"
-    #: most faces the derivative line search passes without an SVM (measured: 32 gives the
-    #: fewest SVM calls on MNIST n = 1000 and the fewest iterations on ionosphere; without a
-    #: cap the chord steps get poor and ionosphere needs 5x the iterations)
+    #: most faces the derivative line search passes without an SVM (the choice is measured in
+    #: ``benchmarks/README.md``)
     max_faces_skipped = 32
 
     def __init__(self, *, gs_tol=0.1, step_cap=0.1, numerical_precision=1e-8,
@@ -382,7 +903,7 @@ def simplemkl_solve(K, y, *, C=1.0, tol=1e-2, max_iter=1000, svm_tol=1e-3, callb
 
     with gradient :math:`\partial J/\partial d_m=-S_m(\alpha^*)` (Algorithm 1 of [1]_). Each
     cost evaluation of the line search is an SVM on :math:`K_d+tK_D` solved to ``svm_tol``
-    (:class:`~mklcore.wrapper.LineOracle`), warm-started from the previous alpha with the
+    (:class:`LineOracle`), warm-started from the previous alpha with the
     ``"smo"`` backend; the stopping rule is the certified duality gap in every case.
 
     Parameters
@@ -534,10 +1055,7 @@ def simplemkl_svr_solve(K, y, *, C=1.0, epsilon=0.1, tol=1e-2, max_iter=1000, sv
     {K}
     y : array-like of shape (n_samples,)
         Real targets.
-    C : float, default=1.0
-        Penalty of the epsilon-insensitive loss. Must be > 0.
-    epsilon : float, default=0.1
-        Width of the epsilon-insensitive tube (in the units of ``y``).
+    {svr_C}
     tol : float, default=1e-2
         SimpleMKL's duality gap at which to stop.
     {max_iter}
@@ -560,16 +1078,7 @@ def simplemkl_svr_solve(K, y, *, C=1.0, epsilon=0.1, tol=1e-2, max_iter=1000, sv
     .. [1] A. Rakotomamonjy, F. Bach, S. Canu, Y. Grandvalet. SimpleMKL. JMLR 9:2491-2521,
        2008.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mklcore.simplemkl import simplemkl_svr_solve
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(40, 2)); y = X[:, 0] + 0.1 * rng.normal(size=40)
-    >>> K = np.stack([np.outer(X[:, 0], X[:, 0]), np.outer(X[:, 1], X[:, 1])])
-    >>> res = simplemkl_svr_solve(K, y, C=1.0, epsilon=0.1)
-    >>> res.success, round(float(res.weights.sum()), 6)
-    (True, 1.0)
+    {simplex_svr_solve_example}
     """
     constraints = {**_SIMPLEMKL_CONSTRAINTS, "epsilon": EPSILON_CONSTRAINT}
     del constraints["svm_backend"]
@@ -648,10 +1157,7 @@ class SimpleMKLRegressor(BaseMKLRegressor):
     Parameters
     ----------
     {kernels}
-    C : float, default=1.0
-        Penalty of the epsilon-insensitive loss. Must be > 0.
-    epsilon : float, default=0.1
-        Width of the epsilon-insensitive tube (in the units of ``y``).
+    {svr_C}
     {normalize}
     tol : float, default=1e-2
         SimpleMKL's duality gap at which to stop.
@@ -665,28 +1171,14 @@ class SimpleMKLRegressor(BaseMKLRegressor):
     ----------
     weights_ : ndarray of shape (n_kernels,)
         Kernel weights :math:`d`, summing to 1.
-    dual_coef_ : ndarray of shape (n_samples,)
-        :math:`\alpha-\alpha^*`.
-    intercept_ : float
-    support_ : ndarray of shape (n_support,)
-    X_fit_ : ndarray of shape (n_samples, n_features)
-    n_features_in_ : int
-    n_iter_ : int
-    converged_ : bool
+    {svr_fitted}
     objective_ : float
         Final objective :math:`J(d)`.
     gap_ : float
         Final relative duality gap.
     {fitted_run}
 
-    Examples
-    --------
-    >>> from sklearn.datasets import make_regression
-    >>> from mklcore import SimpleMKLRegressor
-    >>> X, y = make_regression(n_samples=60, n_features=4, noise=1.0, random_state=0)
-    >>> reg = SimpleMKLRegressor(C=10.0, normalize="trace").fit(X, y / y.std())
-    >>> reg.weights_.shape, round(float(reg.weights_.sum()), 6)
-    ((2,), 1.0)
+    {simplex_svr_example}
     """
 
     _parameter_constraints = {**BaseMKLClassifier._parameter_constraints,

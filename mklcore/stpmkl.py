@@ -41,9 +41,10 @@ import numpy as np
 
 from ._base import COMMON_CONSTRAINTS, DOC_PARAMS, BaseMKLClassifier
 from ._linalg import on_one_blas_thread
-from ._result import Monitor
+from ._result import Monitor, NumericalFailure
 from ._validation import (Interval, Options, check_binary_labels, check_kernel_stack,
                           validate_params)
+from .masters import highs_lp
 
 __all__ = [
     "stpmkl_solve", "mipmkl_solve", "StPMKLClassifier", "MiPMKLClassifier",
@@ -1103,13 +1104,10 @@ def _cut_master(L, S):
     """SILP master in its dual form: cut weights mu, kernel weights theta, value eta."""
     # max_{mu in simplex, s} sum_r mu_r L_r - s  s.t.  sum_r mu_r S_rj <= s (j = 1..m): the LP
     # dual of min_{theta in simplex} max_r (L_r - theta'S_r); theta are its multipliers
-    from .wrapper import NumericalFailure, highs_lp
-
     R, m = S.shape
     c = np.concatenate([-L, [1.0]])
     A_ub = np.hstack([S.T, -np.ones((m, 1))])
     A_eq = np.concatenate([np.ones(R), [0.0]])[None]
-    # HiGHS as linprog(method="highs") calls it, without linprog's per-call overhead
     res = highs_lp(c, A_ub, np.zeros(m), A_eq, np.ones(1), np.append(np.zeros(R), -np.inf),
                    np.full(R + 1, np.inf))
     if not res["success"] or res["x"] is None:
@@ -1131,8 +1129,6 @@ def _better_dual(best, gamma, quad, c):
 def _exact(K, factors, y, *, lam, upper, rho, max_iter, tol, gap_mode, check_every, callback,
            verbose, warm_start, owner, warn=True, warm_cuts=None, chain=False, hints=None):
     """The ``"exact"`` solver (Notes of :func:`stpmkl_solve`) for each of G problems: G results."""
-    from .wrapper import NumericalFailure
-
     combine, quads = _stack_ops(K, factors)
     n = y.size
     G = np.size(lam)

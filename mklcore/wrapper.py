@@ -54,36 +54,33 @@ engines, warm starts, history, callback, status, warnings, polish, certificates)
 
 ``K`` must be a valid stack (symmetric PSD, shape (n_kernels, n, n)) and ``y`` in {-1, +1}.
 Column-generation methods derive from :class:`SIPWeightStep` and keep their cuts in
-:class:`Cuts`; a step that cannot continue raises :class:`NumericalFailure` (``status=2``);
-:class:`FixedWeights` is the SVM at fixed weights (the sum kernel).
+:class:`~mklcore.masters.Cuts` (their master problems: :mod:`mklcore.masters`); a step that
+cannot continue raises :class:`NumericalFailure` (``status=2``); :class:`FixedWeights` is the
+SVM at fixed weights (the sum kernel). A line search calls the SVM along a line of weights
+through SimpleMKL's :class:`~mklcore.simplemkl.LineOracle`.
 """
 
-import itertools
 import time
 import warnings
 
 import numpy as np
 
-from ._result import Monitor
+from ._result import Monitor, NumericalFailure
 from ._validation import check_finite
+# highs_lp, lp_master: re-exported for lpnorm.py (to import them from .masters at merge)
+from .masters import Cuts, highs_lp, lp_master  # noqa: F401
 from .rowsource import LazyStack
 from .smo import StackSMO
-from .svm import combine_kernels, default_svm_max_iter, kernel_quadratic_terms, svm_solve
+from .svm import combine_kernels, default_svm_max_iter, svm_solve
 
 __all__ = ["THETA_FLOOR", "SVM_GAP_LIMIT", "default_svm_max_iter", "SVMIterationLimit",
            "conjugate_exponent", "dual_norm", "log_sum_exp", "pnorm", "normalize_pnorm",
-           "uniform_weights", "WrapperState", "SVMOracle", "LinePoint", "LineOracle", "StackLine",
-           "WeightStep", "SIPWeightStep",
-           "FixedWeights", "NumericalFailure", "Cuts", "highs_lp",
-           "lp_master", "run_wrapper"]
+           "uniform_weights", "WrapperState", "SVMOracle", "WeightStep", "SIPWeightStep",
+           "FixedWeights", "NumericalFailure", "run_wrapper"]
 
 #: floor applied to weights before logarithms in multiplicative updates (a weight that
 #: reaches 0 would stay 0)
 THETA_FLOOR = 1e-12
-
-
-class NumericalFailure(RuntimeError):
-    """Raised by a weight step that cannot continue (e.g. its master problem failed)."""
 
 
 class SVMIterationLimit(NumericalFailure):
@@ -138,12 +135,10 @@ def conjugate_exponent(p):
 def log_sum_exp(a):
     r""":math:`\log\sum_i e^{a_i}` of a 1-D float array, stably.
 
-    The computation of :func:`scipy.special.logsumexp` for real vectors, step for step, so
-    the same value to the last bit, without its per-call overhead (array-namespace dispatch
-    and broadcasting; the hot spot of the lp-norm weight updates, called several times per
-    iteration on vectors of a few dozen entries): with :math:`a^*=\max_i a_i` attained
-    :math:`k` times and :math:`s=\sum_{a_i<a^*}e^{a_i-a^*}`, the value is
-    :math:`\log(1+s/k)+\log k+a^*`; where that is not finite,
+    The computation of :func:`scipy.special.logsumexp` for real vectors, step for step (the
+    same value to the last bit) for the small vectors of the weight updates: with
+    :math:`a^*=\max_i a_i` attained :math:`k` times and :math:`s=\sum_{a_i<a^*}e^{a_i-a^*}`,
+    the value is :math:`\log(1+s/k)+\log k+a^*`; where that is not finite,
     :math:`\log\sum_i e^{a_i}` directly.
 
     Parameters
@@ -361,6 +356,15 @@ class SVMOracle:
         The dual problems solved at each weight vector (:mod:`mklcore.tasks`: the
         epsilon-SVR, one-vs-rest C-SVMs with shared weights); ``None``: the binary C-SVM on
         ``y``. A task needs ``backend="smo"``; ``y`` is then not used.
+
+    Attributes
+    ----------
+    n_calls, n_smo_iter, svm_time : int, int, float
+        SVM solves, engine iterations and seconds spent in the SVM.
+    last : WrapperState or None
+        The last state solved (the default warm start).
+    kernel_buffer : ndarray of shape (n, n) or None
+        The combined kernel of the last LIBSVM-type solve (reused by the next one).
     """
 
     def __init__(self, K, y, *, C, svm_tol, p, backend="smo", svm_max_iter=None, task=None):
@@ -375,7 +379,7 @@ class SVMOracle:
         self.n_smo_iter = 0
         self.svm_time = 0.0
         self.last = None
-        self._buffer = None
+        self.kernel_buffer = None
         self._smo = None
 
     def __call__(self, theta, *, start=None, tol=None, max_iter=None):
@@ -393,9 +397,9 @@ class SVMOracle:
         if self.backend == "smo":
             state, capped = self._solve_smo(theta, start, tol, max_iter)
         else:
-            if self._buffer is None:
-                self._buffer = np.empty(self.K.shape[1:], dtype=np.float64)
-            K_theta = combine_kernels(self.K, theta, out=self._buffer)
+            if self.kernel_buffer is None:
+                self.kernel_buffer = np.empty(self.K.shape[1:], dtype=np.float64)
+            K_theta = combine_kernels(self.K, theta, out=self.kernel_buffer)
             res, capped = self.solve_combined(self.K, theta, K_theta, tol,
                                               None if start is None else start.alpha)
             state = WrapperState(theta, res.alpha, res.dual_coef, res.intercept, 0.5 * res.q,
@@ -475,22 +479,18 @@ class SVMOracle:
             f"at C={self.C:g} ({cause}); scale the kernels (normalize='trace') or the "
             f"features, lower C, or raise svm_max_iter", state)
 
-    def _stack_smo(self):
+    def engine(self):
         """The oracle's :class:`~mklcore.smo.StackSMO` (created on first use)."""
         if self._smo is None:
             self._smo = (self.K.engine(self.y, self.C) if isinstance(self.K, LazyStack)
                          else StackSMO(self.K, self.y, self.C))
         return self._smo
 
-    def _stack(self):
-        """The stack as the engine reads it (C-ordered)."""
-        return self._stack_smo().K
-
     def _solve_smo(self, theta, start, tol, max_iter):
         if self.task is not None:
-            return self._solve_task(theta, start, tol, max_iter)
+            return self.solve_task(theta, start, tol, max_iter)
         n_kernels, n = self.K.shape[0], self.K.shape[1]
-        self._stack_smo()
+        self.engine()
         if start is None or start.H is None:
             alpha0, H = np.zeros(n), np.zeros((n_kernels, n))
         else:
@@ -508,10 +508,10 @@ class SVMOracle:
                              H=H, exact=converged)
         return state, capped_run and not converged
 
-    def _solve_task(self, theta, start, tol, max_iter):
+    def solve_task(self, theta, start, tol, max_iter):
         """The task's problems at ``theta`` on the engine, each warm-started from ``start``:
         ``(state, capped)``."""
-        task, smo = self.task, self._stack_smo()
+        task, smo = self.task, self.engine()
         k, n_var = task.signs.shape
         n_kernels, n = self.K.shape[0], self.K.shape[1]
         if start is None or start.H is None:
@@ -545,9 +545,9 @@ class SVMOracle:
         Returns
         -------
         state : WrapperState
-            :math:`S_m=rac12\sum_kc_k^	op H_{km}`, the task's :math:`L`, and the primal
-            :math:`rac12	heta^	op q+C\sum` loss at the decision values
-            :math:`\sum_m	heta_mH_{km}+b_k`.
+            :math:`S_m=\frac12\sum_kc_k^\top H_{km}`, the task's :math:`L`, and the primal
+            :math:`\frac12\theta^\top q+C\sum` loss at the decision values
+            :math:`\sum_m\theta_mH_{km}+b_k`.
         """
         task = self.task
         k = task.n_problems
@@ -569,548 +569,6 @@ class SVMOracle:
         """Same alpha, new weights (no SVM): used after small clean-ups of the weights."""
         return WrapperState(theta, state.alpha, state.dual_coef, state.intercept, state.S,
                             self.p, exact=False, H=state.H, L=state.L)
-
-
-class LinePoint:
-    r"""The SVM solution at one point :math:`\theta+tD` of a :class:`LineOracle`.
-
-    Parameters
-    ----------
-    t : float
-        Step along the direction.
-    alpha : ndarray of shape (n,)
-        Unsigned dual variables.
-    intercept : float
-        Bias of the SVM.
-    decision : ndarray of shape (n,)
-        :math:`f=K_{\theta+tD}(\alpha\circ y)+b` on the training points.
-    q : float
-        :math:`(\alpha\circ y)^\top K_{\theta+tD}(\alpha\circ y)`.
-    q_direction : float
-        :math:`(\alpha\circ y)^\top K_D(\alpha\circ y)`.
-    H : ndarray of shape (2, n) or None
-        Caches :math:`(K_\theta c, K_Dc)`, :math:`c=\alpha\circ y` (``"smo"`` engine).
-    anchor : int
-        Which anchor (of which line) the caches belong to.
-
-    Attributes
-    ----------
-    J : float
-        :math:`\mathbf1^\top\alpha-\frac12q`, the SVM dual value at :math:`\theta+tD`.
-    slope : float
-        :math:`J'(t)=-\frac12(\alpha\circ y)^\top K_D(\alpha\circ y)`, the derivative of
-        :math:`t\mapsto J(\theta+tD)` (:math:`\partial J/\partial\theta_m=-S_m`, Danskin).
-    S : ndarray of shape (n_kernels,) or None
-        The per-kernel terms :math:`S_m=\frac12\alpha^\top Q_m\alpha` computed so far
-        (``nan`` where not yet computed; see :meth:`LineOracle.kernel_terms`).
-    """
-
-    __slots__ = ("t", "alpha", "intercept", "decision", "J", "slope", "H", "anchor", "S")
-
-    def __init__(self, t, alpha, intercept, decision, q, q_direction, H=None, anchor=0):
-        self.t, self.alpha = float(t), alpha
-        self.intercept = (float(intercept) if np.ndim(intercept) == 0
-                          else np.asarray(intercept, dtype=float))
-        self.decision, self.H, self.anchor = decision, H, anchor
-        self.J = float(np.sum(alpha)) - 0.5 * float(q)
-        self.slope = -0.5 * float(q_direction)
-        self.S = None
-
-
-def _kernel_sum(K, weights, out, base=None):
-    r""":math:`B+\sum_mw_mK_m` into ``out`` (:math:`B` = ``base`` or 0)."""
-    if base is out:
-        base = base.copy()
-    combine_kernels(K, weights, out=out)
-    if base is not None:
-        out += base
-    return out
-
-
-class LineOracle:
-    r"""The SVM along a line :math:`\theta+tD` of kernel weights, at :math:`O(n^2)` a point.
-
-    For the line searches of descent methods (SimpleMKL): the two combined kernels
-    :math:`K_\theta=\sum_m\theta_mK_m` and :math:`K_D=\sum_mD_mK_m` are formed once, so the
-    kernel at a trial step is :math:`K_\theta+tK_D` and a trial point never touches the
-    stack of M kernels; only the accepted point pays for its per-kernel terms :math:`S_m`
-    (:meth:`state`). Each evaluation solves the SVM with the oracle's engine, its tolerance
-    and its iteration cap (a solve that reaches it raises :class:`SVMIterationLimit`):
-    LIBSVM on :math:`K_\theta+tK_D`, or for ``"smo"`` the warm-started
-    :class:`~mklcore.smo.StackSMO` on the two-kernel stack :math:`(K_\theta, K_D)` at weights
-    :math:`(1, t)`, started from a previous point's alpha and gradient caches. Every point
-    also carries the slope :math:`J'(t)` (:attr:`LinePoint.slope`), at :math:`O(n)` extra cost
-    with ``"smo"`` (the cache :math:`K_Dc`) and :math:`O(n\,n_{SV})` with LIBSVM. Calls, SVM
-    iterations and time are counted in the oracle.
-
-    Parameters
-    ----------
-    oracle : SVMOracle
-        The loop's oracle (kernels, labels, C, engine, counters).
-    theta : array-like of shape (n_kernels,)
-        Anchor of the line.
-    direction : array-like of shape (n_kernels,)
-        Direction :math:`D`.
-    kernel : ndarray of shape (n, n), default=None
-        :math:`K_\theta`, if known (e.g. from :meth:`kernel` of the previous line); else it is
-        formed from the stack. A C-contiguous float64 array is taken over, not copied (the
-        line changes it in :meth:`move`).
-    direction_kernel : ndarray of shape (n, n), default=None
-        :math:`K_D`, if known (e.g. the chord :math:`K_{\theta'}-K_\theta` between two
-        points); else it is formed from the stack. Taken over like ``kernel``.
-    buffers : list, default=None
-        Spare (n, n) float64 arrays, shared by the lines of one search: the line takes its
-        new arrays from it (instead of allocating) and :meth:`recycle` gives them back.
-
-    Attributes
-    ----------
-    stack : list of two ndarrays of shape (n, n)
-        :math:`K_\theta` and :math:`K_D`.
-    """
-
-    _anchors = itertools.count()  # anchors are unique across lines (for the caches)
-
-    #: most spare arrays a buffer list keeps (see :meth:`recycle`)
-    max_spare = 4
-
-    def __init__(self, oracle, theta, direction, kernel=None, direction_kernel=None,
-                 buffers=None):
-        self.oracle = oracle
-        self.buffers = buffers
-        K = oracle.K
-        n = K.shape[1]
-        self.theta = np.array(theta, dtype=float)
-        self.direction = np.array(direction, dtype=float)
-        self.stack = []
-        for given, weights in ((kernel, self.theta), (direction_kernel, self.direction)):
-            if given is None:
-                given = _kernel_sum(K, weights, self._new_array())
-            self.stack.append(np.require(given, dtype=np.float64, requirements="C"))
-        self.anchor = next(self._anchors)
-        self._smo = None
-        self._buffer = None
-
-    @staticmethod
-    def solved_kernel(oracle, theta):
-        r"""A copy of the combined kernel of the oracle's last LIBSVM-type solve, if that
-        solve was at ``theta`` (else ``None``): the anchor kernel of a line from the weights
-        the loop's oracle just solved at, without a pass over the stack.
-
-        Parameters
-        ----------
-        oracle : SVMOracle
-        theta : array-like of shape (n_kernels,)
-
-        Returns
-        -------
-        K_theta : ndarray of shape (n, n) or None
-        """
-        last, buffer = oracle.last, getattr(oracle, "_buffer", None)
-        theta = np.asarray(theta, dtype=float)
-        if (oracle.backend == "smo" or last is None or buffer is None
-                or not np.array_equal(last.theta, theta)):
-            return None
-        K = oracle.K
-        n = K.shape[1]
-        idx = np.linspace(0, n - 1, min(n, 8)).astype(int)  # check a few entries
-        expected = np.einsum("m,mij->ij", theta, K[:, idx][:, :, idx])
-        if not np.allclose(buffer[np.ix_(idx, idx)], expected, rtol=1e-12, atol=1e-12):
-            return None
-        return buffer.copy()
-
-    def move(self, t, direction):
-        r"""Re-anchor the line at :math:`\max(\theta+tD, 0)` with a new direction.
-
-        Costs :math:`O(n^2)` per weight clipped at 0 and per changed direction coefficient.
-
-        Parameters
-        ----------
-        t : float
-            Step to the new anchor.
-        direction : array-like of shape (n_kernels,)
-            The new direction.
-        """
-        K = self.oracle.K
-        raw = self.theta + t * self.direction
-        self.stack[0] += t * self.stack[1]
-        for m in np.flatnonzero(raw < 0):  # clipped round-off
-            self.stack[0] -= raw[m] * K[m]
-        self.theta = np.maximum(raw, 0.0)
-        direction = np.asarray(direction, dtype=float)
-        delta = direction - self.direction
-        changed = np.flatnonzero(delta)
-        if changed.size > K.shape[0] // 3:
-            combine_kernels(K, direction, out=self.stack[1])
-        else:
-            for m in changed:
-                self.stack[1] += delta[m] * K[m]
-        self.direction = direction.copy()
-        self.anchor = next(self._anchors)
-        self._smo = None
-
-    def weights(self, t):
-        r"""The weights :math:`\max(\theta+tD, 0)` at step ``t``.
-
-        Parameters
-        ----------
-        t : float
-
-        Returns
-        -------
-        theta : ndarray of shape (n_kernels,)
-        """
-        return np.maximum(self.theta + t * self.direction, 0.0)
-
-    def kernel(self, t, theta, out=None):
-        r"""The combined kernel :math:`K_{\theta'}` at weights near the point at step ``t``.
-
-        For the next line's anchor: ``theta`` is the point's weights :math:`\theta+tD` up to a
-        rescaling and a few changed coordinates (weights zeroed by a clean-up), so
-        :math:`K_{\theta'}=a(K_\theta+tK_D)+\sum_{m\in\text{changed}}\delta_mK_m` costs
-        :math:`O(n^2)` per changed weight instead of a pass over the stack (which it falls
-        back to when more than a third of the weights changed). Changes below
-        :math:`10^{-13}\max_m\theta'_m` are round-off and ignored.
-
-        Parameters
-        ----------
-        t : float
-        theta : array-like of shape (n_kernels,)
-        out : ndarray of shape (n, n), default=None
-            Output buffer (float64, C-contiguous; e.g. from :meth:`release_buffer`).
-
-        Returns
-        -------
-        K_theta : ndarray of shape (n, n)
-        """
-        K = self.oracle.K
-        theta = np.asarray(theta, dtype=float)
-        raw = self.theta + t * self.direction
-        j = int(np.argmax(theta))
-        scale = theta[j] / raw[j] if raw[j] > 0 else 0.0
-        delta = theta - scale * raw
-        changed = np.flatnonzero(np.abs(delta) > 1e-13 * theta[j])
-        if scale <= 0 or changed.size > K.shape[0] // 3:
-            return combine_kernels(K, theta, out=out)
-        out = np.multiply(self.stack[1], t * scale, out=out)
-        out += scale * self.stack[0] if scale != 1.0 else self.stack[0]
-        for m in changed:
-            out += delta[m] * K[m]
-        return out
-
-    def release_buffer(self):
-        """Hand over the line's scratch buffer (the kernel LIBSVM last trained on), e.g. as
-        the ``out`` of :meth:`kernel` for the next line; the line allocates a new one if it
-        solves again.
-
-        Returns
-        -------
-        buffer : ndarray of shape (n, n) or None
-        """
-        buffer, self._buffer = self._buffer, None
-        return buffer
-
-    def chord(self, t, theta):
-        r"""The line from the point at step ``t`` to the weights ``theta``.
-
-        Anchored at :math:`\theta_t=\max(\theta+tD,0)` with direction
-        :math:`\theta'-\theta_t`, so that step 1 is ``theta``. Its kernels cost :math:`O(n^2)`
-        per non-zero weight of ``theta`` or per changed weight, whichever are fewer (one pass
-        over the stack at most).
-
-        Parameters
-        ----------
-        t : float
-            Step of the chord's start on this line.
-        theta : array-like of shape (n_kernels,)
-            The chord's end.
-
-        Returns
-        -------
-        line : LineOracle
-        """
-        start = self.weights(t)
-        theta = np.asarray(theta, dtype=float)
-        delta = theta - start
-        K_start = self.kernel(t, start, out=self.release_buffer())
-        K_end = self._new_array()
-        if np.count_nonzero(theta) <= np.count_nonzero(delta):
-            _kernel_sum(self.oracle.K, theta, K_end)
-        else:
-            _kernel_sum(self.oracle.K, delta, K_end, base=K_start)
-        K_end -= K_start
-        return LineOracle(self.oracle, start, delta, kernel=K_start, direction_kernel=K_end,
-                          buffers=self.buffers)
-
-    def _new_array(self):
-        """An (n, n) array from the spare buffers, or a new one."""
-        if self.buffers:
-            return self.buffers.pop()
-        n = self.oracle.K.shape[1]
-        return np.empty((n, n))
-
-    def recycle(self):
-        """Give the line's kernels and scratch buffer to its buffer list (at most
-        :attr:`max_spare` are kept); the line must not be used afterwards."""
-        if self.buffers is None:
-            return
-        for array in (*self.stack, self._buffer):
-            if array is not None and len(self.buffers) < self.max_spare:
-                self.buffers.append(array)
-        self.stack, self._buffer, self._smo = [], None, None
-
-    def slope(self, point):
-        r"""The slope :math:`-\frac12c^\top K_Dc`, :math:`c=\alpha\circ y`, of the line's
-        current direction at a point's alpha (e.g. after :meth:`move`).
-
-        Parameters
-        ----------
-        point : LinePoint or WrapperState
-
-        Returns
-        -------
-        slope : float
-        """
-        coef = point.alpha * self.oracle.y
-        sv = np.flatnonzero(coef)
-        return -0.5 * float(coef[sv] @ (self.stack[1][sv] @ coef))  # rows sv of K_D c
-
-    def __call__(self, t, start=None, *, warm=False):
-        """The SVM at step ``t``, warm-started from ``start`` (a :class:`LinePoint` or a
-        :class:`WrapperState`; ``"smo"`` or ``warm=True`` only).
-
-        Parameters
-        ----------
-        t : float
-        start : LinePoint or WrapperState, default=None
-        warm : bool, default=False
-            Solve with the warm-started :class:`~mklcore.smo.StackSMO` whatever the oracle's
-            engine: when the SVM's dual solution is not unique, the solution reached from
-            ``start`` is the one nearest it.
-
-        Returns
-        -------
-        point : LinePoint
-        """
-        o = self.oracle
-        y = o.y
-        n = y.shape[0]
-        t0 = time.perf_counter()
-        if o.backend == "smo" or warm:
-            w = np.array([1.0, float(t)])
-            if self._smo is None:
-                self._smo = StackSMO(np.stack(self.stack), y, o.C)
-            if start is None:
-                alpha0, H = np.zeros(n), np.zeros((2, n))
-            elif (isinstance(start, LinePoint) and start.anchor == self.anchor
-                  and start.H is not None):
-                alpha0, H = start.alpha, start.H.copy()
-            else:
-                alpha0 = start.alpha
-                sv = np.flatnonzero(alpha0)
-                H = np.array([k[:, sv] @ (alpha0[sv] * y[sv]) for k in self.stack])
-            alpha, H, b, n_iter, converged = self._smo.solve(w, alpha0, H, o.svm_tol,
-                                                             o.svm_max_iter)
-            o.n_smo_iter += n_iter
-            capped = not converged
-            g = w @ H
-            coef = alpha * y
-            point = LinePoint(t, alpha, b, g + b, g @ coef, H[1] @ coef, H, self.anchor)
-        else:
-            if self._buffer is None:
-                self._buffer = self._new_array()
-            K_t = np.multiply(self.stack[1], float(t), out=self._buffer)
-            K_t += self.stack[0]
-            res, capped = o.solve_combined(K_t, None, K_t, o.svm_tol)
-            coef = res.dual_coef
-            sv = np.flatnonzero(coef)
-            q_dir = float(coef[sv] @ (self.stack[1][sv] @ coef))  # rows sv of K_D c
-            point = LinePoint(t, res.alpha, res.intercept, res.decision_train, res.q[0],
-                              q_dir, anchor=self.anchor)
-        o.svm_time += time.perf_counter() - t0
-        o.n_calls += 1
-        if capped:
-            raise o.limit_error()
-        return point
-
-    def kernel_terms(self, point, index=None):
-        r"""Per-kernel terms :math:`S_m=\frac12c^\top K_mc`, :math:`c=\alpha\circ y`, of a
-        point, computed once and kept in :attr:`LinePoint.S`.
-
-        The slope along another direction :math:`D'` is :math:`-\sum_mD'_mS_m`; a term costs
-        :math:`O(n^2)`, all of them one pass over the stack.
-
-        Parameters
-        ----------
-        point : LinePoint
-        index : array-like of int, default=None
-            The kernels wanted; ``None``: all.
-
-        Returns
-        -------
-        S : ndarray
-            :math:`S_m` for the kernels ``index`` (all kernels if ``None``).
-        """
-        K = self.oracle.K
-        if point.S is None:
-            point.S = np.full(K.shape[0], np.nan)
-        wanted = np.arange(K.shape[0]) if index is None else np.asarray(index, dtype=int)
-        missing = wanted[np.isnan(point.S[wanted])]
-        if missing.size:
-            coef = point.alpha * self.oracle.y
-            if 2 * missing.size > K.shape[0]:
-                point.S[:] = 0.5 * kernel_quadratic_terms(K, coef)
-            else:
-                for m in missing:
-                    point.S[m] = max(0.5 * float(coef @ (K[m] @ coef)), 0.0)
-        return point.S[wanted]
-
-    def state(self, point, theta, *, exact=True):
-        r"""The :class:`WrapperState` of a point, with its per-kernel terms :math:`S_m`.
-
-        Parameters
-        ----------
-        point : LinePoint
-        theta : array-like of shape (n_kernels,)
-            The weights to report: those of the point, or the same up to a clean-up of
-            negligible weights.
-        exact : bool, default=True
-            Whether alpha counts as solved at ``theta``.
-
-        Returns
-        -------
-        state : WrapperState
-            Its primal objective uses the point's decision values.
-        """
-        o = self.oracle
-        coef = point.alpha * o.y
-        S = self.kernel_terms(point)
-        theta = np.asarray(theta, dtype=float)
-        hinge = np.maximum(0.0, 1.0 - o.y * point.decision).sum()
-        primal = float(theta @ S) + o.C * float(hinge)
-        return WrapperState(theta, point.alpha, coef, point.intercept, S, o.p,
-                            primal_objective=primal, exact=exact)
-
-
-class StackLine:
-    r"""The SVM along a line :math:`\theta+tD` on the stack itself (the ``"smo"`` engine).
-
-    The interface of :class:`LineOracle` without its two dense kernels: a point at step ``t``
-    is an SVM at weights :math:`\max(\theta+tD,0)` solved by the oracle's
-    :class:`~mklcore.smo.StackSMO` (rows of the combined kernel computed when SMO touches
-    them), warm-started from a previous point's alpha and caches
-    :math:`H_m=K_m(\alpha\circ y)`; the caches give every point all its per-kernel terms
-    :math:`S_m=\frac12c^\top H_m` and its slope along any direction at :math:`O(Mn)`.
-
-    Parameters
-    ----------
-    oracle : SVMOracle
-        The loop's oracle (kernels, labels, C, counters).
-    theta, direction : array-like of shape (n_kernels,)
-        Anchor and direction of the line.
-    **_ignored
-        The dense-kernel arguments of :class:`LineOracle` (unused).
-    """
-
-    _anchors = itertools.count()
-
-    def __init__(self, oracle, theta, direction, **_ignored):
-        self.oracle = oracle
-        self.theta = np.array(theta, dtype=float)
-        self.direction = np.array(direction, dtype=float)
-        self.anchor = next(self._anchors)
-
-    def weights(self, t):
-        r"""The weights :math:`\max(\theta+tD, 0)` at step ``t``."""
-        return np.maximum(self.theta + t * self.direction, 0.0)
-
-    def _caches(self, start):
-        """Alpha and caches H of a starting point (computed from its support if missing)."""
-        o = self.oracle
-        n_kernels, n = o.K.shape[0], o.K.shape[1]
-        if start is None:
-            return np.zeros(n), np.zeros((n_kernels, n))
-        if getattr(start, "H", None) is not None and start.H.shape == (n_kernels, n):
-            return start.alpha, start.H.copy()
-        from .loops import stack_update
-
-        coef = start.alpha * o.y
-        H = np.zeros((n_kernels, n))
-        stack_update(o._stack(), coef, np.flatnonzero(coef).astype(np.int64), H)
-        return start.alpha, H
-
-    def __call__(self, t, start=None, *, warm=False):
-        r"""The SVM at step ``t``, warm-started from ``start`` (a :class:`LinePoint` or a
-        :class:`WrapperState`); a :class:`LinePoint` with its terms :math:`S_m`."""
-        o = self.oracle
-        t0 = time.perf_counter()
-        w = self.weights(t)
-        if o.task is not None:  # another dual problem (mklcore.tasks): the oracle's solve
-            state, capped = o._solve_task(w, start, o.svm_tol, None)
-            point = LinePoint(t, state.alpha, state.intercept, None, 2.0 * float(w @ state.S),
-                              2.0 * float(self.direction @ state.S), state.H, self.anchor)
-            point.J, point.S = state.J, state.S
-            o.svm_time += time.perf_counter() - t0
-            o.n_calls += 1
-            if capped:
-                raise o.limit_error()
-            return point
-        alpha0, H = self._caches(start)
-        alpha, H, b, n_iter, converged = o._stack_smo().solve(w, alpha0, H, o.svm_tol,
-                                                             o.svm_max_iter)
-        o.n_smo_iter += n_iter
-        coef = alpha * o.y
-        q = np.maximum(H @ coef, 0.0)
-        point = LinePoint(t, alpha, b, w @ H + b, float(w @ q), float(self.direction @ q),
-                          H, self.anchor)
-        point.S = 0.5 * q
-        o.svm_time += time.perf_counter() - t0
-        o.n_calls += 1
-        if not converged:
-            raise o.limit_error()
-        return point
-
-    def kernel_terms(self, point, index=None):
-        r"""Per-kernel terms :math:`S_m` of a point (all of them known)."""
-        S = point.S
-        return S if index is None else S[np.asarray(index)]
-
-    def slope(self, point):
-        r""":math:`-D^\top S` of a point along the line's current direction."""
-        return -float(self.direction @ point.S)
-
-    def move(self, t, direction):
-        r"""Re-anchor at :math:`\max(\theta+tD, 0)` with a new direction."""
-        self.theta = self.weights(t)
-        self.direction = np.array(direction, dtype=float)
-        self.anchor = next(self._anchors)
-
-    def chord(self, t, theta):
-        """The line from the point at step ``t`` to ``theta`` (step 1 is ``theta``)."""
-        start = self.weights(t)
-        return StackLine(self.oracle, start, np.asarray(theta, dtype=float) - start)
-
-    def kernel(self, t, theta, out=None):
-        """No dense kernel: None."""
-        return None
-
-    def release_buffer(self):
-        """No buffer: None."""
-        return None
-
-    def recycle(self):
-        """Nothing to give back."""
-
-    def state(self, point, theta, *, exact=True):
-        """The :class:`WrapperState` of a point at ``theta`` (see :meth:`LineOracle.state`)."""
-        o = self.oracle
-        theta = np.asarray(theta, dtype=float)
-        if o.task is not None:
-            return o.task_state(theta, point.alpha, point.H, point.intercept, exact=exact)
-        S = point.S
-        hinge = np.maximum(0.0, 1.0 - o.y * point.decision).sum()
-        primal = float(theta @ S) + o.C * float(hinge)
-        return WrapperState(theta, point.alpha, point.alpha * o.y, point.intercept, S, o.p,
-                            primal_objective=primal, exact=exact, H=point.H)
 
 
 # --------------------------------------------------------------------------------------
@@ -1194,14 +652,14 @@ class SIPWeightStep(WeightStep):
     at every p (the :math:`\epsilon_{MKL}` test of Sonnenburg et al. 2006, Algorithm 1; the
     "inner SIP precision" of Kloft et al. 2009, Sec. 3.1).
 
-    The step adds the cut of the current alpha to :attr:`cuts` (a :class:`Cuts`), solves the
+    The step adds the cut of the current alpha to :attr:`cuts` (a :class:`~mklcore.masters.Cuts`), solves the
     restricted master over them (:meth:`master`, returning :math:`(\theta, \eta)`) and
     prunes the cuts.
 
     Parameters
     ----------
     max_cuts : int, default=100
-        Pruning rule of :class:`Cuts`.
+        Pruning rule of :class:`~mklcore.masters.Cuts`.
     prune_cuts : bool, default=True
         Whether to prune cuts at all.
     stop : {"gap", "sip"}, default="gap"
@@ -1259,139 +717,6 @@ class SIPWeightStep(WeightStep):
         if self.p == 1:  # the LP value is a lower bound: use the better certificate
             return min(state.rel_gap, self.sip_gap(state))
         return state.rel_gap
-
-
-class Cuts:
-    r"""Cutting planes :math:`\eta\ge L^r-\theta^\top S^r` of the semi-infinite program.
-
-    Shared by the SIP solvers (lp-norm cutting plane, SILP). Pruning follows SHOGUN's MKL
-    implementation: after a master solve, if there are more than ``max(max_cuts, 2 * n_active)``
-    cuts (active: slack below ``1e-6`` relative), the cut with the largest slack is deleted.
-
-    Parameters
-    ----------
-    n_kernels : int
-    max_cuts : int, default=100
-    prune : bool, default=True
-    """
-
-    def __init__(self, n_kernels, *, max_cuts=100, prune=True):
-        self.L = np.empty(0)
-        self.S = np.empty((0, n_kernels))
-        self.max_cuts, self.prune_ = int(max_cuts), bool(prune)
-        self.n_added = 0
-        self.n_pruned = 0
-
-    def __len__(self):
-        return self.L.shape[0]
-
-    def add(self, L, S):
-        """Append the cut of one alpha (``L = 1'alpha``, ``S_m = alpha'Q_m alpha / 2``)."""
-        self.L = np.append(self.L, float(L))
-        self.S = np.vstack([self.S, np.asarray(S, dtype=float)[None]])
-        self.n_added += 1
-
-    def values(self, theta):
-        r""":math:`L^r-\theta^\top S^r` for every cut."""
-        return self.L - self.S @ np.asarray(theta, dtype=float)
-
-    def prune(self, theta, eta):
-        """Delete the loosest cut if there are too many (see class docstring)."""
-        if not self.prune_ or len(self) == 0:
-            return
-        slack = eta - self.values(theta)
-        n_active = int(np.sum(slack < 1e-6 * max(1.0, abs(eta))))
-        if len(self) > max(self.max_cuts, 2 * n_active):
-            worst = int(np.argmax(slack))
-            self.L = np.delete(self.L, worst)
-            self.S = np.delete(self.S, worst, axis=0)
-            self.n_pruned += 1
-
-
-def _highs_linprog(c, A_ub, b_ub, A_eq, b_eq, lb, ub):
-    """The LP of :func:`highs_lp` through :func:`scipy.optimize.linprog` (HiGHS)."""
-    from scipy.optimize import linprog
-
-    bounds = [(None if np.isinf(lo) else lo, None if np.isinf(hi) else hi)
-              for lo, hi in zip(lb.tolist(), ub.tolist())]
-    res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, bounds=bounds,
-                  method="highs")
-    ok = res.status == 0 and res.x is not None
-    return {"x": res.x, "fun": res.fun, "success": ok, "message": res.message,
-            "ineqlin_marginals": res.ineqlin.marginals if ok else None}
-
-
-def highs_lp(c, A_ub, b_ub, A_eq, b_eq, lb, ub):
-    r"""Solve :math:`\min c^\top x` s.t. :math:`A_{ub}x\le b_{ub}`, :math:`A_{eq}x=b_{eq}`,
-    :math:`lb\le x\le ub` with HiGHS, exactly as ``scipy.optimize.linprog(method="highs")``.
-
-    For the small master LPs that cutting-plane MKL solvers re-solve at every iteration
-    (:func:`scipy.optimize.linprog`, public API; its per-call cost is in
-    ``benchmarks/README.md``).
-
-    Parameters
-    ----------
-    c : ndarray of shape (n,)
-    A_ub : ndarray of shape (m_ub, n)
-    b_ub : ndarray of shape (m_ub,)
-    A_eq : ndarray of shape (m_eq, n)
-    b_eq : ndarray of shape (m_eq,)
-    lb, ub : ndarray of shape (n,)
-        Bounds (``-inf`` / ``inf`` for none).
-
-    Returns
-    -------
-    solution : dict
-        ``x`` (None on failure), ``fun`` (optimal value), ``ineqlin_marginals`` (the
-        multipliers of the inequality rows, ``linprog``'s ``res.ineqlin.marginals``),
-        ``success`` (``linprog``'s status 0) and ``message``.
-    """
-    args = tuple(np.asarray(a, dtype=float) for a in (c, A_ub, b_ub, A_eq, b_eq, lb, ub))
-    return _highs_linprog(*args)
-
-
-def lp_master(cuts):
-    r"""Solve the restricted master LP of SILP (Sonnenburg et al. 2006, Algorithm 1).
-
-    .. math::
-        \min_{\theta,\eta}\ \eta\quad\text{s.t.}\quad
-        \sum_m\theta_m(L^r-S^r_m)-\eta\le0\ (r=1..R),\quad \sum_m\theta_m=1,\quad\theta\ge0,
-
-    shared by SILP and the lp-norm cutting plane at p = 1, solved by :func:`highs_lp` (HiGHS,
-    as :func:`scipy.optimize.linprog` runs it).
-
-    Parameters
-    ----------
-    cuts : Cuts
-        The cuts :math:`(L^r, S^r)` collected so far (at least one).
-
-    Returns
-    -------
-    theta : ndarray of shape (n_kernels,)
-        Weights on the simplex (clipped at 0 and renormalised to sum 1).
-    eta : float
-        Optimal value of the LP, a lower bound of the l1-MKL optimum.
-
-    Raises
-    ------
-    NumericalFailure
-        If HiGHS does not solve the LP.
-    """
-    R, M = cuts.S.shape
-    c = np.zeros(M + 1)
-    c[-1] = 1.0
-    A_ub = np.hstack([cuts.L[:, None] - cuts.S, -np.ones((R, 1))])
-    A_eq = np.zeros((1, M + 1))
-    A_eq[0, :M] = 1.0
-    lb = np.append(np.zeros(M), -np.inf)
-    ub = np.full(M + 1, np.inf)
-    res = highs_lp(c, A_ub, np.zeros(R), A_eq, np.ones(1), lb, ub)
-    if not res["success"]:
-        raise NumericalFailure(f"SILP master LP failed: {res['message']}")
-    x = res["x"]
-    theta = np.maximum(x[:M], 0.0)
-    theta /= theta.sum()
-    return theta, float(x[-1])
 
 
 # --------------------------------------------------------------------------------------

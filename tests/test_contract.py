@@ -16,7 +16,7 @@ from sklearn.kernel_ridge import KernelRidge
 from sklearn.svm import SVC, SVR
 
 from mklcore import decision
-from mklcore.registry import INPUTS, SOLVERS, TASKS, get_solver, list_solvers
+from mklcore.registry import SOLVERS
 
 NAMES = list(SOLVERS)
 LOOPED = [n for n in NAMES if SOLVERS[n].budget is not None]
@@ -74,35 +74,6 @@ def _quiet(name, data, *args, **kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         return _run(name, data, *args, **kwargs)
-
-
-# ------------------------------------------------------------------------ registry
-
-def test_registry_is_complete_and_consistent():
-    assert set(INPUTS) >= {info.inputs for info in SOLVERS.values()}
-    assert set(TASKS) >= {info.task for info in SOLVERS.values()}
-    assert list_solvers() == NAMES
-    assert list_solvers(task="regression") == ["rls2", "linear_rls2", "sum_kernel_svr",
-                                               "lpmkl_svr", "simplemkl_svr", "silp_svr"]
-    assert get_solver("silp") is SOLVERS["silp"]
-    with pytest.raises(ValueError, match="unknown solver 'foo'"):
-        get_solver("foo")
-    with pytest.raises(ValueError, match="fixes"):
-        SOLVERS["lpmkl_newton"].run(None, None, solver="analytic")
-    with pytest.raises(TypeError):
-        SOLVERS["silp"].options["C"] = 1.0
-
-
-def test_every_method_has_a_plot_colour():
-    from mklcore.repro.plotting import METHOD_COLORS, method_palette
-
-    # the epsilon-SVR paths share their method's colour (result.method); mklcore.repro names
-    # the registry keys of the classifiers and RLS2
-    svr = {n for n in NAMES if n.endswith("_svr")}
-    assert set(NAMES) - svr <= set(METHOD_COLORS)
-    assert {SOLVERS[n].method for n in svr} <= set(METHOD_COLORS)
-    for name in sorted(set(NAMES) - svr):
-        assert method_palette([name])[name] == METHOD_COLORS[name]
 
 
 @pytest.mark.parametrize("name", NAMES)

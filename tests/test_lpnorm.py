@@ -16,7 +16,8 @@ from mklcore.lpnorm import (LpMKLClassifier, _analytic_update, _cvx_master, _new
                             _taylor_coefficients, lpmkl_solve, sum_kernel_svm_solve)
 from mklcore.reference import TOY_OPTIMA, ReferenceSolverError, solve_primal_cvx, toy_problem
 from mklcore.svm import svm_solve
-from mklcore.wrapper import Cuts, WeightStep, dual_norm, normalize_pnorm, pnorm, run_wrapper
+from mklcore.masters import Cuts
+from mklcore.wrapper import normalize_pnorm, pnorm
 
 # Tight inner tolerances for the comparisons with the optima: the objective error is then
 # driven by the MKL tolerance (objective ~ 1e-7 relative, theta ~ 3e-4 at tol 1e-7).
@@ -203,14 +204,6 @@ def test_weight_updates_stay_feasible(theta, S, p):
         assert np.all(new >= 0) and abs(pnorm(new, p) - 1.0) <= 1e-8
         a = theta ** 2 * S
         assert np.sum(a / new) <= np.sum(a / theta) * (1 + 1e-12) + 1e-300
-
-
-def test_dual_norm_special_cases():
-    S = np.array([3.0, 1.0, 0.5, 2.0, -1e-15])
-    assert dual_norm(S, 1.0) == 3.0
-    assert dual_norm(S, np.inf) == pytest.approx(6.5)
-    assert dual_norm(S, 2.0) == pytest.approx(np.linalg.norm(S[:4]))
-    assert dual_norm(S, 1.0 + 1e-12) == pytest.approx(3.0, rel=1e-6)
 
 
 def test_taylor_surrogate(toy):
@@ -560,56 +553,6 @@ def test_sum_kernel_is_lpmkl_at_p_inf(toy):
     assert 0 <= ref.rigorous_gap < 1e-3 * ref.objective
 
 
-@pytest.mark.parametrize("solver,options", [
-    ("newton", {}), ("analytic", {}), ("cutting_plane", {}),
-    ("analytic", {"mode": "interleaved"}), ("newton", {"svm_backend": "smo"})])
-@pytest.mark.parametrize("max_iter", [3, 1000])
-def test_history_has_n_iter_rows(toy, solver, options, max_iter):
-    """Every run records one history row per outer iteration (converged or not)."""
-    K, y, C = toy
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        res = lpmkl_solve(K, y, p=2.0, C=C, solver=solver, tol=1e-6, max_iter=max_iter,
-                          **options)
-    assert res.status == (1 if max_iter == 3 else 0)
-    for key, column in res.history.items():
-        assert len(column) == res.n_iter, key
-    np.testing.assert_array_equal(res.history["weights"][-1] > 0, True)
-
-
-def test_wrapper_callback_payload_and_stop(toy):
-    """The callback sees the Monitor payload plus the iterate; StopIteration gives status 3."""
-    K, y, C = toy
-    seen = []
-
-    def callback(payload):
-        seen.append(payload)
-        if payload.n_iter == 2:
-            raise StopIteration
-
-    res = lpmkl_solve(K, y, p=2.0, C=C, callback=callback)
-    assert res.status == 3 and res.n_iter == 2 and len(res.history["objective"]) == 2
-    assert {"n_iter", "objective", "gap", "criterion", "weights", "time", "method",
-            "dual_coef", "intercept", "dual_objective", "alpha"} <= set(seen[0])
-
-
-def test_run_wrapper_with_a_new_weight_step(toy):
-    """The module docstring's recipe: a WeightStep subclass is all a new method needs."""
-    K, y, C = toy
-
-    class HalfStep(WeightStep):
-        p = 2.0
-        method, label = "halfstep", "HalfStep (p=2)"
-
-        def step(self, state, oracle):
-            target = normalize_pnorm(np.cbrt(state.theta ** 2 * state.S), self.p)
-            return normalize_pnorm(0.5 * (state.theta + target), self.p)
-
-    res = run_wrapper(K, y, HalfStep(), C=C, tol=1e-6, max_iter=500, svm_tol=SVM_TOL)
-    assert res.success and res.method == "halfstep"
-    np.testing.assert_allclose(res.objective, TOY_OPTIMA[2.0][0], rtol=1e-5)
-
-
 # --------------------------------------------------------------------------------------
 # issue 16: failing defaults, uncertified SVMs, bounded SVM solves
 # --------------------------------------------------------------------------------------
@@ -647,33 +590,6 @@ def test_stabilize_is_gone(toy):
     assert "stabilize" not in str(info.value)
     with pytest.raises(TypeError):
         LpMKLClassifier(stabilize=True)
-
-
-def test_uncertified_svm_is_no_success(toy):
-    """Huge C: the sum-kernel SVM's hinge primal dwarfs its dual, so no success is claimed."""
-    from mklcore.lpnorm import sum_kernel_svm_solve
-    from mklcore.wrapper import SVM_GAP_LIMIT
-
-    K, y, _ = toy
-    ok = sum_kernel_svm_solve(K, y, C=1.0)
-    assert ok.success and ok.svm_gap < 1e-2
-    with pytest.warns(ConvergenceWarning, match=r"the SVM did not converge \(huge C\?\)"):
-        res = sum_kernel_svm_solve(100.0 * K, y, C=1e8)
-    assert not res.success and res.status == 2 and res.svm_gap > SVM_GAP_LIMIT
-    assert "the SVM did not converge (huge C?)" in res.message
-
-
-@pytest.mark.parametrize("backend", ["libsvm", "smo"])
-def test_svm_max_iter_bounds_the_run(toy, backend):
-    """svm_max_iter caps every SVM solve; reaching it ends the run with status 2."""
-    K, y, C = toy
-    with pytest.warns(ConvergenceWarning, match=r"svm_max_iter=3 .*huge C\? unscaled"):
-        res = lpmkl_solve(K, y, p=2.0, C=C, svm_backend=backend, svm_max_iter=3,
-                          mode="wrapper")
-    assert res.status == 2 and not res.success and res.n_svm_calls == 1 and res.n_iter == 1
-    assert res.n_smo_iter == 3
-    with pytest.raises(ValueError, match="svm_max_iter"):
-        lpmkl_solve(K, y, svm_max_iter=0)
 
 
 @pytest.mark.parametrize("solver,p", [("newton", 4 / 3), ("newton", 2.0), ("analytic", 2.0),
@@ -762,54 +678,6 @@ def test_sum_kernel_svc_never_builds_the_stack(monkeypatch):
     assert clf.weights_.tolist() == [1.0] * K.shape[0]
     np.testing.assert_allclose(decision(clf.result_, K_te), f, atol=1e-10)
     assert K.shape[0] == len(kernel_stack(bank, X_tr))
-
-
-def test_log_sum_exp_is_scipys_logsumexp_bit_for_bit():
-    from scipy.special import logsumexp
-
-    from mklcore.wrapper import log_sum_exp
-
-    rng = np.random.default_rng(0)
-    for trial in range(3000):
-        a = rng.normal(size=int(rng.integers(1, 40))) * rng.choice([1e-3, 1.0, 300.0])
-        if trial % 3 == 1:
-            a[rng.random(a.size) < 0.5] = -np.inf  # zero terms
-        if trial % 3 == 2:
-            a = np.round(a, 1)  # ties at the maximum
-        assert log_sum_exp(a) == logsumexp(a)
-    assert np.isnan(log_sum_exp(np.array([np.nan, 1.0])))
-    assert log_sum_exp(np.array([-np.inf, -np.inf])) == -np.inf
-
-
-def test_highs_lp_is_linprog_bit_for_bit():
-    from scipy.optimize import linprog
-
-    from mklcore.wrapper import highs_lp
-
-    rng = np.random.default_rng(1)
-    for trial in range(20):
-        R, M = int(rng.integers(1, 30)), int(rng.integers(2, 15))
-        S = rng.random((R, M)) * rng.choice([1e-2, 1.0, 100.0])
-        L = rng.random(R) * S.max() * M
-        c = np.append(np.zeros(M), 1.0)
-        A_ub = np.hstack([L[:, None] - S, -np.ones((R, 1))])
-        A_eq = np.append(np.ones(M), 0.0)[None]
-        ref = linprog(c, A_ub=A_ub, b_ub=np.zeros(R), A_eq=A_eq, b_eq=[1.0],
-                      bounds=[(0.0, None)] * M + [(None, None)], method="highs")
-        res = highs_lp(c, A_ub, np.zeros(R), A_eq, np.ones(1), np.append(np.zeros(M), -np.inf),
-                       np.full(M + 1, np.inf))
-        assert res["success"] == (ref.status == 0)
-        np.testing.assert_array_equal(res["x"], ref.x)
-        np.testing.assert_array_equal(res["ineqlin_marginals"], ref.ineqlin.marginals)
-        assert res["fun"] == ref.fun
-    # non-finite data: linprog's own error
-    with pytest.raises(ValueError):
-        highs_lp(c, np.full_like(A_ub, np.nan), np.zeros(R), A_eq, np.ones(1),
-                 np.append(np.zeros(M), -np.inf), np.full(M + 1, np.inf))
-    # infeasible: not a success, linprog's message
-    res = highs_lp(np.ones(2), np.array([[1.0, 1.0]]), np.array([-1.0]), np.array([[1.0, 0.0]]),
-                   np.ones(1), np.zeros(2), np.full(2, np.inf))
-    assert not res["success"] and res["x"] is None and "infeasible" in res["message"].lower()
 
 
 def test_auto_solver_fits_every_p_including_one():

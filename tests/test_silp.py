@@ -5,10 +5,10 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from mklcore.lpnorm import lpmkl_solve
+from mklcore.masters import Cuts, lp_master
 from mklcore.reference import TOY_OPTIMA, ReferenceSolverError, solve_primal_cvx, toy_problem
 from mklcore.silp import SILPMKLClassifier, silp_solve
 from mklcore.simplemkl import simplemkl_solve
-from mklcore.wrapper import Cuts, lp_master
 
 L1_RTOL = 1e-4   # l1 solvers agree within 1e-4 relative (Kloft et al. 2009, Sec. 3.1)
 
@@ -74,27 +74,6 @@ def test_interleaved_chunking(toy, toy_run):
     # cuts of partially optimised alphas stay valid: eta is still a lower bound
     eta = res.history["eta"][np.isfinite(res.history["eta"])]
     assert np.all(eta <= TOY_OPTIMA[1.0][0] * (1 + 1e-6))
-
-
-def test_lp_master():
-    """Two cuts: the LP picks the weight that balances them (eta = min_theta max_r cut)."""
-    cuts = Cuts(2, prune=False)
-    cuts.add(10.0, [4.0, 0.0])   # 10 - 4 theta_1
-    cuts.add(10.0, [0.0, 6.0])   # 10 - 6 theta_2
-    theta, eta = lp_master(cuts)
-    # 10 - 4 t = 10 - 6 (1 - t)  =>  t = 0.6, eta = 7.6
-    np.testing.assert_allclose(theta, [0.6, 0.4], atol=1e-9)
-    assert eta == pytest.approx(7.6)
-
-
-def test_cut_pruning():
-    cuts = Cuts(2, max_cuts=3)
-    for L, S in [(10, [4, 0]), (10, [0, 6]), (1, [0, 0]), (2, [0, 0]), (3, [0, 0])]:
-        cuts.add(L, S)
-    theta, eta = lp_master(cuts)
-    cuts.prune(theta, eta)
-    assert len(cuts) == 4 and cuts.n_pruned == 1
-    assert 1.0 not in cuts.L  # the loosest cut went first
 
 
 def test_pruned_run_still_converges(toy):

@@ -5,9 +5,10 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from mklcore.reference import TOY_OPTIMA, ReferenceSolverError, solve_primal_cvx, toy_problem
-from mklcore.simplemkl import SimpleMKLClassifier, simplemkl_duality_gap, simplemkl_solve
+from mklcore.simplemkl import (LineOracle, SimpleMKLClassifier, StackLine, simplemkl_duality_gap,
+                               simplemkl_solve)
 from mklcore.svm import combine_kernels
-from mklcore.wrapper import LineOracle, SVMOracle
+from mklcore.wrapper import SVMOracle
 
 L1_RTOL = 1e-4   # l1 solvers agree within 1e-4 relative (Kloft et al. 2009, Sec. 3.1)
 
@@ -252,8 +253,6 @@ def test_stack_line_and_dense_line_reach_the_same_certified_optimum(line_search)
     """The engine's line (points solved on the stack, caches H) and the dense two-kernel line
     (LIBSVM on K_d + t K_D) certify the same l1 optimum; every StackLine point carries all its
     per-kernel terms S_m = c'K_m c / 2."""
-    from mklcore.wrapper import StackLine, SVMOracle
-
     rng = np.random.default_rng(5)
     X = rng.normal(size=(70, 4))
     y = np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 - 0.5 + 0.3 * rng.normal(size=70) > 0, 1.0, -1.0)

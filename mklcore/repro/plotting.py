@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..registry import SOLVERS
+
 __all__ = [
     "HASHSALT", "METHOD_COLORS", "set_theme", "method_palette", "savefig",
     "place_legend", "shorten_label", "plot_weights", "plot_curves", "plot_gap_history",
@@ -37,28 +39,15 @@ _OVERFLOW = [
     "#9f4800", "#f14cc1", "#a3a3a3", "#ffc400", "#00d7ff",
 ]
 
-#: fixed colour of each method, keyed by the names of :data:`mklcore.registry.SOLVERS` (the
-#: solve paths of one method share its colour) plus the family names ``"summkl"`` (the
-#: unweighted sum kernel) and ``"svm"``; looked up after normalisation, see ``method_palette``
+#: fixed colour of each method: the registry's colour of every solve path
+#: (:attr:`mklcore.registry.SolverInfo.color`) under its name, plus the family names
+#: ``"lpmkl"``, ``"stpmkl"``, ``"summkl"`` (the unweighted sum kernel) and ``"svm"``; looked up
+#: after normalisation, see ``method_palette``
 METHOD_COLORS = {
-    "simplemkl": _COLORBLIND[0],
-    "lpmkl": _COLORBLIND[1],
-    "lpmkl_newton": _COLORBLIND[1],
-    "lpmkl_cutting_plane": _COLORBLIND[1],
-    "lpmkl_analytic": _COLORBLIND[1],
-    "silp": _COLORBLIND[2],
-    "summkl": _COLORBLIND[7],
-    "sum_kernel": _COLORBLIND[7],
-    "stpmkl": _COLORBLIND[3],
-    "stpmkl_exact": _COLORBLIND[3],
-    "stpmkl_amp": _COLORBLIND[3],
-    "stpmkl_vi": _COLORBLIND[3],
-    "mipmkl": _COLORBLIND[4],
-    "qmkl": _COLORBLIND[5],
-    "qsvm": _COLORBLIND[6],
-    "rls2": _COLORBLIND[8],
-    "linear_rls2": _COLORBLIND[8],
-    "lmkl": _COLORBLIND[9],
+    **{name: info.color for name, info in SOLVERS.items()},
+    "lpmkl": SOLVERS["lpmkl_newton"].color,
+    "stpmkl": SOLVERS["stpmkl_amp"].color,
+    "summkl": SOLVERS["sum_kernel"].color,
     "svm": "#3d3d3d",
 }
 
