@@ -32,9 +32,9 @@ from ._validation import (Interval, Options, check_classification_inputs,
 from .rowsource import MEMORY_DOC, LazyStack, MemoryMixin, check_lazy_labels
 from .svm import default_backend
 from .tasks import OneVsRestTask, RegressionTask
+from .masters import highs_lp, lp_master
 from .wrapper import (THETA_FLOOR, FixedWeights, NumericalFailure, SIPWeightStep,
-                       WeightStep, dual_norm, highs_lp, log_sum_exp, lp_master,
-                       normalize_pnorm, pnorm, run_wrapper)
+                       WeightStep, dual_norm, log_sum_exp, normalize_pnorm, run_wrapper)
 
 __all__ = ["sum_kernel_svm_solve", "SumKernelSVC", "lpmkl_solve", "LpMKLClassifier",
            "sum_kernel_svr_solve", "SumKernelSVR", "lpmkl_svr_solve", "LpMKLRegressor",
@@ -401,8 +401,8 @@ def _tangent_lp_master(cuts, p, tangents, *, inner_eps=1e-6, max_inner=200, max_
         L^r-\theta^\top S^r\le\eta\ (r\le R),\quad g(u_k)^\top\theta\le1\ (k\le T),
         \quad0\le\theta\le1
 
-    with HiGHS (:func:`mklcore.wrapper.highs_lp`, the machinery of SILP's master
-    :func:`mklcore.wrapper.lp_master`). Its solution :math:`\hat\theta` gives two bounds of
+    with HiGHS (:func:`mklcore.masters.highs_lp`, the machinery of SILP's master
+    :func:`mklcore.masters.lp_master`). Its solution :math:`\hat\theta` gives two bounds of
     the master's value: :math:`\underline\eta\le\eta^*` (a relaxation) and
     :math:`\bar\eta=\max_r L^r-\bar\theta^\top S^r\ge\eta^*` at the feasible
     :math:`\bar\theta=\hat\theta/\|\hat\theta\|_p` (as :math:`S^r\ge0`, scaling onto the
@@ -510,7 +510,7 @@ class _CuttingPlaneStep(SIPWeightStep):
 
     * ``"lp"`` (default): LPs over an outer polyhedron of the p-ball refined by tangent
       planes (:func:`_tangent_lp_master`), solved by HiGHS as SILP's master, to a certified
-      accuracy ``inner_eps``; at p = 1 the LP of SILP itself (:func:`mklcore.wrapper.lp_master`);
+      accuracy ``inner_eps``; at p = 1 the LP of SILP itself (:func:`mklcore.masters.lp_master`);
     * ``"sqclp"``: the paper's sequence of second-order Taylor QCLPs around the current point
       (Sec. 2.4.2; cvxpy + Clarabel) until the master value settles to ``inner_eps``;
     * ``"exact"``: one conic program with the exact constraint ``pnorm(theta, p) <= 1``

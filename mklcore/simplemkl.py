@@ -144,7 +144,6 @@ class LineOracle:
         self.oracle = oracle
         self.buffers = buffers
         K = oracle.K
-        n = K.shape[1]
         self.theta = np.array(theta, dtype=float)
         self.direction = np.array(direction, dtype=float)
         self.stack = []

@@ -67,8 +67,7 @@ import numpy as np
 
 from ._result import Monitor, NumericalFailure
 from ._validation import check_finite
-# highs_lp, lp_master: re-exported for lpnorm.py (to import them from .masters at merge)
-from .masters import Cuts, highs_lp, lp_master  # noqa: F401
+from .masters import Cuts
 from .rowsource import LazyStack
 from .smo import StackSMO
 from .svm import combine_kernels, default_svm_max_iter, svm_solve

@@ -17,7 +17,7 @@ from mklcore.lpnorm import (LpMKLClassifier, _analytic_update, _cvx_master, _new
 from mklcore.reference import TOY_OPTIMA, ReferenceSolverError, solve_primal_cvx, toy_problem
 from mklcore.svm import svm_solve
 from mklcore.masters import Cuts
-from mklcore.wrapper import normalize_pnorm, pnorm
+from mklcore.wrapper import dual_norm, normalize_pnorm, pnorm
 
 # Tight inner tolerances for the comparisons with the optima: the objective error is then
 # driven by the MKL tolerance (objective ~ 1e-7 relative, theta ~ 3e-4 at tol 1e-7).

@@ -5,7 +5,6 @@ import pytest
 from sklearn.exceptions import ConvergenceWarning
 
 from mklcore.lpnorm import lpmkl_solve
-from mklcore.masters import Cuts, lp_master
 from mklcore.reference import TOY_OPTIMA, ReferenceSolverError, solve_primal_cvx, toy_problem
 from mklcore.silp import SILPMKLClassifier, silp_solve
 from mklcore.simplemkl import simplemkl_solve
