@@ -51,8 +51,8 @@ def test_compare_columns_and_values():
         {"item": "n kernels", "paper": 10, "ours": 10, "rtol": 0.0, "atol": 0.0},
         {"item": "time", "paper": np.nan, "ours": 3.2, "note": "paper gives no number"},
     ])
-    assert list(table.columns) == ["item", "paper", "ours", "diff", "verdict", "tolerance",
-                                   "rule", "note", "source"]
+    assert list(table.columns) == ["item", "paper", "ours", "diff", "verdict", "edge",
+                                   "tolerance", "rule", "note", "source"]
     assert table["verdict"].tolist() == ["match", "match", "n/a"]
     assert table["tolerance"].tolist() == ["0.02", "0", "n/a"]
     assert table["rule"][0].startswith("match if abs(ours - paper) <= tol")
@@ -73,8 +73,8 @@ def test_claims_table_verdicts():
         {"id": "C3", "text": "Scales to 1e6 samples", "holds": None},
     ]
     table = claims_table(claims)
-    assert list(table.columns) == ["id", "claim", "hard", "holds", "verdict", "tolerance",
-                                   "rule", "evidence"]
+    assert list(table.columns) == ["id", "claim", "hard", "holds", "verdict", "edge",
+                                   "tolerance", "rule", "evidence"]
     assert table["verdict"].tolist() == ["match", "differs", "n/a"]
     assert table["hard"].tolist() == [True, False, True]
 
@@ -88,9 +88,9 @@ def test_write_summary_byte_identical(tmp_path):
     path = write_summary(_summary(), tmp_path / "out")
     assert path == tmp_path / "out" / "summary.csv"
     data = path.read_bytes()
-    assert data == (b"item,paper,ours,verdict,tolerance,rule,source,note\n"
-                    b"acc,0.9,0.333333,differs,,,,\n"
-                    b"weights,0.123457,0.2,close,,,,\n")
+    assert data == (b"item,paper,ours,verdict,tolerance,rule,source,note,edge\n"
+                    b"acc,0.9,0.333333,differs,,,,,False\n"
+                    b"weights,0.123457,0.2,close,,,,,False\n")
     assert write_summary(_summary(), tmp_path / "out").read_bytes() == data
 
 
@@ -147,11 +147,13 @@ def test_write_report_contents(tmp_path):
     assert text.count("\n# ") == 0  # the only H1 is the title
     assert "## Deviations\n\nFewer repeats in quick mode." in text
     assert "### Table 2: paper vs ours" in text and "### Table 2\n" in text
-    assert "| item | paper | ours | diff | verdict | tolerance | rule | note | source |" in text
-    assert "| acc | 0.9 | 0.91 | 0.01 | match | 0.02 | match if abs(ours - paper) <= tol" in text
+    assert ("| item | paper | ours | diff | verdict | edge | tolerance | rule | note | source |"
+            in text)
+    assert ("| acc | 0.9 | 0.91 | 0.01 | match | False | 0.02 | match if abs(ours - paper) <= tol"
+            in text)
     assert "![Weights vs C](fig3_weights_vs_C.png)" in text
     assert "![fig4](fig4.svg)" in text
-    assert "## Claims" in text and "| C2 | Beats uniform | True | False | differs |" in text
+    assert "## Claims" in text and "| C2 | Beats uniform | True | False | differs | False |" in text
     assert "| match |" in text
     assert "| python | 3.11.7 |" in text
     assert text.endswith("\n") and not text.endswith("\n\n")
@@ -339,3 +341,53 @@ def test_readable_means():
                                    "E(w) (mean)"]
     assert table["accuracy (mean)"].iloc[0] == 0.9123
     assert "splits" in readable_means(summary, "splits").columns
+
+
+def test_exact_tolerance_pass_is_marked_and_a_clear_pass_is_not():
+    """A verdict decided exactly at its tolerance (within round-off) or on a tie carries the
+    edge mark, in compare(), claims_table() and summary.csv; a clear pass does not."""
+    from mklcore.repro.reporting import at_tolerance, verdict_at_edge
+
+    # 0.554 - 0.544 is 0.01000000000000001 in floats: at the tolerance, not beyond it
+    table = compare([
+        {"item": "at tol", "paper": 0.544, "ours": 0.554, "atol": 0.01},
+        {"item": "at tol, below", "paper": 0.544, "ours": 0.534, "atol": 0.01},
+        {"item": "clear", "paper": 0.544, "ours": 0.549, "atol": 0.01},
+        {"item": "close at 3 tol", "paper": 1.0, "ours": 1.03, "atol": 0.01},
+        {"item": "close inside", "paper": 1.0, "ours": 1.02, "atol": 0.01},
+        {"item": "beyond", "paper": 1.0, "ours": 1.0101, "atol": 0.01},
+        {"item": "equal, tol 0", "paper": 392, "ours": 392, "atol": 0},
+        {"item": "relative", "paper": 2.0, "ours": 2.1, "rtol": 0.05},
+        {"item": "not compared", "paper": 0.544, "ours": 0.554, "atol": 0.01,
+         "comparable": "matched by construction"},
+    ])
+    assert table["verdict"].tolist() == ["match", "match", "match", "close", "close", "close",
+                                         "match", "match", "n/a"]
+    assert table["edge"].tolist() == [True, True, False, True, False, False, False, True,
+                                      False]
+    assert verdict_at_edge(0.9, 0.91, atol=0.01) and not verdict_at_edge(0.9, 0.95, atol=0.01)
+    assert at_tolerance(abs(14 - 12), 2) and not at_tolerance(abs(13 - 12), 2)
+    assert at_tolerance(0, 0) and not at_tolerance(-1, 0)  # a 0-0 tie; a strict win
+    assert not at_tolerance(float("nan"), 0) and not at_tolerance(None, 1)
+
+    claims = claims_table([Claim("C1", "at the tolerance", True, edge=True),
+                           Claim("C2", "clear", True),
+                           Claim("C3", "fails", False, edge=True)])
+    assert claims["edge"].tolist() == [True, False, False]
+    summary = summary_table(pd.concat([summary_table(table), summary_table(claims)],
+                                      ignore_index=True))
+    assert summary["edge"].tolist() == [True, True, False, True, False, False, False, True,
+                                        False, True, False, False]
+    with pytest.raises(ValueError, match="edge"):
+        Claim("C4", "x", True, edge="yes")
+
+
+def test_edge_mark_survives_summary_csv_and_report(tmp_path):
+    claims = claims_table([Claim("C1", "tie 0-0", True, edge=True), Claim("C2", "clear", True)])
+    path = write_summary(summary_table(claims), tmp_path)
+    back = pd.read_csv(path, keep_default_na=False, dtype=str)
+    assert list(back.columns) == SUMMARY_COLUMNS and back["edge"].tolist() == ["True", "False"]
+    assert summary_table(back)["edge"].tolist() == [True, False]
+    report = write_report(tmp_path, title="t", claims=claims, env=False).read_text()
+    header = next(line for line in report.splitlines() if line.startswith("| id |"))
+    assert "| edge |" in header

@@ -23,6 +23,22 @@ def test_rmse_and_distances():
     assert (rx.squared_distances(A, A).diagonal() >= 0).all()
 
 
+def test_grid_step_rise():
+    """The larger rise from the grid minimum to its neighbours, one-sided at the grid's ends,
+    and a bound on how far a convex curve's minimum lies below the grid's minimum."""
+    assert rx.grid_step_rise([3.0, 1.0, 1.5, 4.0]) == pytest.approx(2.0)
+    assert rx.grid_step_rise([0.5, 0.7, 2.0]) == pytest.approx(0.2)  # minimum at the start
+    assert rx.grid_step_rise([2.0, 1.0, 1.0]) == pytest.approx(1.0)  # first of tied minima
+    x = np.log(np.logspace(-3, 1, 9))
+    f = (x - 0.37) ** 2  # convex in log lambda, minimum between grid points
+    k = int(np.argmin(f))
+    assert f[k] - 0.0 <= rx.grid_step_rise(f) and rx.grid_step_rise(f) > 0
+    with pytest.raises(ValueError, match="errs"):
+        rx.grid_step_rise([1.0])
+    with pytest.raises(ValueError, match="errs"):
+        rx.grid_step_rise([1.0, np.nan])
+
+
 def test_kernel_ridge_lower_bound_matches_sklearn():
     rng = np.random.default_rng(1)
     X, X_te = rng.normal(size=(15, 4)), rng.normal(size=(10, 4))

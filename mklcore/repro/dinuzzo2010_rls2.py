@@ -42,7 +42,8 @@ import numpy as np
 __all__ = [
     "TABLE2", "rls2_benchmark_data",
     "binary_strings_split", "prostate_split", "microarray_data", "standardise_rows",
-    "rmse_columns", "squared_distances", "kernel_ridge_lower_bound", "lasso_lower_bound",
+    "rmse_columns", "grid_step_rise", "squared_distances", "kernel_ridge_lower_bound",
+    "lasso_lower_bound",
     "plot_learning_curves", "METHODS_EXP1", "plot_prostate",
     "UCIPaths", "block", "path_lambdas", "plot_uci_performance", "plot_uci_kernels",
     "ablation", "Ablation", "plot_iterations", "ABLATION_SOLVERS",
@@ -295,6 +296,36 @@ def rmse_columns(P, y):
     rmse : ndarray of shape (n_models,)
     """
     return np.sqrt(np.mean((P - y[:, None]) ** 2, axis=0))
+
+
+def grid_step_rise(errs):
+    r"""How finely a grid resolves the minimum of a curve: one grid step, in the curve's units.
+
+    For the errors :math:`f_k` of a curve on a grid (e.g. the test RMSE along a
+    :math:`\lambda` grid, equally spaced in :math:`\log\lambda`) with its smallest value at
+    :math:`k`, the larger rise :math:`\max(f_{k-1}-f_k,\ f_{k+1}-f_k)` to its grid
+    neighbours (the one neighbour at an end of the grid). When the curve is convex in
+    :math:`\log\lambda` its minimum between grid points is at most this far below
+    :math:`f_k`, so two lower bounds closer than it are not told apart by the grid
+    (used by claim C2b of Experiment 1, Sec. 5.1 of [1]_).
+
+    Parameters
+    ----------
+    errs : array-like of shape (n_grid,)
+        The curve on the grid, in grid order; at least 2 finite values.
+
+    Returns
+    -------
+    rise : float
+        >= 0.
+    """
+    errs = np.asarray(errs, dtype=float)
+    if errs.ndim != 1 or errs.size < 2 or not np.isfinite(errs).all():
+        raise ValueError(f"The 'errs' parameter must be 1-D with at least 2 finite values; got "
+                         f"shape {errs.shape}.")
+    k = int(np.argmin(errs))
+    neighbours = errs[max(k - 1, 0):k + 2]
+    return float(neighbours.max() - errs[k])
 
 
 def squared_distances(A, B):

@@ -36,6 +36,7 @@ __all__ = [
     "EquivalenceTest", "equivalence_verdict",
     "tolerance_text", "SETTING_RULE", "gain_text", "no_gain_text", "count_verdict",
     "readable_means", "RUN_FILE", "run_record", "claims_held", "environment_fingerprint",
+    "at_tolerance", "verdict_at_edge",
 ]
 
 #: file of :func:`write_report` holding what changes on every run (git-ignored)
@@ -54,8 +55,8 @@ VOLATILE_ENV_KEYS = ("git_commit", "platform", "n_cpus")
 #: relative tolerance used by :func:`verdict` when neither ``rtol`` nor ``atol`` is given
 DEFAULT_RTOL = 0.05
 
-_COMPARE_COLUMNS = ["item", "paper", "ours", "diff", "verdict", "tolerance", "rule", "note",
-                    "source"]
+_COMPARE_COLUMNS = ["item", "paper", "ours", "diff", "verdict", "edge", "tolerance", "rule",
+                    "note", "source"]
 _ROW_KEYS = {"item", "paper", "ours", "rtol", "atol", "close_factor", "note", "source",
              "comparable", "rule"}
 
@@ -74,6 +75,82 @@ def _is_missing(value):
 
 def _is_number(value):
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _slack(a, b):
+    """Floating-point round-off allowed when comparing ``a`` with the limit ``b``."""
+    return 1e-9 * abs(b) + 4 * np.finfo(float).eps * max(abs(a), abs(b))
+
+
+def at_tolerance(value, limit):
+    """Whether a comparison ``value <= limit`` is decided at its edge: ``value == limit``.
+
+    Equality is up to floating-point round-off (``1e-9 * |limit|`` plus a few ulps), the
+    slack with which :func:`verdict` makes its boundaries inclusive. A pass decided this way
+    holds only at the tolerance (``|ours - paper|`` exactly at ``tol``, a size exactly
+    ``tol`` examples from the paper's) or on a tie (0 errors against 0 errors: ``limit = 0``),
+    and the claims tables mark it (the ``edge`` column of :func:`compare`,
+    :func:`claims_table` and ``summary.csv``; :attr:`Claim.edge`).
+
+    Parameters
+    ----------
+    value : float
+        The compared quantity, e.g. ``|ours - paper|`` or ``errors_ours - errors_baseline``.
+    limit : float
+        What it is compared against, e.g. the tolerance (0 for a tie).
+
+    Returns
+    -------
+    edge : bool
+        ``False`` when either is missing or not finite.
+
+    Examples
+    --------
+    >>> from mklcore.repro.reporting import at_tolerance
+    >>> at_tolerance(abs(14 - 12), 2), at_tolerance(abs(13 - 12), 2), at_tolerance(0, 0)
+    (True, False, True)
+    """
+    if _is_missing(value) or _is_missing(limit):
+        return False
+    value, limit = float(value), float(limit)
+    if not (math.isfinite(value) and math.isfinite(limit)):
+        return False
+    return bool(abs(value - limit) <= _slack(value, limit))
+
+
+def verdict_at_edge(paper, ours, *, rtol=None, atol=None, close_factor=3.0):
+    """Whether the verdict of :func:`verdict` is decided at the edge of its tolerance.
+
+    ``True`` for a ``"match"`` with ``|ours - paper|`` equal to ``tol`` and for a
+    ``"close"`` with ``|ours - paper|`` equal to ``close_factor * tol``, up to round-off
+    (:func:`at_tolerance`). A zero tolerance asks for equality, which is not an edge, and
+    ``"differs"`` / ``"n/a"`` are never one.
+
+    Parameters
+    ----------
+    paper, ours, rtol, atol, close_factor
+        As in :func:`verdict`.
+
+    Returns
+    -------
+    edge : bool
+
+    Examples
+    --------
+    >>> from mklcore.repro.reporting import verdict_at_edge
+    >>> verdict_at_edge(0.90, 0.91, atol=0.01), verdict_at_edge(0.90, 0.905, atol=0.01)
+    (True, False)
+    """
+    v = verdict(paper, ours, rtol=rtol, atol=atol, close_factor=close_factor)
+    if v not in ("match", "close") or not (_is_number(paper) and _is_number(ours)):
+        return False
+    if rtol is None and atol is None:
+        rtol = DEFAULT_RTOL
+    tol = (atol or 0.0) + (rtol or 0.0) * abs(float(paper))
+    if not tol > 0 or math.isinf(float(paper)):
+        return False
+    diff = abs(float(ours) - float(paper))
+    return at_tolerance(diff, tol if v == "match" else close_factor * tol)
 
 
 def verdict(paper, ours, *, rtol=None, atol=None, close_factor=3.0):
@@ -129,7 +206,7 @@ def verdict(paper, ours, *, rtol=None, atol=None, close_factor=3.0):
     diff = abs(ours - paper)
     # boundaries are inclusive up to floating-point noise (0.91 - 0.90 > 0.01 in floats)
     slack = 1e-9 * tol + 4 * np.finfo(float).eps * max(abs(paper), abs(ours))
-    if diff <= tol + slack:
+    if diff <= tol + slack:  # an exact-tolerance pass is marked by verdict_at_edge
         return "match"
     if diff <= close_factor * (tol + slack):
         return "close"
@@ -194,9 +271,11 @@ def compare(rows):
     Returns
     -------
     table : pandas.DataFrame
-        Columns ``item, paper, ours, diff, verdict, tolerance, rule, note, source``, in the
-        order of ``rows``; ``diff = ours - paper`` (NaN when either is not a number);
-        ``tolerance`` and ``rule`` say what decided the verdict (:func:`tolerance_text`).
+        Columns ``item, paper, ours, diff, verdict, edge, tolerance, rule, note, source``, in
+        the order of ``rows``; ``diff = ours - paper`` (NaN when either is not a number);
+        ``edge`` is ``True`` for a verdict decided exactly at its tolerance
+        (:func:`verdict_at_edge`); ``tolerance`` and ``rule`` say what decided the verdict
+        (:func:`tolerance_text`).
 
     Raises
     ------
@@ -233,6 +312,7 @@ def compare(rows):
         options = {"rtol": row.get("rtol"), "atol": row.get("atol"),
                    "close_factor": row.get("close_factor", 3.0)}
         v = verdict(paper, ours, **options)
+        edge = verdict_at_edge(paper, ours, **options)
         tolerance, rule = tolerance_text(paper, ours, **options)
         comparable = row.get("comparable", True)
         if comparable is not True:
@@ -240,7 +320,7 @@ def compare(rows):
                 raise ValueError(f"Row {i} ({row['item']!r}): 'comparable' must be True or a "
                                  f"string giving the reason the row is not compared; got "
                                  f"{comparable!r}.")
-            v, tolerance, rule = "n/a", "n/a", f"not compared: {comparable}"
+            v, edge, tolerance, rule = "n/a", False, "n/a", f"not compared: {comparable}"
         if row.get("rule"):
             rule = str(row["rule"])
         if _is_number(paper) and _is_number(ours):
@@ -248,7 +328,7 @@ def compare(rows):
         else:
             diff = float("nan")
         out.append({"item": row["item"], "paper": paper, "ours": ours, "diff": diff,
-                    "verdict": v, "tolerance": tolerance, "rule": rule,
+                    "verdict": v, "edge": edge, "tolerance": tolerance, "rule": rule,
                     "note": row.get("note", ""), "source": row.get("source", "")})
     return pd.DataFrame(out, columns=_COMPARE_COLUMNS)
 
@@ -280,6 +360,12 @@ class Claim:
     source : str, default=""
         Where in the paper the claim is made, e.g. ``"Sec. 5.1"`` (the ``source`` column of
         :func:`claims_table` and ``summary.csv``).
+    edge : bool, default=False
+        ``True`` when the rule that decided ``holds`` compared a value exactly at its
+        tolerance or on a tie (:func:`at_tolerance`), e.g. a size exactly 2 examples from
+        the paper's with a tolerance of 2, or 0 errors against 0: the claim holds only at
+        the edge. Marked in the ``edge`` column of :func:`claims_table` (only for a claim
+        that holds).
     """
 
     id: str
@@ -290,6 +376,7 @@ class Claim:
     rule: str = ""
     tolerance: str = ""
     source: str = ""
+    edge: bool = False
 
     def __post_init__(self):
         if not (self.holds is None
@@ -297,6 +384,9 @@ class Claim:
                 or isinstance(self.holds, (bool, np.bool_, numbers.Integral))):
             raise ValueError(f"Claim {self.id!r}: 'holds' must be True, False, None or "
                              f"{INCONCLUSIVE!r}; got {self.holds!r}.")
+        if not isinstance(self.edge, (bool, np.bool_)):
+            raise ValueError(f"Claim {self.id!r}: 'edge' must be True or False; got "
+                             f"{self.edge!r}.")
 
 
 #: the value of :attr:`Claim.holds` (and a verdict) for a claim the run cannot decide
@@ -578,8 +668,10 @@ def equivalence_verdict(diffs, margin, *, alpha=0.05):
 VERDICTS = ("match", "close", "differs", INCONCLUSIVE, "n/a")
 
 #: the columns of every ``summary.csv``: each row says the tolerance and the rule that
-#: decided its verdict
-SUMMARY_COLUMNS = ["item", "paper", "ours", "verdict", "tolerance", "rule", "source", "note"]
+#: decided its verdict, and ``edge`` whether that verdict was decided exactly at the tolerance
+#: or on a tie (:func:`at_tolerance`)
+SUMMARY_COLUMNS = ["item", "paper", "ours", "verdict", "tolerance", "rule", "source", "note",
+                   "edge"]
 
 
 def _claim_verdict(holds):
@@ -607,8 +699,9 @@ def claims_table(claims):
     Returns
     -------
     table : pandas.DataFrame
-        Columns ``id, claim, hard, holds, verdict, tolerance, rule, evidence`` (and
-        ``source`` when a claim gives one);
+        Columns ``id, claim, hard, holds, verdict, edge, tolerance, rule, evidence`` (and
+        ``source`` when a claim gives one); ``edge`` is ``True`` for a claim that holds only at
+        the edge of its tolerance or on a tie (:attr:`Claim.edge`);
         ``verdict`` is ``"match"`` (our run supports the claim), ``"differs"`` (it does
         not), ``"inconclusive"`` (inside the noise) or ``"n/a"`` (not tested), the
         vocabulary of :data:`VERDICTS`. Nothing is asserted here.
@@ -621,9 +714,11 @@ def claims_table(claims):
             raise TypeError(f"claims must be Claim objects or dicts; got {type(c).__name__}.")
         holds = _holds_value(c.holds)
         rows.append({"id": str(c.id), "claim": c.text, "hard": bool(c.hard), "holds": holds,
-                     "verdict": _claim_verdict(holds), "tolerance": c.tolerance,
-                     "rule": c.rule, "evidence": c.evidence, "source": c.source})
-    columns = ["id", "claim", "hard", "holds", "verdict", "tolerance", "rule", "evidence"]
+                     "verdict": _claim_verdict(holds), "edge": bool(c.edge) and holds is True,
+                     "tolerance": c.tolerance, "rule": c.rule, "evidence": c.evidence,
+                     "source": c.source})
+    columns = ["id", "claim", "hard", "holds", "verdict", "edge", "tolerance", "rule",
+               "evidence"]
     if any(row["source"] for row in rows):
         columns.append("source")
     return pd.DataFrame(rows, columns=columns)
@@ -643,7 +738,9 @@ def summary_table(df):
     -------
     table : pandas.DataFrame
         Columns :data:`SUMMARY_COLUMNS` (``item, paper, ours, verdict, tolerance, rule,
-        source, note``) with verdicts from :data:`VERDICTS`. A claim becomes
+        source, note, edge``) with verdicts from :data:`VERDICTS`; ``edge`` (``False`` when
+        the input has no such column) marks a verdict decided exactly at its tolerance or on
+        a tie. A claim becomes
         ``paper="holds"`` and ``ours`` ``"holds"`` / ``"does not hold"`` /
         ``"inconclusive"`` (a claim whose rule uses no tolerance gets tolerance ``"none"``);
         a value with no paper number gets ``n/a``, tolerance ``n/a`` and the rule
@@ -667,7 +764,8 @@ def summary_table(df):
                            .map(lambda t: t if str(t).strip() else "none"),
                            "rule": df.get("rule", ""),
                            "source": df.get("source", ""),
-                           "note": df.get("evidence", "")})
+                           "note": df.get("evidence", ""),
+                           "edge": df.get("edge", pd.Series(False, index=df.index))})
     elif "value" in df.columns and "ours" not in df.columns:
         df = df.rename(columns={"value": "ours"})
         df["paper"] = ""
@@ -681,10 +779,20 @@ def summary_table(df):
     unknown = sorted(set(df["verdict"].astype(str)) - set(VERDICTS))
     if unknown:
         raise ValueError(f"Unknown verdicts {unknown}; the vocabulary is {list(VERDICTS)}.")
+    if "edge" not in df.columns:
+        df["edge"] = False
+    df["edge"] = df["edge"].map(_edge_value)
     for column in SUMMARY_COLUMNS:
         if column not in df.columns:
             df[column] = ""
     return df[SUMMARY_COLUMNS].reset_index(drop=True)
+
+
+def _edge_value(value):
+    """``edge`` of a summary row as a bool (``True``/``"True"``); missing counts as False."""
+    if isinstance(value, str):
+        return value.strip().lower() == "true"
+    return False if _is_missing(value) else bool(value)
 
 
 #: readable names of metrics in :func:`readable_means` (others keep their column name)
