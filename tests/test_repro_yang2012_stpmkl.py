@@ -129,37 +129,41 @@ def _conv(ratio, vi_slope, below_start, best_eta, names=("a", "b", "c")):
 ETA = [1e-4, 1e-2, 1.0, 100.0]
 
 
-def test_s6_explanation_follows_the_slopes(nb):
+def _explain(conv, eta):
+    return ye.s6_explanation(conv, eta, factor=10.0, worst=-0.5, stall=0.9)
+
+
+def test_s6_explanation_follows_the_slopes():
     # every set below the factor, VI steeper than its worst case (-0.5) on every set
-    fast = nb["s6_explanation"](_conv([2.0, 3.0, 4.0], [-0.8, -0.7, -0.6], [5, 5, 5],
+    fast = _explain(_conv([2.0, 3.0, 4.0], [-0.8, -0.7, -0.6], [5, 5, 5],
                                       [1.0, 1.0, 1.0]), ETA)
     assert "below 10 on 3 of 3 sets" in fast
     assert "steeper than VI's O(1/sqrt(T)) worst-case rate (slope -0.5) on 3 of 3 sets" in fast
     assert "faster over these 1000 iterations than its worst-case rate" in fast
     assert "not faster" not in fast and "not steeper" not in fast
     # the same ratios with flat VI slopes: the "faster than its worst case" reading must go
-    slow = nb["s6_explanation"](_conv([2.0, 3.0, 4.0], [-0.1, -0.3, 0.0], [5, 5, 5],
+    slow = _explain(_conv([2.0, 3.0, 4.0], [-0.1, -0.3, 0.0], [5, 5, 5],
                                       [1.0, 1.0, 1.0]), ETA)
     assert "on 0 of 3 sets and not steeper on 3 (a, b and c)" in slow
     assert "faster over these 1000 iterations" not in slow
     assert "on a, b and c VI is not faster than its worst-case rate" in slow
     assert "AMP's own reduction in 1000 iterations (a 20.0x, b 20.0x and c 20.0x)" in slow
     # mixed: each set is named under the reading its own slope supports
-    mixed = nb["s6_explanation"](_conv([2.0, 9.9, 12.0], [-0.8, -0.1, -0.2], [5, 5, 5],
+    mixed = _explain(_conv([2.0, 9.9, 12.0], [-0.8, -0.1, -0.2], [5, 5, 5],
                                        [1.0, 1.0, 1.0]), ETA)
     assert "below 10 on 2 of 3 sets (a 2.0x and b 9.9x)" in mixed
     assert "on a the best VI run is faster" in mixed and "on b VI is not faster" in mixed
     assert "steeper than VI's O(1/sqrt(T)) worst-case rate (slope -0.5) on 1 of 3 sets (a)" in mixed
 
 
-def test_s6_explanation_names_the_sets_where_vi_never_moves(nb):
-    stuck = nb["s6_explanation"](_conv([2.0, 3.0, 10.2], [-0.8, -0.7, 0.0], [5, 5, 0],
+def test_s6_explanation_names_the_sets_where_vi_never_moves():
+    stuck = _explain(_conv([2.0, 3.0, 10.2], [-0.8, -0.7, 0.0], [5, 5, 0],
                                        [1.0, 3.0, 1e-4]), ETA)
     assert "on c every VI step size (eta0 / tau from 0.0001 to 100, 4 runs; diverged: c 2) " \
            "stays at its starting gap" in stuck
     assert "the ratio there is AMP's reduction alone (best VI run: c 2.0x)" in stuck
     assert "at an end of the grid" not in stuck  # c's smallest step is the stalled set's best
-    moving = nb["s6_explanation"](_conv([2.0, 3.0, 10.2], [-0.8, -0.7, -0.6], [5, 5, 1],
+    moving = _explain(_conv([2.0, 3.0, 10.2], [-0.8, -0.7, -0.6], [5, 5, 1],
                                         [1.0, 3.0, 100.0]), ETA)
     assert "stays at its starting gap" not in moving
     assert "on every set at least one VI step size" in moving
