@@ -13,6 +13,13 @@ per method, and the difference to the SVR.
 Usage::
 
     OMP_NUM_THREADS=1 python benchmarks/bench_regression.py [--splits 5] [--quick]
+        [--datasets housing] [--methods "LpMKL p=2" ...] [--c-grid 0.1 1 10 100]
+        [--epsilons 0.1 0.3] [--scale-c]
+
+``--epsilons`` chooses epsilon jointly with C by the same cross-validation for every method;
+``--scale-c`` searches ``C * M ** (1 / p)`` for a method of norm p on M kernels (its grid then
+contains, at uniform weights, the SVR of every grid point). The chosen C (on the SVR's scale)
+and epsilon are printed per split.
 """
 
 import argparse
