@@ -364,8 +364,9 @@ def test_algorithm1_reaches_cvxpy_optimum(tiny, beta_step):
     np.testing.assert_allclose(res.weights, beta_opt, atol=BETA_ATOL)
     J = res.history["objective"]
     assert np.all(np.diff(J) <= 1e-7 * J[0])  # J(beta) non-increasing (exact SVM)
-    # the default (interleaved) engine reaches the same certified optimum
-    fast = qmkl_solve(K, y, Q, C=1.0, tol=1e-7, svm_tol=1e-10, beta_step=beta_step)
+    # the interleaved engine reaches the same certified optimum here
+    fast = qmkl_solve(K, y, Q, C=1.0, tol=1e-7, svm_tol=1e-10, beta_step=beta_step,
+                      mode="interleaved")
     assert fast.success and fast.mode == "interleaved"
     np.testing.assert_allclose(fast.objective, opt, rtol=OBJ_RTOL)
     np.testing.assert_allclose(fast.weights, beta_opt, atol=BETA_ATOL)
@@ -715,3 +716,35 @@ def test_chol_solve_is_scipy_cho_solve():
         _chol_solve(-np.eye(3), np.ones(3))
     with pytest.raises(ValueError, match="infs or NaNs"):
         _chol_solve(np.eye(3), np.array([1.0, np.nan, 0.0]))
+
+
+def _benchmark_heart_stack():
+    """A problem of the benchmark notebook where the interleaved path stalls (heart, 150
+    points subsampled, 30 % test, 20 % flipped labels, C = 1)."""
+    import mklcore.repro.mkl_benchmark as mb
+    from mklcore.datasets import add_label_noise
+    from mklcore.kernels import KernelBank
+    from mklcore.repro.experiments import repeated_splits
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = mb.load_set("heart", 150, 0)
+    split = repeated_splits(y, n_repeats=3, test_size=0.3, seed=0)[0]
+    X_tr = StandardScaler().fit_transform(X[split["train"]])
+    y_tr = add_label_noise(y[split["train"]], 0.2, random_state=200)
+    kernels = mb.benchmark_bank(X.shape[1])
+    K = KernelBank(kernels=kernels, normalize="trace").fit_transform(X_tr)
+    Q = QMKLClassifier(kernels=kernels, normalize="trace", Q="lap").fit(X_tr, y_tr).Q_
+    return K, np.where(y_tr == np.unique(y_tr)[1], 1.0, -1.0), Q
+
+
+def test_default_mode_certifies_where_interleaved_stalls():
+    K, y, Q = _benchmark_heart_stack()
+    res = qmkl_solve(K, y, Q, C=1.0)
+    assert res.success and res.mode == "wrapper" and res.n_iter <= 20 and res.gap <= 1e-4
+
+
+@pytest.mark.xfail(strict=True, reason="the interleaved path stalls at a relative gap ~1e-2 on "
+                                       "this problem (open: the beta step between SMO chunks)")
+def test_interleaved_mode_certifies_the_benchmark_problem():
+    K, y, Q = _benchmark_heart_stack()
+    assert qmkl_solve(K, y, Q, C=1.0, mode="interleaved", max_iter=500).success
