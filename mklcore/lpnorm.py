@@ -1116,14 +1116,7 @@ class SumKernelSVR(BaseMKLRegressor):
     ----------
     weights_ : ndarray of shape (n_kernels,)
         All ones (the sum kernel).
-    dual_coef_ : ndarray of shape (n_samples,)
-        :math:`\alpha-\alpha^*` (zero for non-support vectors).
-    intercept_ : float
-    support_ : ndarray of shape (n_support,)
-    X_fit_ : ndarray of shape (n_samples, n_features)
-    n_features_in_ : int
-    n_iter_ : int
-    converged_ : bool
+    {svr_fitted}
     objective_ : float
         SVR dual objective at the solution.
     gap_ : float
@@ -1182,14 +1175,7 @@ class LpMKLRegressor(BaseMKLRegressor):
     ----------
     weights_ : ndarray of shape (n_kernels,)
         Kernel weights :math:`\theta` (:math:`\|\theta\|_p=1`).
-    dual_coef_ : ndarray of shape (n_samples,)
-        :math:`\alpha-\alpha^*` (zero for non-support vectors).
-    intercept_ : float
-    support_ : ndarray of shape (n_support,)
-    X_fit_ : ndarray of shape (n_samples, n_features)
-    n_features_in_ : int
-    n_iter_ : int
-    converged_ : bool
+    {svr_fitted}
     objective_ : float
         Final objective :math:`J(\theta)`.
     gap_ : float
