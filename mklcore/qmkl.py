@@ -39,7 +39,7 @@ from ._result import Monitor
 from ._validation import (Interval, Options, as_float_array, check_binary_labels, check_finite,
                           check_kernel_stack, validate_params)
 from .svm import default_backend, svm_solve
-from .wrapper import NumericalFailure, WeightStep, run_wrapper
+from .wrapper import THETA_FLOOR, NumericalFailure, WeightStep, run_wrapper
 
 __all__ = [
     "qmkl_solve", "QMKLClassifier", "qmkl_beta_step", "qmkl_support_function", "check_q",
@@ -1247,7 +1247,10 @@ class _QMKLStep(WeightStep):
         return self.module2.support(S)
 
     def step(self, state, oracle):
-        W = state.theta ** 2 * state.S  # Alg. 1, line 5 (up to the factor 2)
+        # Alg. 1, line 5 (up to the factor 2). A weight at 0 would stay at 0 for ever (W = 0
+        # takes the kernel out of Eq. (8)): a kernel dropped while alpha was partial
+        # (interleaved mode, S_m = 0 then) re-enters from THETA_FLOOR once S_m > 0.
+        W = np.maximum(state.theta, THETA_FLOOR) ** 2 * state.S
         try:
             return self.module2.step(W, state.theta)  # Alg. 1, line 8: Module 2
         except (RuntimeError, np.linalg.LinAlgError, ValueError) as exc:
@@ -1267,7 +1270,7 @@ _QMKL_CONSTRAINTS["mode"] = [Options("interleaved", "wrapper")]
 @_fill_doc
 def qmkl_solve(K, y, Q, *, C=1.0, tol=1e-4, max_iter=200, beta_step="auto", svm_tol=1e-6,
                svm_backend=None, callback=None, verbose=0, check_input=True,
-               mode="wrapper"):
+               mode="interleaved"):
     r"""Solve Q-MKL by Algorithm 1 of [1]_ (alternating SVM and kernel-weight steps).
 
     Solves the constrained form of problem (3) of [1]_ (the regulariser as the constraint
@@ -1303,14 +1306,13 @@ def qmkl_solve(K, y, Q, *, C=1.0, tol=1e-4, max_iter=200, beta_step="auto", svm_
     callback : callable, default=None
         ``callback(intermediate_result)`` after each outer iteration (its ``criterion`` is the
         Q-MKL relative gap); raising ``StopIteration`` stops with ``status=3``.
-    mode : {"wrapper", "interleaved"}, default="wrapper"
-        ``"wrapper"``: Module 1 solves the SVM to ``svm_tol`` before every beta step
-        (Algorithm 1 as written); ``"interleaved"``: a beta step after every
-        ``max(10, n // 20)`` SMO iterations, the SVM finished to ``svm_tol`` at the end
-        (Sonnenburg et al. 2006, Algorithm 2). Both stop at the same certified gap when they
-        converge, but the interleaved path can stall above ``tol`` on small problems (its gap
-        stays at 1e-2 to 1e-1 for thousands of steps where the wrapper certifies in 3-6), so it
-        is an option, not the default.
+    mode : {"interleaved", "wrapper"}, default="interleaved"
+        ``"interleaved"``: a beta step after every ``max(10, n // 20)`` SMO iterations, the
+        SVM finished to ``svm_tol`` at the end (the chunking scheme of Sonnenburg et al. 2006,
+        Algorithm 2, applied to Algorithm 1); ``"wrapper"``: Module 1 solves the SVM to
+        ``svm_tol`` before every beta step (Algorithm 1 as written). Both stop at the same
+        certified gap; the interleaved path avoids solving the SVM to full accuracy at weights
+        it is about to leave.
     verbose : int, default=0
         Print progress every 10 iterations (``>= 2``: every iteration).
     check_input : bool, default=True
