@@ -1,6 +1,7 @@
 """Tests of mklcore.repro.quickstart: the MKL tour's experiment and figure functions, and the
 "Try it" snippets of notebooks/quickstart.ipynb."""
 
+import ast
 import math
 import re
 import textwrap
@@ -13,10 +14,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import nbformat  # noqa: E402
 import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from mklcore.datasets import add_label_noise, load_ionosphere  # noqa: E402
 from mklcore.kernels import gaussian  # noqa: E402
+from mklcore.lpnorm import SumKernelSVC  # noqa: E402
 from mklcore.repro import quickstart as qs  # noqa: E402
 from mklcore.repro.experiments import repeated_splits  # noqa: E402
 
@@ -49,6 +52,10 @@ def test_lp_path_weights_spread_with_p(data):
         assert w.shape == (len(bank),) and w.sum() == pytest.approx(1.0)
     assert len(gaps["p = 2"]) == table.n_iter[1] and gaps["p = 2"][-1] <= 1e-5
     assert table["test accuracy"].between(0.8, 1.0).all()
+    # converged means: the gap the solver stopped on is within the tol it used
+    assert (table["stopping gap"] <= table["tol"]).all() and (table["tol"] == 1e-5).all()
+    # Newton steps stop on the relative duality gap itself
+    assert table["stopping gap"][1] == table["relative gap"][1]
 
 
 def test_l1_agreement(data):
@@ -60,6 +67,26 @@ def test_l1_agreement(data):
     for w in weights.values():
         assert w.sum() == pytest.approx(1.0)
     assert set(gaps) == {"SimpleMKL", "SILP"}
+    assert list(table["tol"]) == [1e-3, 1e-5]
+    assert (table["stopping gap"] <= table["tol"]).all()
+    # SILP stops on the better of its two certificates
+    assert table["stopping gap"][1] <= table["relative gap"][1]
+
+
+def test_certificate_and_show(data):
+    """The columns the tour prints: the gap a fit stopped on and the tol it used; ``show``
+    writes gaps in scientific notation and rounds the rest."""
+    X, y, split, bank = data
+    clf = SumKernelSVC(kernels=bank, normalize="trace").fit(X[split["train"]], y[split["train"]])
+    row = qs.certificate(clf)
+    assert set(row) == {"n_iter", "converged", "objective J", "relative gap", "stopping gap",
+                        "tol"}
+    assert row["converged"] and row["stopping gap"] <= row["tol"]
+    table = pd.DataFrame([{"model": "a", "test accuracy": 0.93333, **row}])
+    shown = qs.show(table, "model")
+    assert shown.index.tolist() == ["a"] and shown.loc["a", "test accuracy"] == 0.933
+    assert shown.loc["a", "tol"] == f"{row['tol']:.1e}"
+    assert qs.show(table.set_index("model")).equals(shown)
 
 
 def test_lmkl_demo_and_figures(data):
@@ -91,10 +118,19 @@ def test_try_it_snippets_run(data):
     snippets = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
     assert len(snippets) == 3
     X, y, split, bank = data
-    namespace = {"qs": qs, "np": np, "math": math, "gaussian": gaussian,
+    namespace = {"qs": qs, "np": np, "pd": pd, "math": math, "gaussian": gaussian,
                  "add_label_noise": add_label_noise, "X": X, "y": y, "splits": [split],
                  "bank": bank, "C": 1.0, "SEED": 0}
+    values = []
     for snippet in snippets:
-        exec(compile(textwrap.dedent(snippet), "<snippet>", "exec"), namespace)
+        tree = ast.parse(textwrap.dedent(snippet))
+        last = ast.Expression(tree.body.pop().value)  # each snippet ends with what it shows
+        exec(compile(tree, "<snippet>", "exec"), namespace)
+        values.append(eval(compile(last, "<snippet>", "eval"), namespace))
     assert namespace["X_junk"].shape == (X.shape[0], X.shape[1] + 1)
+    # exercise 2 shows the noise kernel's share beside reference shares, for each p
+    assert list(values[1].columns) == ["p = 1", "p = 2", "p = inf"]
+    assert list(values[1].index) == ["noise kernel", "median of the others", "largest",
+                                     "equal share 1/M"]
+    assert values[1].loc["equal share 1/M"].tolist() == [round(1 / (len(bank) + 1), 4)] * 3
     assert (namespace["y_noisy"] != y).mean() == pytest.approx(0.2 * 0.7, abs=0.06)

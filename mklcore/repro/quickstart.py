@@ -4,6 +4,8 @@
   features, one Gaussian kernel per feature);
 * :func:`single_kernel_cell`: one (model, split) cell of the "single kernels vs their sum"
   comparison, for :func:`mklcore.repro.experiments.run`;
+* :func:`certificate`, :func:`show`: how a fit stopped (the gap it stopped on and its
+  ``tol``) and the tables' display format;
 * :func:`lp_path`: lp-norm MKL (Kloft et al., 2009) for several p on one split;
 * :func:`l1_agreement`: SimpleMKL (Rakotomamonjy et al., 2008) and SILP (Sonnenburg et al.,
   2006), two algorithms for the same p = 1 problem;
@@ -30,8 +32,9 @@ from ..simplemkl import SimpleMKLClassifier
 from .experiments import accuracy, repeated_splits
 from .plotting import plot_gap_history, plot_gated_boundary, plot_weights, shorten_label
 
-__all__ = ["SIGMAS", "SUM", "P_VALUES", "QUICK_P_VALUES", "ionosphere_bank", "candidates",
-           "single_kernel_cell", "p_label", "effective_kernels", "lp_path", "l1_agreement",
+__all__ = ["SIGMAS", "SUM", "P_VALUES", "QUICK_P_VALUES", "GAP_COLUMNS", "ionosphere_bank",
+           "candidates", "single_kernel_cell", "p_label", "effective_kernels", "certificate",
+           "show", "lp_path", "l1_agreement",
            "lmkl_demo", "plot_kernel_accuracy", "plot_cv_curve", "plot_weights_vs_p",
            "plot_gaps", "plot_lmkl_boundary"]
 
@@ -210,15 +213,64 @@ def effective_kernels(weights):
     return float(w.sum() ** 2 / np.sum(w ** 2))
 
 
+def certificate(mkl):
+    r"""How a fitted MKL estimator stopped: the columns every table of the tour shows.
+
+    ``relative gap`` is :math:`\Delta_{rel}` (``gap_``); ``stopping gap`` is the value the
+    solver compared with ``tol`` (``result_.criterion``): :math:`\Delta_{rel}` itself, except
+    for the cutting plane and SILP at p = 1, which stop on the smaller of :math:`\Delta_{rel}`
+    and the LP bound :math:`|1-\eta/J|` (both bound the distance to the optimum).
+    ``converged`` is True only when the stopping gap is at most ``tol``.
+
+    Parameters
+    ----------
+    mkl : fitted estimator
+        Any estimator of :mod:`mklcore` with ``result_``.
+
+    Returns
+    -------
+    row : dict
+        ``n_iter``, ``converged``, ``objective J``, ``relative gap``, ``stopping gap``, ``tol``.
+    """
+    res = mkl.result_
+    return {"n_iter": int(mkl.n_iter_), "converged": bool(mkl.converged_),
+            "objective J": float(mkl.objective_), "relative gap": float(mkl.gap_),
+            "stopping gap": float(res.criterion),
+            "tol": np.nan if res.tol is None else float(res.tol)}
+
+
+#: columns of the tour's tables printed in scientific notation (see :func:`show`)
+GAP_COLUMNS = ("relative gap", "stopping gap", "tol")
+
+
+def show(table, index=None):
+    """A results table for display: gaps and tolerances as ``1.2e-05``, the rest to 3 decimals.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+    index : str, default=None
+        Column to use as the index (``"p"``, ``"method"``); None keeps the table's index.
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        A copy; the gap columns hold strings.
+    """
+    out = table.round(3)
+    for col in GAP_COLUMNS:
+        if col in out:
+            out[col] = [f"{v:.1e}" for v in table[col]]
+    return out if index is None else out.set_index(index)
+
+
 def _fit_and_describe(estimator, X, y, split, **row):
     """Fit ``StandardScaler -> estimator`` on the training part; one row of a results table."""
     model = make_pipeline(StandardScaler(), estimator).fit(X[split["train"]], y[split["train"]])
     mkl = model[-1]
     w = mkl.weights_
     y_pred = model.predict(X[split["test"]])
-    return mkl, {**row, "test accuracy": accuracy(y[split["test"]], y_pred),
-                 "n_iter": mkl.n_iter_, "converged": bool(mkl.converged_),
-                 "objective J": float(mkl.objective_), "relative gap": float(mkl.gap_),
+    return mkl, {**row, "test accuracy": accuracy(y[split["test"]], y_pred), **certificate(mkl),
                  "kernels >= 1% of max": int(np.sum(w >= 0.01 * w.max())),
                  "effective kernels": effective_kernels(w)}
 
@@ -244,8 +296,8 @@ def lp_path(X, y, split, bank, p_values, *, C=1.0):
     Returns
     -------
     table : pandas.DataFrame
-        One row per p: ``p``, ``test accuracy``, ``n_iter``, ``converged``, ``objective J``,
-        ``relative gap``, ``kernels >= 1% of max``, ``effective kernels``.
+        One row per p: ``p``, ``test accuracy``, the columns of :func:`certificate`,
+        ``kernels >= 1% of max`` and ``effective kernels``.
     shares : dict of {str: ndarray}
         Per :func:`p_label`, the weights divided by their sum.
     gaps : dict of {str: ndarray}
