@@ -186,6 +186,7 @@ def test_regression_sets():
     table = mb.regression_dataset_table(list(mb.REG_DATASETS), 100, 0)
     assert table.n.tolist() == [100, 100, 100] and table.d.tolist() == [7, 6, 13]
     assert table.kernels.tolist() == [13, 12, 14] and (table["target sd"] > 0).all()
+    assert table.target.tolist() == ["as given", "log", "as given"]
 
 
 @pytest.mark.parametrize("method", list(mb.REG_METHODS))
