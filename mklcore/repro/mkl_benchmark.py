@@ -826,8 +826,9 @@ REG_BASELINE = "SVR (sum kernel)"
 MKL_REGRESSORS = ("LpMKLRegressor p=4/3", "LpMKLRegressor p=2", "SimpleMKLRegressor",
                   "SILPMKLRegressor")
 
-#: grids of C and of epsilon (epsilon in units of the training targets' standard deviation)
-REG_C_GRID = (0.1, 1.0, 10.0, 100.0)
+#: grids of C and of epsilon (epsilon in units of the training targets' standard deviation);
+#: C reaches 0.01 because the sum of M unit-trace kernels at C is the mean kernel at M C
+REG_C_GRID = (0.01, 0.1, 1.0, 10.0, 100.0)
 EPSILON_GRID = (0.1, 0.3)
 
 #: largest R² shortfall of an MKL regressor against the baseline that meets the target
@@ -1084,8 +1085,9 @@ def r2_differences(results):
 
 
 def regression_claim(results, tol=R2_TOLERANCE):
-    """Issue 26's regression target as a claim: every MKL regressor's mean held-out R² is at
-    least the baseline's minus ``tol`` on every data set.
+    """Issue 26's regression target as a claim: the mean held-out R² of every MKL regressor of
+    :data:`MKL_REGRESSORS` in ``results`` is at least the baseline's minus ``tol`` on every
+    data set.
 
     Parameters
     ----------
@@ -1101,6 +1103,7 @@ def regression_claim(results, tol=R2_TOLERANCE):
     """
     diffs = r2_differences(results)
     diffs = diffs[diffs.method.isin(MKL_REGRESSORS)]
+    methods = [m for m in MKL_REGRESSORS if m in set(diffs.method)]
     worst = diffs.sort_values("mean diff", kind="stable").iloc[0]
     missed = diffs[diffs["mean diff"] < -tol]
     holds = bool(missed.empty)
@@ -1111,7 +1114,7 @@ def regression_claim(results, tol=R2_TOLERANCE):
                 f"{worst['mean diff']:+.4f} (se {worst['se diff']:.4f}, {worst.splits} splits); "
                 f"missed by: {misses}")
     return Claim(
-        "R1", f"Regression target of issue 26: every MKL regressor ({', '.join(MKL_REGRESSORS)})"
+        "R1", f"Regression target of issue 26: every MKL regressor run ({', '.join(methods)})"
         f" reaches a held-out R² at least that of SVR on the summed kernel minus {tol:g}",
         holds, evidence, hard=False,
         rule=f"holds if, on every data set, the mean over splits of each MKL regressor's R² minus "
@@ -1139,7 +1142,9 @@ def regression_findings(results, claim):
                      for d, row in means.iterrows())
     diffs = r2_differences(results)
     gains = diffs.groupby("method", sort=False)["mean diff"].agg(["min", "max"])
-    ranges = "; ".join(f"{m} {r['min']:+.3f} to {r['max']:+.3f}" for m, r in gains.iterrows())
+    ranges = "; ".join(f"{m} {r['min']:+.3f}" + ("" if f"{r['min']:+.3f}" == f"{r['max']:+.3f}"
+                                                  else f" to {r['max']:+.3f}")
+                       for m, r in gains.iterrows())
     pair = results.pivot_table(index=["dataset", "repeat"], columns="method", values="r2")
     same = float((pair["SumKernelSVR"] - pair[REG_BASELINE]).abs().max())
     final, inner = int(results.success.sum()), int(results.cv_certified.sum())
@@ -1148,8 +1153,8 @@ def regression_findings(results, claim):
     verdict = "holds" if claim.holds is True else "does not hold"
     return [
         f"Best mean held-out R² per data set: {best}.",
-        f"R² minus the SVR's on the same split, mean over splits, smallest to largest over the "
-        f"data sets: {ranges}.",
+        f"R² minus the SVR's on the same split (mean over splits; from the smallest to the "
+        f"largest over the data sets): {ranges}.",
         f"Target (every MKL regressor >= SVR - {R2_TOLERANCE:g} on every set) {verdict}: "
         f"{claim.evidence}.",
         f"SumKernelSVR and SVR(kernel=\"precomputed\") fit the same model with two solvers: "
