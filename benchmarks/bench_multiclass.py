@@ -13,7 +13,7 @@ its difference to the SVC, the fit time with the chosen C and the kernel weights
 Usage::
 
     OMP_NUM_THREADS=1 python benchmarks/bench_multiclass.py [--splits 3] [--quick]
-        [--dataset letter] [--methods "LpMKL p=2 (shared)" ...]
+        [--dataset letter] [--methods "LpMKL p=2 (shared)" ...] [--first-split 1]
 
 With ``--dataset letter`` the script also prints the CPU time of each method's C search.
 """
@@ -69,15 +69,16 @@ def _data(dataset):
     return X / 15.0, y, 0.2, f"stratified {LETTER_SAMPLE}-point sample, stratified 80/20 splits"
 
 
-def main(n_splits=3, dataset="digits"):
-    """Run every method on every split; print the table."""
+def main(n_splits=3, dataset="digits", first_split=0):
+    """Run every method on splits ``first_split, ..., first_split + n_splits - 1`` (the seed of
+    each split); print the table."""
     X, y, test_size, protocol = _data(dataset)
     classes = np.unique(y)
     acc = {m: [] for m in METHODS}
     times = {m: [] for m in METHODS}
     cv_times = {m: [] for m in METHODS}
     weights = {m: [] for m in METHODS}
-    for seed in range(n_splits):
+    for seed in range(first_split, first_split + n_splits):
         X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=test_size, random_state=seed,
                                                   stratify=y)
         bank = KernelBank(kernels=BANK, normalize="trace")
@@ -110,7 +111,7 @@ def main(n_splits=3, dataset="digits"):
                       f"fit {times[method][-1]:.1f} s, C search {cv_times[method][-1]:.1f} s CPU",
                       flush=True)
     print(f"{dataset}: n={len(y)}, {len(classes)} classes, {len(BANK)} kernels, "
-          f"{n_splits} {protocol}")
+          f"{n_splits} {protocol} (seeds {first_split}-{first_split + n_splits - 1})")
     ref = np.array(acc["SVC (sklearn ovo, sum)"])
     for method in METHODS:
         a = np.array(acc[method])
@@ -126,6 +127,8 @@ if __name__ == "__main__":
     parser.add_argument("--splits", type=int, default=3, help="random splits")
     parser.add_argument("--quick", action="store_true", help="one split, C = 10 (no search)")
     parser.add_argument("--dataset", choices=("digits", "letter"), default="digits")
+    parser.add_argument("--first-split", type=int, default=0,
+                        help="seed of the first split (run more splits of a run in parts)")
     parser.add_argument("--methods", nargs="*", choices=list(METHODS),
                         help="only these methods (the SVC is always run)")
     args = parser.parse_args()
@@ -135,4 +138,4 @@ if __name__ == "__main__":
     print(machine_line())
     if args.quick:
         C_GRID = (10.0,)
-    main(1 if args.quick else args.splits, args.dataset)
+    main(1 if args.quick else args.splits, args.dataset, args.first_split)
