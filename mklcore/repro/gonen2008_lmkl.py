@@ -47,7 +47,7 @@ PAPER_ID = "gonen2008_lmkl"
 #: the values of C tried on the validation folds (Sec. 4); the notebook applies them as C x N
 #: (N the training-fold size) on unit-trace kernels
 C_GRID = (0.01, 0.1, 1.0, 10.0, 100.0)
-#: quick mode: the middle of the grid (C = 100 took about half of the quick protocol's fits' time)
+#: quick mode: the middle of the grid (the fits at C = 100 are the slowest of the grid)
 QUICK_C_GRID = (0.1, 1.0, 10.0)
 #: Gauss4 with the recalled class -1 variance 4 ("recalled") and with equal variances ("equal")
 GAUSS4 = ("gauss4_equal", "gauss4_recalled")
