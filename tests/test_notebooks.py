@@ -310,6 +310,28 @@ def test_notebook_shows_its_experiment(paper_id):
     assert n_lines <= MAX_MODULE_LINES, f"{module.name} has {n_lines} lines"
 
 
+@pytest.mark.parametrize("paper_id", SHOWS_ITS_EXPERIMENT)
+def test_cell_functions_travel_to_worker_processes(paper_id):
+    """Quick runs call ``experiments.run`` in one process (worker start-up costs more than
+    the quick grids gain); the full run sends the notebook's cell functions to loky worker
+    processes with cloudpickle. Every function a paper notebook defines pickles by value (the
+    notebook is no importable module) and comes back working: what a quick run no longer
+    exercises."""
+    import types
+
+    import cloudpickle  # what joblib's loky workers use
+
+    from mklcore.repro.notebook import notebook_functions
+
+    ns = notebook_functions(paper_id)
+    funcs = {name: f for name, f in ns.items()
+             if isinstance(f, types.FunctionType) and f.__module__ == ns["__name__"]}
+    assert funcs, f"{paper_id}: no functions found"
+    for name, f in funcs.items():
+        back = cloudpickle.loads(cloudpickle.dumps(f))
+        assert back.__code__.co_code == f.__code__.co_code, name
+
+
 @notebook_params
 def test_no_stray_metadata(path):
     nb = read(path)

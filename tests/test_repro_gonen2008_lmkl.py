@@ -67,6 +67,7 @@ def test_make_protocol_quick_and_full():
     quick = lmkl.make_protocol(True, seed=3)
     assert (quick.n_rep, quick.n_iter, quick.table1) == (1, 20, list(lmkl.QUICK_TABLE1))
     assert quick.caps == lmkl.QUICK_CAPS and quick.caps is not lmkl.QUICK_CAPS
+    assert quick.C_grid == [0.1, 1.0, 10.0]
     full = lmkl.make_protocol(False, n_iter=50, max_samples=1500)
     assert (full.n_rep, full.n_iter, len(full.table1)) == (5, 50, 10)
     assert set(full.caps) == set(lmkl.TABLE1) | {"splice"} | set(lmkl.GAUSS4)
@@ -74,6 +75,18 @@ def test_make_protocol_quick_and_full():
     banana = lmkl.make_protocol(False, max_samples=1500, full_size=("banana",))
     assert "banana" not in banana.caps and banana.caps["pima"] == 1500
     assert lmkl.make_protocol(True, full_size=("banana",)).caps == lmkl.QUICK_CAPS
+    # the full run fits every method of the lists; quick mode the doubling variant with the
+    # kernels the claims are judged with only
+    for names in (lmkl.G4_METHODS, lmkl.BANANA_METHODS, lmkl.T1_METHODS):
+        assert full.methods(names) == names
+        assert lmkl.make_protocol(False, normalize="unit_diagonal").methods(names) == names
+    doubling = {m for m in lmkl.T1_METHODS if lmkl.DOUBLING in m}
+    assert set(lmkl.T1_METHODS) - set(quick.methods(lmkl.T1_METHODS)) == {
+        m for m in doubling if m.endswith(" [diag]")}
+    diag = lmkl.make_protocol(True, normalize="unit_diagonal").methods(lmkl.T1_METHODS)
+    assert set(lmkl.T1_METHODS) - set(diag) == {m for m in doubling if not m.endswith("]")}
+    assert quick.methods(lmkl.G4_METHODS) == [m for m in lmkl.G4_METHODS
+                                             if not m.endswith("(doubling) [diag]")]
 
 
 def test_splits_are_disjoint_and_cover_the_data(nb):

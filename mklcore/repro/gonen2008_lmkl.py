@@ -34,7 +34,7 @@ from .experiments import run, spawn_seeds, subsample
 from .plotting import method_palette
 
 __all__ = [
-    "PAPER_ID", "C_GRID", "GAUSS4", "TABLE1", "QUICK_TABLE1", "ASSUMED", "QUICK_CAPS",
+    "PAPER_ID", "C_GRID", "QUICK_C_GRID", "GAUSS4", "TABLE1", "QUICK_TABLE1", "ASSUMED", "QUICK_CAPS",
     "BASE_METHODS", "METHODS", "DOUBLING", "LINE_SEARCH", "LMKL_PRIMARY", "NORM_SUFFIX", "NORM_NAME", "NORM_FILE", "FIG_METHODS",
     "T1_BASE", "T1_DOUBLING", "G4_METHODS", "T1_METHODS", "BANANA_METHODS", "READABLE_COLUMNS",
     "Protocol", "make_protocol", "load", "lmkl_path", "Kept", "fit_models", "ROUNDOFF_ULPS",
@@ -47,6 +47,8 @@ PAPER_ID = "gonen2008_lmkl"
 #: the values of C tried on the validation folds (Sec. 4); the notebook applies them as C x N
 #: (N the training-fold size) on unit-trace kernels
 C_GRID = (0.01, 0.1, 1.0, 10.0, 100.0)
+#: quick mode: the middle of the grid (the fits at C = 100 are the slowest of the grid)
+QUICK_C_GRID = (0.1, 1.0, 10.0)
 #: Gauss4 with the recalled class -1 variance 4 ("recalled") and with equal variances ("equal")
 GAUSS4 = ("gauss4_equal", "gauss4_recalled")
 #: the ten Table 1 sets: five named in Sec. 4.2, five assumed (their names are lost)
@@ -135,6 +137,9 @@ class Protocol:
     models : dict
         Models refitted by :func:`fit_models` (for the figures), keyed by ``(dataset, fold,
         method, C)``: each is fitted once per protocol and shared by the figures that draw it.
+    doubling : tuple of str, default=("", " [diag]")
+        Normalisation suffixes (:data:`NORM_SUFFIX` values) whose LMKL methods are also run
+        as the doubling variant (:data:`DOUBLING`); :meth:`methods` leaves out the others.
     """
 
     table1: list
@@ -147,22 +152,31 @@ class Protocol:
     cache_dir: object = None
     folds: dict = field(default_factory=lambda: {"cached": 0, "computed": 0})
     models: dict = field(default_factory=dict, repr=False)
+    doubling: tuple = ("", " [diag]")
 
     @property
     def data_seed(self):
         """int : the seed :func:`mklcore.repro.experiments.run` passes to repeat 0."""
         return spawn_seeds(self.seed, 1)[0]
 
+    def methods(self, names):
+        """The methods of ``names`` (e.g. :data:`T1_METHODS`) this protocol runs: every one
+        but the doubling variants of the normalisations not in :attr:`doubling`."""
+        diag = NORM_SUFFIX["unit_diagonal"]
+        return [m for m in names if DOUBLING not in m
+                or (diag if m.endswith(diag) else "") in self.doubling]
+
 
 def make_protocol(quick, *, seed=0, n_jobs=1, n_iter=50, max_samples=1500, cache_dir=None,
-                  full_size=()):
+                  full_size=(), normalize="unit_trace"):
     """Protocol of the quick (CI) or the full run.
 
     Parameters
     ----------
     quick : bool
-        Quick mode: four Table 1 sets, one 2-fold cv replication, 20 LMKL iterations and the
-        sizes of :data:`QUICK_CAPS`.
+        Quick mode: four Table 1 sets, one 2-fold cv replication, 20 LMKL iterations, the
+        sizes of :data:`QUICK_CAPS`, the C values of :data:`QUICK_C_GRID` and the doubling
+        variant with the kernels of ``normalize`` only (the variant's claims use those).
     seed : int, default=0
         Master seed.
     n_jobs : int, default=1
@@ -176,6 +190,8 @@ def make_protocol(quick, *, seed=0, n_jobs=1, n_iter=50, max_samples=1500, cache
     full_size : sequence of str, default=()
         Full run: data sets run at their full size, not subsampled to ``max_samples`` (e.g.
         ``("banana",)``: the paper's training folds of about 1767 points).
+    normalize : {"unit_trace", "unit_diagonal"}, default="unit_trace"
+        The normalisation the claims are judged with (a key of :data:`NORM_SUFFIX`).
 
     Returns
     -------
@@ -186,7 +202,9 @@ def make_protocol(quick, *, seed=0, n_jobs=1, n_iter=50, max_samples=1500, cache
             else {name: max_samples for name in table1 + ["splice"] + list(GAUSS4)
                   if name not in full_size})
     return Protocol(table1=table1, n_rep=1 if quick else 5, n_iter=20 if quick else n_iter,
-                    caps=caps, seed=seed, n_jobs=n_jobs, cache_dir=cache_dir)
+                    caps=caps, seed=seed, n_jobs=n_jobs, cache_dir=cache_dir,
+                    C_grid=list(QUICK_C_GRID if quick else C_GRID),
+                    doubling=(NORM_SUFFIX[normalize],) if quick else tuple(NORM_SUFFIX.values()))
 
 
 def load(name, seed, cap):
