@@ -822,7 +822,7 @@ QUICK_REG_METHODS = tuple(m for m in REG_METHODS if m != "LpMKLRegressor p=4/3")
 #: the reference method of the regression comparisons
 REG_BASELINE = "SVR (sum kernel)"
 
-#: the MKL regressors that issue 26's target compares with the baseline
+#: the MKL regressors that the regression target (claim R1) compares with the baseline
 MKL_REGRESSORS = ("LpMKLRegressor p=4/3", "LpMKLRegressor p=2", "SimpleMKLRegressor",
                   "SILPMKLRegressor")
 
@@ -1114,12 +1114,12 @@ def regression_claim(results, tol=R2_TOLERANCE):
                 f"{worst['mean diff']:+.4f} (se {worst['se diff']:.4f}, {worst.splits} splits); "
                 f"missed by: {misses}")
     return Claim(
-        "R1", f"Regression target of issue 26: every MKL regressor run ({', '.join(methods)})"
+        "R1", f"Regression target of mklcore: every MKL regressor run ({', '.join(methods)})"
         f" reaches a held-out R² at least that of SVR on the summed kernel minus {tol:g}",
         holds, evidence, hard=False,
         rule=f"holds if, on every data set, the mean over splits of each MKL regressor's R² minus "
              f"the SVR's on the same split is >= -{tol:g}",
-        tolerance=f"{tol:g} R²", source="mklcore target (issue 26), not a paper claim",
+        tolerance=f"{tol:g} R²", source="mklcore's own target, not a paper claim",
         edge=holds and at_tolerance(-float(worst["mean diff"]), tol))
 
 
