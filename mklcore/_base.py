@@ -191,7 +191,12 @@ DOC_PARAMS = {
         sigmoid per one-vs-rest problem, normalised to sum 1. Costs five more fits.
     random_state : int, RandomState instance or None, default=None
         Seed of the folds of the internal cross-validation (``probability=True``).""",
-    "fitted_run": """history_ : dict of ndarray
+    "fitted_run": """criterion_ : float
+        The value the stopping test compared with ``tol`` (``result_.criterion_name`` says
+        which): ``converged_`` requires ``criterion_ <= tol``. It equals ``gap_`` except for the
+        cutting-plane and SILP solvers, which stop on the smaller of ``gap_`` and their LP
+        master's bound :math:`|1 - \\eta/J|`, and for methods without a gap.
+    history_ : dict of ndarray
         Per-iteration ``objective``, ``gap``, ``weights``, ``time`` and the solver's extras.
     result_ : MKLResult
         The full solver result.
@@ -585,6 +590,7 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
         self.converged_ = all(m.converged_ for m in models)
         self.objective_ = float(sum(m.objective_ for m in models))
         self.gap_ = float(max(m.gap_ for m in models))
+        self.criterion_ = float(max(m.criterion_ for m in models))
 
     def _per_class_decision(self, X):
         """Decision values of the per-class models (``estimators_``), one column per class."""
@@ -608,6 +614,7 @@ class BaseMKLClassifier(KernelBankMixin, ClassifierMixin, BaseEstimator):
         self.converged_ = bool(result.success)
         self.objective_ = float(result.objective)
         self.gap_ = float(result.gap)
+        self.criterion_ = float(result.get("criterion", result.gap))
         self.history_ = result.history
 
     def kernel_weights(self):

@@ -1110,6 +1110,9 @@ class LMKLClassifier(BaseMKLClassifier):
         Final objective :math:`J` (the SVM dual value (7)).
     gap_ : float
         Always ``nan``: the problem is non-convex and has no duality-gap certificate.
+    criterion_ : float
+        The stopping value compared with ``tol``: the relative decrease of :math:`J` at the
+        last update.
     history_ : dict of ndarray
         Per-update rows of :func:`lmkl_solve` (the initial gating is in
         ``result_.initial``).

@@ -1172,6 +1172,8 @@ class QSVMClassifier(BaseMKLClassifier):
         Primal objective :math:`\frac12w^\top Qw+C\sum_i\xi_i`.
     gap_ : float
         Relative SVM duality gap.
+    criterion_ : float
+        The stopping value compared with ``tol`` (here ``gap_``).
     history_ : dict of ndarray
         One-row history.
     result_ : MKLResult
@@ -1412,6 +1414,8 @@ class QMKLClassifier(BaseMKLClassifier):
         :math:`J(\beta)`.
     gap_ : float
         Relative duality gap.
+    criterion_ : float
+        The stopping value compared with ``tol`` (``result_.criterion_name`` says which).
     history_ : dict of ndarray
         Per-iteration ``objective``, ``gap``, ``weights``, ``time``, ``dual_objective``...
     result_ : MKLResult

@@ -197,6 +197,8 @@ _DOC = {
         Objective :math:`F` of Problem 5.
     gap_ : float{each}
         Relative duality gap.
+    criterion_ : float{each}
+        The stopping value compared with ``tol`` (``result_.criterion_name`` says which).
     history_ : dict of ndarray{dicts}
         Per-iteration ``objective``, ``gap``, ``weights``, ``time``, ``residual``,
         ``n_selected`` and ``newton``.
@@ -1565,7 +1567,7 @@ class _RLS2Estimator(BaseEstimator):
             setattr(self, key + "_", pick(key))
         self.df_ = pick("df")[()] if one else pick("df")
         for key, kind in (("n_selected", int), ("n_iter", int), ("objective", float),
-                          ("gap", float), ("intercept", float)):
+                          ("gap", float), ("criterion", float), ("intercept", float)):
             setattr(self, key + "_", kind(results[0][key]) if one else pick(key, kind))
         self.converged_ = bool(all(r.success for r in results))
         self.history_ = results[0].history if one else [r.history for r in results]

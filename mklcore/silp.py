@@ -250,7 +250,7 @@ class SILPMKLClassifier(BaseMKLClassifier):
     n_iter_ : int
         Number of outer iterations.
     converged_ : bool
-        Whether that relative duality gap fell below ``tol``.
+        Whether the stopping value :attr:`criterion_` fell below ``tol``.
     objective_ : float
         Final objective :math:`J(\theta)`.
     gap_ : float

@@ -1880,6 +1880,8 @@ class StPMKLClassifier(_NoBiasMKLClassifier):
         Dual value :math:`D(\hat\gamma)`.
     gap_ : float
         Relative duality gap.
+    criterion_ : float
+        The stopping value compared with ``tol`` (``result_.criterion_name`` says which).
     history_ : dict of ndarray
         Per-iteration ``objective``, ``gap``, ``criterion``, ``weights``, ``time``,
         ``dual_objective``, ``abs_gap``, ``bound``.
@@ -1960,6 +1962,8 @@ class MiPMKLClassifier(_NoBiasMKLClassifier):
         Dual value of the last inner problem.
     gap_ : float
         Relative gap of the last inner solve.
+    criterion_ : float
+        The stopping value compared with ``tol`` (``result_.criterion_name`` says which).
     history_ : dict of ndarray
         Per alternation ``objective``, ``gap``, ``criterion``, ``weights``, ``time``,
         ``n_inner``.

@@ -151,6 +151,23 @@ def test_estimator():
     assert set(clf.predict(X)) <= {"pos", "neg"} and clf.score(X, y) > 0.9
 
 
+def test_estimator_reports_the_stopping_value():
+    """criterion_ is what the stop compared with tol: for SILP the smaller of the duality gap
+    and the LP bound (so converged_ can hold with gap_ > tol), for Newton steps gap_ itself."""
+    from mklcore.lpnorm import LpMKLClassifier
+    from mklcore.kernels import gaussian
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(80, 4))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=80) > 0, 1, -1)
+    kernels = [gaussian(gamma=g) for g in (0.01, 0.011, 0.1, 1.0)]  # two near-equal kernels
+    silp = SILPMKLClassifier(kernels=kernels, tol=1e-3).fit(X, y)
+    assert silp.converged_ and silp.criterion_ == silp.result_.criterion <= silp.tol
+    assert silp.criterion_ == min(silp.gap_, abs(1 - silp.result_.eta / silp.objective_))
+    lp = LpMKLClassifier(kernels=kernels, p=2.0, tol=1e-5).fit(X, y)
+    assert lp.converged_ and lp.criterion_ == lp.gap_ <= 1e-5
+
+
 @pytest.mark.parametrize("mode", ["wrapper", "interleaved"])
 @pytest.mark.parametrize("max_iter,status", [(2, 1), (1000, 0)])
 def test_history_has_n_iter_rows(toy, mode, max_iter, status):

@@ -360,9 +360,10 @@ def roundoff_summary(table):
     Returns
     -------
     summary : pandas.DataFrame
-        One row per data set: fits, largest |change| of test accuracy (points), SV% and final
-        maximal gate of one fit, fits whose test accuracy changed, folds where another C was
-        selected, and the mean final maximal gate over the fits, protocol and rerun.
+        One row per data set: fits, largest absolute change of one fit's test accuracy
+        (points), SV% and final maximal gate, fits whose test accuracy changed, folds where
+        another C was selected, and the mean final maximal gate over the fits, protocol and
+        rerun.
     """
     rows = []
     for name, g in table.groupby("dataset", sort=False):

@@ -439,8 +439,8 @@ def theorem2_proxy(Q):
     return float(ones @ np.linalg.solve(Q, ones) / Q.shape[0])
 
 
-#: the round-off tolerance of :func:`theorem2_equality_text` (on |factor - 1| and on
-#: max|Q1 - 1| / max|Q|)
+#: the round-off tolerance of :func:`theorem2_equality_text` (on ``|factor - 1|`` and on
+#: ``max|Q1 - 1| / max|Q|``)
 ROUNDOFF_TOL = 1e-9
 
 

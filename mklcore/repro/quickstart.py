@@ -217,7 +217,7 @@ def certificate(mkl):
     r"""How a fitted MKL estimator stopped: the columns every table of the tour shows.
 
     ``relative gap`` is :math:`\Delta_{rel}` (``gap_``); ``stopping gap`` is the value the
-    solver compared with ``tol`` (``result_.criterion``): :math:`\Delta_{rel}` itself, except
+    solver compared with ``tol`` (``criterion_``): :math:`\Delta_{rel}` itself, except
     for the cutting plane and SILP at p = 1, which stop on the smaller of :math:`\Delta_{rel}`
     and the LP bound :math:`|1-\eta/J|` (both bound the distance to the optimum).
     ``converged`` is True only when the stopping gap is at most ``tol``.
@@ -235,7 +235,7 @@ def certificate(mkl):
     res = mkl.result_
     return {"n_iter": int(mkl.n_iter_), "converged": bool(mkl.converged_),
             "objective J": float(mkl.objective_), "relative gap": float(mkl.gap_),
-            "stopping gap": float(res.criterion),
+            "stopping gap": float(mkl.criterion_),
             "tol": np.nan if res.tol is None else float(res.tol)}
 
 
