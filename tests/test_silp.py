@@ -163,6 +163,7 @@ def test_estimator_reports_the_stopping_value():
     kernels = [gaussian(gamma=g) for g in (0.01, 0.011, 0.1, 1.0)]  # two near-equal kernels
     silp = SILPMKLClassifier(kernels=kernels, tol=1e-3).fit(X, y)
     assert silp.converged_ and silp.criterion_ == silp.result_.criterion <= silp.tol
+    assert silp.gap_ > silp.tol  # the case this attribute is for: certified by the LP bound
     assert silp.criterion_ == min(silp.gap_, abs(1 - silp.result_.eta / silp.objective_))
     lp = LpMKLClassifier(kernels=kernels, p=2.0, tol=1e-5).fit(X, y)
     assert lp.converged_ and lp.criterion_ == lp.gap_ <= 1e-5
